@@ -1,0 +1,214 @@
+//! Finding derivative requests and decoding their arguments into an [`ArgPlan`] per parameter of
+//! the function to differentiate.
+
+use super::markers::{self, Marker};
+use super::Activity;
+use crate::diag::{Error, Result};
+use crate::ir::{Module, TyKind, Val};
+
+/// Which derivative a request asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Mode {
+    /// Tangents (`__umbra_fwddiff`, `__enzyme_fwddiff`).
+    Forward,
+    /// Gradients (`__umbra_autodiff`, `__enzyme_autodiff`).
+    Reverse,
+}
+
+impl Mode {
+    /// The request-name prefixes of this mode.
+    fn prefixes(self) -> [&'static str; 2] {
+        match self {
+            Mode::Forward => ["__umbra_fwddiff", "__enzyme_fwddiff"],
+            Mode::Reverse => ["__umbra_autodiff", "__enzyme_autodiff"],
+        }
+    }
+
+    fn of_name(name: &str) -> Option<Mode> {
+        [Mode::Forward, Mode::Reverse]
+            .into_iter()
+            .find(|m| m.prefixes().iter().any(|p| name.starts_with(p)))
+    }
+
+    /// Human-readable name used in messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Mode::Forward => "forward",
+            Mode::Reverse => "reverse",
+        }
+    }
+}
+
+/// One parameter of the differentiated function: its activity and the request's values for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgPlan {
+    /// How the parameter is differentiated.
+    pub activity: Activity,
+    /// The primal value the request passes.
+    pub primal: Val,
+    /// The shadow (tangent or shadow memory) for `Dup`/`DupNoNeed`.
+    pub shadow: Option<Val>,
+}
+
+/// A decoded derivative request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Request {
+    /// The request call instruction.
+    pub call: Val,
+    /// Forward or reverse.
+    pub mode: Mode,
+    /// The function to differentiate.
+    pub function: Val,
+    /// One plan per parameter of `function`.
+    pub args: Vec<ArgPlan>,
+    /// Marker loads consumed by this request (deleted once dead).
+    pub marker_loads: Vec<Val>,
+}
+
+/// Finds and decodes every request call in `module`, in module order.
+pub fn find_requests(module: Module) -> Result<Vec<Request>> {
+    let mut out = Vec::new();
+    for f in module.functions() {
+        let Some(mode) = Mode::of_name(&f.name()) else {
+            continue;
+        };
+        for user in f.users() {
+            if !user.is_call() || user.called_value() != f {
+                return Err(Error::at_value(
+                    user,
+                    format!(
+                        "'{}' is used other than as a direct call; derivative requests must be called directly",
+                        f.name()
+                    ),
+                ));
+            }
+            out.push(decode(user, mode)?);
+        }
+    }
+    out.sort_by_key(|r| r.call);
+    out.dedup_by_key(|r| r.call);
+    Ok(out)
+}
+
+fn decode(call: Val, mode: Mode) -> Result<Request> {
+    let req_name = call.called_value().name();
+    let args = call.call_args();
+    let Some(&first) = args.first() else {
+        return Err(Error::at(
+            call,
+            format!("'{req_name}' needs the function to differentiate as its first argument"),
+        ));
+    };
+    if !first.is_function() {
+        return Err(Error::at(
+            call,
+            format!(
+                "the first argument of '{req_name}' is not a function (got '{}'); pass the function itself, e.g. (void*)f",
+                first.print()
+            ),
+        ));
+    }
+    let function = first;
+    if function.is_declaration() {
+        return Err(Error::at(
+            call,
+            format!(
+                "cannot differentiate '{}': it has no body in this module",
+                function.name()
+            ),
+        ));
+    }
+    let params = function.function_type().param_types();
+    let mut plans = Vec::with_capacity(params.len());
+    let mut marker_loads = Vec::new();
+    let mut i = 1;
+    let too_few = |k: usize| {
+        Error::at(
+            call,
+            format!(
+                "too few arguments in '{req_name}' for '{}': parameter {} of {} has no value",
+                function.name(),
+                k + 1,
+                params.len()
+            ),
+        )
+    };
+    for (k, &pty) in params.iter().enumerate() {
+        let mut activity = None;
+        if let Some(m) = args.get(i).copied().and_then(markers::decode) {
+            match m {
+                Marker::Known(a) => activity = Some(a),
+                Marker::Unknown(name) => {
+                    return Err(Error::at(
+                        call,
+                        format!("unknown activity marker '{name}' in '{req_name}'"),
+                    ))
+                }
+            }
+            if args[i].is_instruction() {
+                marker_loads.push(args[i]);
+            }
+            i += 1;
+        }
+        let activity = activity.unwrap_or_else(|| default_activity(pty.kind(), pty, mode));
+        if activity == Activity::Out && mode == Mode::Forward {
+            return Err(Error::at(
+                call,
+                format!(
+                    "marker 'out' (parameter {} of '{}') is not valid in forward mode; use dup or const",
+                    k + 1,
+                    function.name()
+                ),
+            ));
+        }
+        let primal = *args.get(i).ok_or_else(|| too_few(k))?;
+        i += 1;
+        let shadow = if activity.has_shadow() {
+            let s = *args.get(i).ok_or_else(|| too_few(k))?;
+            i += 1;
+            Some(s)
+        } else {
+            None
+        };
+        plans.push(ArgPlan {
+            activity,
+            primal,
+            shadow,
+        });
+    }
+    if i < args.len() {
+        return Err(Error::at(
+            call,
+            format!(
+                "too many arguments in '{req_name}' for '{}': it takes {} parameter(s); {} value(s) left over",
+                function.name(),
+                params.len(),
+                args.len() - i
+            ),
+        ));
+    }
+    Ok(Request {
+        call,
+        mode,
+        function,
+        args: plans,
+        marker_loads,
+    })
+}
+
+/// Enzyme's defaults: pointers are duplicated, integers constant, floating point duplicated
+/// (forward) or active (reverse).
+fn default_activity(kind: TyKind, ty: crate::ir::Ty, mode: Mode) -> Activity {
+    match kind {
+        TyKind::Ptr => Activity::Dup,
+        TyKind::Float | TyKind::Vector if ty.is_fp_or_fp_vector() => match mode {
+            Mode::Forward => Activity::Dup,
+            Mode::Reverse => Activity::Out,
+        },
+        TyKind::Struct | TyKind::Array if ty.contains_float() => match mode {
+            Mode::Forward => Activity::Dup,
+            Mode::Reverse => Activity::Out,
+        },
+        _ => Activity::Const,
+    }
+}

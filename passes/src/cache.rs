@@ -1,0 +1,105 @@
+//! The derived-function cache and the per-module differentiation [`Session`].
+//!
+//! One derived function exists per (function, mode, activity). It is declared, and entered in the
+//! cache, before its body is built, so recursive and mutually recursive calls find it and
+//! terminate (Mooncake's lazy derived rules). Bodies are built from a worklist, never by Rust
+//! recursion, so deep call chains cannot overflow the stack.
+
+use crate::api::{Activity, Mode};
+use crate::diag::Result;
+use crate::ir::{Module, Val};
+use crate::options::Options;
+use std::collections::HashMap;
+
+/// Identifies one derived function.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Key {
+    /// The primal function.
+    pub function: Val,
+    /// Forward or reverse.
+    pub mode: Mode,
+    /// Activity of each parameter.
+    pub activity: Vec<Activity>,
+}
+
+/// A derived function declared but not yet given a body.
+#[derive(Clone, Debug)]
+pub struct Job {
+    /// What to derive.
+    pub key: Key,
+    /// The declared derived function to fill in.
+    pub derived: Val,
+}
+
+/// State shared by everything differentiated in one module.
+pub struct Session {
+    /// The module being transformed.
+    pub module: Module,
+    /// The user's options.
+    pub opts: Options,
+    cache: HashMap<Key, Val>,
+    pending: Vec<Job>,
+    zero_shadows: HashMap<Val, Val>,
+}
+
+impl Session {
+    /// A fresh session over `module`.
+    pub fn new(module: Module, opts: &Options) -> Session {
+        Session {
+            module,
+            opts: opts.clone(),
+            cache: HashMap::new(),
+            pending: Vec::new(),
+            zero_shadows: HashMap::new(),
+        }
+    }
+
+    /// Number of derived functions created so far.
+    pub fn derived_count(&self) -> usize {
+        self.cache.len()
+    }
+
+    /// The forward-mode derivative of `f` for `activity`, with its body and the bodies of every
+    /// derived function it needs built.
+    pub fn forward_function(&mut self, f: Val, activity: &[Activity]) -> Result<Val> {
+        let derived = self.declare_forward(f, activity)?;
+        while let Some(job) = self.pending.pop() {
+            crate::forward::generate(self, &job)?;
+        }
+        Ok(derived)
+    }
+
+    /// Declares (or finds) the forward derivative of `f`; its body is built later.
+    pub fn declare_forward(&mut self, f: Val, activity: &[Activity]) -> Result<Val> {
+        let key = Key {
+            function: f,
+            mode: Mode::Forward,
+            activity: activity.to_vec(),
+        };
+        if let Some(&d) = self.cache.get(&key) {
+            return Ok(d);
+        }
+        let derived = crate::forward::declare(self.module, f, activity)?;
+        self.cache.insert(key.clone(), derived);
+        self.pending.push(Job { key, derived });
+        Ok(derived)
+    }
+
+    /// A zero-filled internal constant with the type of constant global `g`: the shadow of
+    /// read-only data, needed where a pointer may point either to it or to differentiable memory.
+    pub fn zero_shadow_of_constant(&mut self, g: Val) -> Val {
+        if let Some(&s) = self.zero_shadows.get(&g) {
+            return s;
+        }
+        let ty = g.global_value_type();
+        let s = self
+            .module
+            .add_global(ty, &format!("{}.zero_shadow", g.name()));
+        s.set_initializer(ty.zero());
+        s.set_global_constant(true);
+        s.set_internal();
+        s.set_alignment(g.alignment());
+        self.zero_shadows.insert(g, s);
+        s
+    }
+}

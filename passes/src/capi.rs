@@ -1,0 +1,67 @@
+//! The C ABI the opt/clang pass plugin (`cmake/`) calls. The C++ shim only registers the pass and
+//! forwards the module here; all logic stays in this crate.
+//!
+//! ```c
+//! int  umbra_differentiate_module(LLVMModuleRef m, const char *params, char **error);
+//! void umbra_free_error(char *error);
+//! ```
+//! `params` is the pass-parameter text (`umbra<params>`), possibly NULL; the `UMBRA_OPTIONS`
+//! environment variable is read too. Returns 0 on success; otherwise non-zero with `*error` set
+//! to a one-line message the caller must release with `umbra_free_error`.
+
+use crate::ir::{sys, Module};
+use crate::options::Options;
+use std::ffi::{c_char, CStr, CString};
+
+/// Differentiates every request in `m`. See the module docs for the contract.
+///
+/// # Safety
+/// `m` must be a valid module, `params` NULL or a NUL-terminated string, `error` NULL or
+/// writable.
+#[no_mangle]
+pub unsafe extern "C" fn umbra_differentiate_module(
+    m: sys::prelude::LLVMModuleRef,
+    params: *const c_char,
+    error: *mut *mut c_char,
+) -> i32 {
+    let params = if params.is_null() {
+        String::new()
+    } else {
+        CStr::from_ptr(params).to_string_lossy().into_owned()
+    };
+    let result = std::panic::catch_unwind(|| run(Module(m), &params));
+    let message = match result {
+        Ok(Ok(())) => return 0,
+        Ok(Err(msg)) => msg,
+        Err(_) => "internal error in umbra (a bug: please report it with the input IR)".into(),
+    };
+    if !error.is_null() {
+        *error = CString::new(message.replace('\0', " "))
+            .unwrap_or_default()
+            .into_raw();
+    }
+    1
+}
+
+/// Releases a message returned through `umbra_differentiate_module`'s `error`.
+///
+/// # Safety
+/// `error` must come from `umbra_differentiate_module` and be freed once.
+#[no_mangle]
+pub unsafe extern "C" fn umbra_free_error(error: *mut c_char) {
+    if !error.is_null() {
+        drop(CString::from_raw(error));
+    }
+}
+
+fn run(module: Module, params: &str) -> Result<(), String> {
+    let mut opts = Options::parse(params).map_err(|e| e.to_string())?;
+    if let Ok(env) = std::env::var("UMBRA_OPTIONS") {
+        opts.merge(&env).map_err(|e| e.to_string())?;
+    }
+    crate::differentiate_module(module, &opts).map_err(|e| e.to_string())?;
+    if let Some(level) = opts.reoptimize {
+        crate::reoptimize::reoptimize(module, level)?;
+    }
+    Ok(())
+}

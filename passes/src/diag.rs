@@ -1,0 +1,116 @@
+//! Errors with source locations.
+//!
+//! Every failure the differentiation passes can hit ends up here as an [`Error`]: one line naming
+//! the function, the offending instruction or callee, and the `file:line:col` of that instruction
+//! when the module carries debug info. Nothing in `umbra-passes` panics on user input; it returns
+//! one of these instead.
+
+use crate::ir::Val;
+use std::fmt;
+
+/// Where in the user's program an error arose.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Location {
+    /// `file:line:col` from the instruction's debug location, when present.
+    pub source: Option<String>,
+    /// The function being differentiated (or containing the request).
+    pub function: Option<String>,
+    /// The instruction, printed as IR, when there is no debug location to show instead.
+    pub instruction: Option<String>,
+}
+
+impl Location {
+    /// The location of `inst` (an instruction): its debug location, its function, and, when
+    /// there is no debug location, the instruction's text.
+    pub fn of_instruction(inst: Val) -> Location {
+        let source = inst.debug_location();
+        let function = inst.parent_function().map(|f| f.name());
+        let instruction = if source.is_none() {
+            Some(inst.print())
+        } else {
+            None
+        };
+        Location {
+            source,
+            function,
+            instruction,
+        }
+    }
+
+    /// The location of a whole function.
+    pub fn of_function(f: Val) -> Location {
+        Location {
+            source: None,
+            function: Some(f.name()),
+            instruction: None,
+        }
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(src) = &self.source {
+            write!(f, "{src}: ")?;
+        }
+        if let Some(func) = &self.function {
+            write!(f, "in function '{func}': ")?;
+        }
+        if let Some(inst) = &self.instruction {
+            write!(f, "at '{inst}': ")?;
+        }
+        Ok(())
+    }
+}
+
+/// A differentiation failure: what went wrong and where. Displays as one line.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{location}{message}")]
+pub struct Error {
+    /// Where it happened.
+    pub location: Location,
+    /// What went wrong and, where possible, how to fix it.
+    pub message: String,
+}
+
+impl Error {
+    /// An error at instruction `inst`.
+    pub fn at(inst: Val, message: impl Into<String>) -> Error {
+        Error {
+            location: Location::of_instruction(inst),
+            message: message.into(),
+        }
+    }
+
+    /// An error at any value: instructions get their location, others their text.
+    pub fn at_value(v: Val, message: impl Into<String>) -> Error {
+        if v.is_instruction() {
+            return Error::at(v, message);
+        }
+        Error {
+            location: Location {
+                instruction: Some(v.print()),
+                ..Location::default()
+            },
+            message: message.into(),
+        }
+    }
+
+    /// An error about function `f` as a whole.
+    pub fn in_function(f: Val, message: impl Into<String>) -> Error {
+        Error {
+            location: Location::of_function(f),
+            message: message.into(),
+        }
+    }
+
+    /// An error with no location (a bad option, say).
+    pub fn general(message: impl Into<String>) -> Error {
+        Error {
+            location: Location::default(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Result type of the differentiation passes.
+pub type Result<T> = std::result::Result<T, Error>;

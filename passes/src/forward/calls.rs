@@ -1,0 +1,126 @@
+//! Calls: functions with a body are differentiated recursively (through the session's cache),
+//! declarations go through the rule table, and a call that passes derivatives to a function
+//! with neither is an error naming the callee and the ways out.
+
+use super::arith::sum;
+use super::function::ForwardFn;
+use crate::analysis::activity::carries_into_call;
+use crate::api::Activity;
+use crate::diag::{Error, Result};
+use crate::rules::{self, Callee, ForwardCall, RuleKind};
+use crate::ir::Val;
+
+impl ForwardFn<'_> {
+    pub(super) fn visit_call(&mut self, i: Val) -> Result<()> {
+        let args = i.call_args();
+        let passes_derivative = args
+            .iter()
+            .any(|&a| carries_into_call(a, |v| self.is_active(v)));
+        let needed = passes_derivative || self.is_active(i);
+        match rules::classify(i, &self.session.opts) {
+            Callee::Inactive => {
+                self.clone_primal(i);
+                Ok(())
+            }
+            Callee::Defined(f) if needed => self.call_derived(i, f),
+            Callee::Defined(_) => {
+                self.clone_primal(i);
+                Ok(())
+            }
+            Callee::Rule(rule) => {
+                let call = self.clone_primal(i);
+                if needed {
+                    self.apply_rule(i, call, rule)?;
+                }
+                Ok(())
+            }
+            Callee::Unknown if passes_derivative => Err(missing_rule(i)),
+            Callee::Unknown => {
+                self.clone_primal(i);
+                Ok(())
+            }
+        }
+    }
+
+    /// Calls the forward derivative of `f`, passing a shadow for every active argument.
+    fn call_derived(&mut self, i: Val, f: Val) -> Result<()> {
+        let mut acts = Vec::new();
+        let mut args = Vec::new();
+        for a in i.call_args() {
+            args.push(self.map(a));
+            if self.is_active(a) {
+                acts.push(Activity::Dup);
+                let t = self.tangent_or_zero(a, i)?;
+                args.push(t);
+            } else {
+                acts.push(Activity::Const);
+            }
+        }
+        let derived = self.session.declare_forward(f, &acts)?;
+        let call = self.b.call_function(derived, &args);
+        if super::returns_tangent(f) {
+            let p = self.b.extract_value(call, 0);
+            p.set_name(&i.name());
+            let t = self.b.extract_value(call, 1);
+            self.set_primal(i, p);
+            self.set_tangent(i, Some(t));
+        } else {
+            call.set_name(&i.name());
+            self.set_primal(i, call);
+        }
+        Ok(())
+    }
+
+    /// Applies a primitive rule after the primal call `call`.
+    fn apply_rule(&mut self, i: Val, call: Val, rule: &'static rules::Rule) -> Result<()> {
+        let src_args = i.call_args();
+        let args: Vec<Val> = src_args.iter().map(|&a| self.map(a)).collect();
+        let tangents: Vec<Option<Val>> = src_args.iter().map(|&a| self.tangent(a)).collect();
+        let t = match rule.kind {
+            RuleKind::Math(partials) => {
+                let ps = partials(&mut self.b, &args, call);
+                let mut acc = None;
+                for (p, t) in ps.into_iter().zip(&tangents) {
+                    if let (Some(p), Some(t)) = (p, t) {
+                        let term = self.b.fmul(p, *t);
+                        acc = sum(&mut self.b, acc, Some(term));
+                    }
+                }
+                acc
+            }
+            RuleKind::Forward(rule_fn) => {
+                let mut ctx = ForwardCall {
+                    b: &mut self.b,
+                    session: self.session,
+                    src: i,
+                    call,
+                    args,
+                    tangents,
+                };
+                rule_fn(&mut ctx)?
+            }
+            RuleKind::Inactive => None,
+        };
+        self.set_tangent(i, t);
+        Ok(())
+    }
+}
+
+/// The error for a call that passes derivatives to a function Umbra cannot see into.
+fn missing_rule(i: Val) -> Error {
+    match i.called_function() {
+        Some(f) => {
+            let name = f.name();
+            Error::at(
+                i,
+                format!(
+                    "no derivative rule for '{name}' (forward mode): it has no body in this module and differentiable values flow into it; define it in the module being differentiated, register a rule for it, or mark it inactive (--inactive {name})"
+                ),
+            )
+        }
+        None => Error::at(
+            i,
+            "indirect call with differentiable arguments: the callee is not known at compile time; call the function directly, or mark the call's target inactive",
+        ),
+    }
+}

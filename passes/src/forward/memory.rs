@@ -1,0 +1,83 @@
+//! Tangents through memory: every active pointer has a shadow pointer to memory laid out like
+//! the primal's, holding tangents where the primal holds floats. Loads read the shadow, stores
+//! write it, allocas get a zeroed shadow alloca, GEPs offset the shadow like the primal.
+
+use super::function::{short, ForwardFn};
+use crate::diag::{Error, Result};
+use crate::ir::Val;
+
+impl ForwardFn<'_> {
+    /// `alloca`: a shadow alloca of the same type, zeroed so that bytes never written by the
+    /// primal read as zero tangents.
+    pub(super) fn visit_alloca(&mut self, i: Val) -> Result<()> {
+        let p = self.clone_primal(i);
+        if !self.is_active(i) {
+            return Ok(());
+        }
+        let shadow = p.clone_instruction();
+        self.b.insert(shadow);
+        let module = self.b.module();
+        let elem = module.alloc_size(i.allocated_type());
+        let intptr = module.intptr_ty();
+        let count = self.map(i.operand(0));
+        let count = self.b.zext_or_trunc(count, intptr);
+        let size = intptr.int_const(elem);
+        let bytes = self.b.mul(count, size);
+        self.b.memset_zero(shadow, bytes, p.alignment());
+        self.set_tangent(i, Some(shadow));
+        Ok(())
+    }
+
+    /// `load`: the tangent is the same load from the shadow.
+    pub(super) fn visit_load(&mut self, i: Val) -> Result<()> {
+        self.clone_primal(i);
+        if self.is_active(i) {
+            let shadow_ptr = self.require_shadow(i.operand(0), i)?;
+            let t = self.map(i).clone_instruction();
+            t.set_operand(0, shadow_ptr);
+            self.b.insert(t);
+            self.set_tangent(i, Some(t));
+        }
+        Ok(())
+    }
+
+    /// `store`: the value's tangent goes to the shadow. Storing a differentiable value into
+    /// memory without a shadow would lose its derivative, so that is an error.
+    pub(super) fn visit_store(&mut self, i: Val) -> Result<()> {
+        self.clone_primal(i);
+        let (value, ptr) = (i.operand(0), i.operand(1));
+        match self.tangent(ptr) {
+            Some(shadow_ptr) => {
+                let t = self.tangent_or_zero(value, i)?;
+                let s = self.map(i).clone_instruction();
+                s.set_operand(0, t);
+                s.set_operand(1, shadow_ptr);
+                self.b.insert(s);
+            }
+            None if self.tangent(value).is_some() => {
+                return Err(Error::at(
+                    i,
+                    format!(
+                        "stores a value with a derivative into memory without a shadow ('{}' is a constant argument or a global); pass the destination as dup",
+                        short(ptr)
+                    ),
+                ));
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
+    /// `getelementptr`: the same offset from the shadow base.
+    pub(super) fn visit_gep(&mut self, i: Val) -> Result<()> {
+        self.clone_primal(i);
+        if self.is_active(i) {
+            let base = self.require_shadow(i.operand(0), i)?;
+            let t = self.map(i).clone_instruction();
+            t.set_operand(0, base);
+            self.b.insert(t);
+            self.set_tangent(i, Some(t));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,327 @@
+//! [`Builder`]: emits instructions at an insertion point, with the fast-math flags of the
+//! primal instruction being differentiated applied to every floating-point operation it creates.
+
+use super::{cstr, sys, Block, Module, Ty, Val};
+use sys::core as c;
+pub use sys::{LLVMIntPredicate as IntPred, LLVMRealPredicate as RealPred};
+
+/// An instruction builder bound to one module.
+pub struct Builder {
+    raw: sys::prelude::LLVMBuilderRef,
+    module: Module,
+    fast_math: u32,
+}
+
+impl Drop for Builder {
+    fn drop(&mut self) {
+        unsafe { c::LLVMDisposeBuilder(self.raw) }
+    }
+}
+
+const NO_NAME: *const std::os::raw::c_char = c"".as_ptr();
+
+impl Builder {
+    /// A builder emitting into `module`'s context.
+    pub fn new(module: Module) -> Builder {
+        Builder {
+            raw: unsafe { c::LLVMCreateBuilderInContext(module.context()) },
+            module,
+            fast_math: 0,
+        }
+    }
+
+    /// The module this builder emits into.
+    pub fn module(&self) -> Module {
+        self.module
+    }
+
+    /// Emits at the end of `b` from now on.
+    pub fn position_at_end(&mut self, b: Block) {
+        unsafe { c::LLVMPositionBuilderAtEnd(self.raw, b.0) }
+    }
+    /// Emits before `inst` from now on.
+    pub fn position_before(&mut self, inst: Val) {
+        unsafe { c::LLVMPositionBuilderBefore(self.raw, inst.0) }
+    }
+    /// The block being emitted into.
+    pub fn current_block(&self) -> Block {
+        Block(unsafe { c::LLVMGetInsertBlock(self.raw) })
+    }
+    /// Inserts a detached instruction (from [`Val::clone_instruction`]) at the insertion point.
+    pub fn insert(&mut self, inst: Val) {
+        unsafe { c::LLVMInsertIntoBuilder(self.raw, inst.0) }
+    }
+
+    /// Fast-math flags applied to floating-point instructions emitted from now on; copy them
+    /// from the primal instruction being differentiated so reductions stay vectorisable.
+    pub fn set_fast_math_from(&mut self, primal: Val) {
+        self.fast_math = unsafe {
+            if c::LLVMCanValueUseFastMathFlags(primal.0) != 0 {
+                c::LLVMGetFastMathFlags(primal.0)
+            } else {
+                0
+            }
+        };
+    }
+    /// Emits floating-point instructions without fast-math flags from now on.
+    pub fn clear_fast_math(&mut self) {
+        self.fast_math = 0;
+    }
+    fn fmf(&self, v: Val) -> Val {
+        unsafe {
+            if self.fast_math != 0 && c::LLVMCanValueUseFastMathFlags(v.0) != 0 {
+                c::LLVMSetFastMathFlags(v.0, self.fast_math);
+            }
+        }
+        v
+    }
+
+    // ----- arithmetic -----
+
+    /// `a + b` (floating point).
+    pub fn fadd(&mut self, a: Val, b: Val) -> Val {
+        self.fmf(Val(unsafe { c::LLVMBuildFAdd(self.raw, a.0, b.0, NO_NAME) }))
+    }
+    /// `a - b` (floating point).
+    pub fn fsub(&mut self, a: Val, b: Val) -> Val {
+        self.fmf(Val(unsafe { c::LLVMBuildFSub(self.raw, a.0, b.0, NO_NAME) }))
+    }
+    /// `a * b` (floating point).
+    pub fn fmul(&mut self, a: Val, b: Val) -> Val {
+        self.fmf(Val(unsafe { c::LLVMBuildFMul(self.raw, a.0, b.0, NO_NAME) }))
+    }
+    /// `a / b` (floating point).
+    pub fn fdiv(&mut self, a: Val, b: Val) -> Val {
+        self.fmf(Val(unsafe { c::LLVMBuildFDiv(self.raw, a.0, b.0, NO_NAME) }))
+    }
+    /// `-a` (floating point).
+    pub fn fneg(&mut self, a: Val) -> Val {
+        self.fmf(Val(unsafe { c::LLVMBuildFNeg(self.raw, a.0, NO_NAME) }))
+    }
+    /// `a * k` for a constant `k`.
+    pub fn fmul_const(&mut self, a: Val, k: f64) -> Val {
+        let kc = a.ty().float_const(k);
+        self.fmul(a, kc)
+    }
+    /// An arbitrary binary operator.
+    pub fn binop(&mut self, op: super::Opcode, a: Val, b: Val) -> Val {
+        self.fmf(Val(unsafe { c::LLVMBuildBinOp(self.raw, op, a.0, b.0, NO_NAME) }))
+    }
+    /// Floating-point comparison.
+    pub fn fcmp(&mut self, p: RealPred, a: Val, b: Val) -> Val {
+        Val(unsafe { c::LLVMBuildFCmp(self.raw, p, a.0, b.0, NO_NAME) })
+    }
+    /// Integer comparison.
+    pub fn icmp(&mut self, p: IntPred, a: Val, b: Val) -> Val {
+        Val(unsafe { c::LLVMBuildICmp(self.raw, p, a.0, b.0, NO_NAME) })
+    }
+    /// `c ? a : b`.
+    pub fn select(&mut self, cond: Val, a: Val, b: Val) -> Val {
+        self.fmf(Val(unsafe { c::LLVMBuildSelect(self.raw, cond.0, a.0, b.0, NO_NAME) }))
+    }
+    /// Any cast.
+    pub fn cast(&mut self, op: super::Opcode, v: Val, to: Ty) -> Val {
+        Val(unsafe { c::LLVMBuildCast(self.raw, op, v.0, to.0, NO_NAME) })
+    }
+    /// Integer multiply.
+    pub fn mul(&mut self, a: Val, b: Val) -> Val {
+        Val(unsafe { c::LLVMBuildMul(self.raw, a.0, b.0, NO_NAME) })
+    }
+    /// Integer add.
+    pub fn add(&mut self, a: Val, b: Val) -> Val {
+        Val(unsafe { c::LLVMBuildAdd(self.raw, a.0, b.0, NO_NAME) })
+    }
+    /// Integer subtract.
+    pub fn sub(&mut self, a: Val, b: Val) -> Val {
+        Val(unsafe { c::LLVMBuildSub(self.raw, a.0, b.0, NO_NAME) })
+    }
+    /// Zero-extends or truncates an integer to `to`.
+    pub fn zext_or_trunc(&mut self, v: Val, to: Ty) -> Val {
+        Val(unsafe { c::LLVMBuildIntCast2(self.raw, v.0, to.0, 0, NO_NAME) })
+    }
+    /// Sign-extends or truncates an integer to `to`.
+    pub fn sext_or_trunc(&mut self, v: Val, to: Ty) -> Val {
+        let from = v.ty().int_width();
+        let target = to.int_width();
+        if from == target {
+            v
+        } else if from < target {
+            Val(unsafe { c::LLVMBuildSExt(self.raw, v.0, to.0, NO_NAME) })
+        } else {
+            Val(unsafe { c::LLVMBuildTrunc(self.raw, v.0, to.0, NO_NAME) })
+        }
+    }
+    /// Converts between floating-point types (extension or truncation).
+    pub fn fp_cast(&mut self, v: Val, to: Ty) -> Val {
+        Val(unsafe { c::LLVMBuildFPCast(self.raw, v.0, to.0, NO_NAME) })
+    }
+    /// Signed integer to floating point.
+    pub fn si_to_fp(&mut self, v: Val, to: Ty) -> Val {
+        Val(unsafe { c::LLVMBuildSIToFP(self.raw, v.0, to.0, NO_NAME) })
+    }
+
+    // ----- aggregates and vectors -----
+
+    /// `extractvalue agg, idx`.
+    pub fn extract_value(&mut self, agg: Val, idx: u32) -> Val {
+        Val(unsafe { c::LLVMBuildExtractValue(self.raw, agg.0, idx, NO_NAME) })
+    }
+    /// `insertvalue agg, v, idx`.
+    pub fn insert_value(&mut self, agg: Val, v: Val, idx: u32) -> Val {
+        Val(unsafe { c::LLVMBuildInsertValue(self.raw, agg.0, v.0, idx, NO_NAME) })
+    }
+    /// `extractelement vec, idx`.
+    pub fn extract_element(&mut self, vec: Val, idx: Val) -> Val {
+        Val(unsafe { c::LLVMBuildExtractElement(self.raw, vec.0, idx.0, NO_NAME) })
+    }
+    /// `insertelement vec, v, idx`.
+    pub fn insert_element(&mut self, vec: Val, v: Val, idx: Val) -> Val {
+        Val(unsafe { c::LLVMBuildInsertElement(self.raw, vec.0, v.0, idx.0, NO_NAME) })
+    }
+    /// `extractelement vec, i` with a constant index.
+    pub fn extract_lane(&mut self, vec: Val, i: u32) -> Val {
+        let idx = Ty::int(self.module.context(), 32).int_const(i as u64);
+        self.extract_element(vec, idx)
+    }
+
+    // ----- memory -----
+
+    /// `alloca ty` at the insertion point.
+    pub fn alloca(&mut self, ty: Ty, name: &str) -> Val {
+        let n = cstr(name);
+        Val(unsafe { c::LLVMBuildAlloca(self.raw, ty.0, n.as_ptr()) })
+    }
+    /// `alloca ty, count`.
+    pub fn array_alloca(&mut self, ty: Ty, count: Val, name: &str) -> Val {
+        let n = cstr(name);
+        Val(unsafe { c::LLVMBuildArrayAlloca(self.raw, ty.0, count.0, n.as_ptr()) })
+    }
+    /// `load ty, ptr` with the given alignment (0 = ABI).
+    pub fn load(&mut self, ty: Ty, ptr: Val, align: u32) -> Val {
+        let v = Val(unsafe { c::LLVMBuildLoad2(self.raw, ty.0, ptr.0, NO_NAME) });
+        if align != 0 {
+            v.set_alignment(align);
+        }
+        v
+    }
+    /// `store v, ptr` with the given alignment (0 = ABI).
+    pub fn store(&mut self, v: Val, ptr: Val, align: u32) -> Val {
+        let s = Val(unsafe { c::LLVMBuildStore(self.raw, v.0, ptr.0) });
+        if align != 0 {
+            s.set_alignment(align);
+        }
+        s
+    }
+    /// `getelementptr [inbounds] ty, ptr, indices`.
+    pub fn gep(&mut self, ty: Ty, ptr: Val, indices: &[Val], inbounds: bool) -> Val {
+        let mut idx: Vec<_> = indices.iter().map(|v| v.0).collect();
+        Val(unsafe {
+            if inbounds {
+                c::LLVMBuildInBoundsGEP2(
+                    self.raw,
+                    ty.0,
+                    ptr.0,
+                    idx.as_mut_ptr(),
+                    idx.len() as u32,
+                    NO_NAME,
+                )
+            } else {
+                c::LLVMBuildGEP2(
+                    self.raw,
+                    ty.0,
+                    ptr.0,
+                    idx.as_mut_ptr(),
+                    idx.len() as u32,
+                    NO_NAME,
+                )
+            }
+        })
+    }
+    /// `memset(dst, 0, len)` with `len` an integer value.
+    pub fn memset_zero(&mut self, dst: Val, len: Val, align: u32) -> Val {
+        let i8t = Ty::int(self.module.context(), 8);
+        Val(unsafe { c::LLVMBuildMemSet(self.raw, dst.0, i8t.zero().0, len.0, align) })
+    }
+    /// `memcpy(dst, src, len)`.
+    pub fn memcpy(&mut self, dst: Val, dst_align: u32, src: Val, src_align: u32, len: Val) -> Val {
+        Val(unsafe { c::LLVMBuildMemCpy(self.raw, dst.0, dst_align, src.0, src_align, len.0) })
+    }
+    /// `memmove(dst, src, len)`.
+    pub fn memmove(&mut self, dst: Val, dst_align: u32, src: Val, src_align: u32, len: Val) -> Val {
+        Val(unsafe { c::LLVMBuildMemMove(self.raw, dst.0, dst_align, src.0, src_align, len.0) })
+    }
+
+    // ----- calls and control flow -----
+
+    /// `call fn_ty callee(args)`.
+    pub fn call(&mut self, fn_ty: Ty, callee: Val, args: &[Val]) -> Val {
+        let mut a: Vec<_> = args.iter().map(|v| v.0).collect();
+        let v = Val(unsafe {
+            c::LLVMBuildCall2(
+                self.raw,
+                fn_ty.0,
+                callee.0,
+                a.as_mut_ptr(),
+                a.len() as u32,
+                NO_NAME,
+            )
+        });
+        self.fmf(v)
+    }
+    /// Calls a function value directly.
+    pub fn call_function(&mut self, f: Val, args: &[Val]) -> Val {
+        self.call(f.function_type(), f, args)
+    }
+    /// Calls the intrinsic `name` (e.g. `llvm.cos`) overloaded on `overloads`.
+    /// Returns `None` when no such intrinsic exists.
+    pub fn intrinsic(&mut self, name: &str, overloads: &[Ty], args: &[Val]) -> Option<Val> {
+        let decl = intrinsic_declaration(self.module, name, overloads)?;
+        Some(self.call_function(decl, args))
+    }
+    /// Calls the intrinsic `name` overloaded on the type of its first argument, for the unary
+    /// and binary math intrinsics whose only overload is their value type.
+    pub fn math(&mut self, name: &str, args: &[Val]) -> Val {
+        let ty = args[0].ty();
+        match self.intrinsic(name, &[ty], args) {
+            Some(v) => v,
+            // Every name passed here is a real overloaded LLVM intrinsic; an unknown one is a
+            // programming error in a rule table, caught by the rule tests.
+            None => panic!("unknown math intrinsic {name}"),
+        }
+    }
+    /// `phi ty` (incoming edges added later).
+    pub fn phi(&mut self, ty: Ty) -> Val {
+        Val(unsafe { c::LLVMBuildPhi(self.raw, ty.0, NO_NAME) })
+    }
+    /// `ret v`.
+    pub fn ret(&mut self, v: Val) -> Val {
+        Val(unsafe { c::LLVMBuildRet(self.raw, v.0) })
+    }
+    /// `ret void`.
+    pub fn ret_void(&mut self) -> Val {
+        Val(unsafe { c::LLVMBuildRetVoid(self.raw) })
+    }
+    /// `br label %b`.
+    pub fn br(&mut self, b: Block) -> Val {
+        Val(unsafe { c::LLVMBuildBr(self.raw, b.0) })
+    }
+    /// `br i1 %c, label %t, label %f`.
+    pub fn cond_br(&mut self, cond: Val, t: Block, f: Block) -> Val {
+        Val(unsafe { c::LLVMBuildCondBr(self.raw, cond.0, t.0, f.0) })
+    }
+    /// `unreachable`.
+    pub fn unreachable(&mut self) -> Val {
+        Val(unsafe { c::LLVMBuildUnreachable(self.raw) })
+    }
+}
+
+/// The declaration of intrinsic `name` overloaded on `overloads`, if it exists.
+pub fn intrinsic_declaration(module: Module, name: &str, overloads: &[Ty]) -> Option<Val> {
+    let id = unsafe { c::LLVMLookupIntrinsicID(name.as_ptr() as *const _, name.len()) };
+    if id == 0 {
+        return None;
+    }
+    let mut tys: Vec<_> = overloads.iter().map(|t| t.0).collect();
+    let f = unsafe { c::LLVMGetIntrinsicDeclaration(module.0, id, tys.as_mut_ptr(), tys.len()) };
+    (!f.is_null()).then_some(Val(f))
+}

@@ -1,0 +1,177 @@
+//! Thin, copyable handles over LLVM's C API: values ([`Val`]), types ([`Ty`]) and blocks
+//! ([`Block`]), plus an instruction [`Builder`].
+//!
+//! The rest of the crate never touches `llvm_sys` directly except through this module. Handles
+//! are plain pointers: they stay valid as long as the module that owns them, which outlives every
+//! differentiation session. Queries here never mutate IR; mutation goes through [`Builder`] or the
+//! few explicit `set_*`/`erase` methods.
+
+mod builder;
+mod types;
+mod values;
+
+pub use builder::{intrinsic_declaration, Builder, IntPred, RealPred};
+pub use types::{Ty, TyKind};
+pub use values::{Block, Opcode, Val};
+
+pub(crate) use inkwell::llvm_sys as sys;
+
+use std::ffi::{CStr, CString};
+
+/// Copies an LLVM-owned string of known length.
+pub(crate) fn string_from(ptr: *const std::os::raw::c_char, len: usize) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: LLVM hands out `len` valid bytes at `ptr`.
+    let bytes = unsafe { std::slice::from_raw_parts(ptr as *const u8, len) };
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Takes ownership of an LLVM-allocated message (from `LLVMPrint*ToString`).
+pub(crate) fn take_message(ptr: *mut std::os::raw::c_char) -> String {
+    if ptr.is_null() {
+        return String::new();
+    }
+    // SAFETY: `ptr` is a NUL-terminated string LLVM allocated for us; we free it once.
+    unsafe {
+        let s = CStr::from_ptr(ptr).to_string_lossy().into_owned();
+        sys::core::LLVMDisposeMessage(ptr);
+        s
+    }
+}
+
+/// A C string for passing names to LLVM. Interior NULs (impossible in LLVM names) become empty.
+pub(crate) fn cstr(s: &str) -> CString {
+    CString::new(s).unwrap_or_default()
+}
+
+/// The module a function or global lives in, and module-level queries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Module(pub sys::prelude::LLVMModuleRef);
+
+impl Module {
+    /// The module's context.
+    pub fn context(self) -> sys::prelude::LLVMContextRef {
+        unsafe { sys::core::LLVMGetModuleContext(self.0) }
+    }
+
+    /// All functions (definitions and declarations), in module order.
+    pub fn functions(self) -> Vec<Val> {
+        let mut out = Vec::new();
+        let mut f = unsafe { sys::core::LLVMGetFirstFunction(self.0) };
+        while !f.is_null() {
+            out.push(Val(f));
+            f = unsafe { sys::core::LLVMGetNextFunction(f) };
+        }
+        out
+    }
+
+    /// The function called `name`, if any.
+    pub fn function(self, name: &str) -> Option<Val> {
+        let c = cstr(name);
+        let f = unsafe { sys::core::LLVMGetNamedFunction(self.0, c.as_ptr()) };
+        (!f.is_null()).then_some(Val(f))
+    }
+
+    /// Declares (or returns the existing) function `name` of type `fn_ty`.
+    pub fn get_or_add_function(self, name: &str, fn_ty: Ty) -> Val {
+        if let Some(f) = self.function(name) {
+            return f;
+        }
+        let c = cstr(name);
+        Val(unsafe { sys::core::LLVMAddFunction(self.0, c.as_ptr(), fn_ty.0) })
+    }
+
+    /// Adds a fresh function; LLVM renames it if `name` is taken.
+    pub fn add_function(self, name: &str, fn_ty: Ty) -> Val {
+        let c = cstr(name);
+        Val(unsafe { sys::core::LLVMAddFunction(self.0, c.as_ptr(), fn_ty.0) })
+    }
+
+    /// The global variable called `name`, if any.
+    pub fn global(self, name: &str) -> Option<Val> {
+        let c = cstr(name);
+        let g = unsafe { sys::core::LLVMGetNamedGlobal(self.0, c.as_ptr()) };
+        (!g.is_null()).then_some(Val(g))
+    }
+
+    /// Adds a global variable of type `ty`.
+    pub fn add_global(self, ty: Ty, name: &str) -> Val {
+        let c = cstr(name);
+        Val(unsafe { sys::core::LLVMAddGlobal(self.0, ty.0, c.as_ptr()) })
+    }
+
+    /// The module's data layout.
+    pub fn data_layout(self) -> sys::target::LLVMTargetDataRef {
+        unsafe { sys::target::LLVMGetModuleDataLayout(self.0) }
+    }
+
+    /// Allocation size of `ty` in bytes under this module's data layout.
+    pub fn alloc_size(self, ty: Ty) -> u64 {
+        unsafe { sys::target::LLVMABISizeOfType(self.data_layout(), ty.0) }
+    }
+
+    /// The integer type as wide as a pointer (`i64` on the usual targets).
+    pub fn intptr_ty(self) -> Ty {
+        Ty(unsafe {
+            sys::target::LLVMIntPtrTypeInContext(self.context(), self.data_layout())
+        })
+    }
+
+    /// Verifies the module; `Err` carries LLVM's report.
+    pub fn verify(self) -> std::result::Result<(), String> {
+        let mut msg = std::ptr::null_mut();
+        let failed = unsafe {
+            sys::analysis::LLVMVerifyModule(
+                self.0,
+                sys::analysis::LLVMVerifierFailureAction::LLVMReturnStatusAction,
+                &mut msg,
+            )
+        };
+        let text = take_message(msg);
+        if failed != 0 {
+            Err(text)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Runs a new-pass-manager pipeline (`passes` in `opt -passes=` syntax) over the module.
+    pub fn run_passes(
+        self,
+        passes: &str,
+        tm: sys::target_machine::LLVMTargetMachineRef,
+    ) -> std::result::Result<(), String> {
+        use sys::transforms::pass_builder as pb;
+        let p = cstr(passes);
+        unsafe {
+            let opts = pb::LLVMCreatePassBuilderOptions();
+            let err = pb::LLVMRunPasses(self.0, p.as_ptr(), tm, opts);
+            pb::LLVMDisposePassBuilderOptions(opts);
+            error_to_result(err)
+        }
+    }
+}
+
+/// Runs a function pipeline on one function only.
+pub fn run_function_passes(f: Val, passes: &str) -> std::result::Result<(), String> {
+    use sys::transforms::pass_builder as pb;
+    let p = cstr(passes);
+    unsafe {
+        let opts = pb::LLVMCreatePassBuilderOptions();
+        let err = pb::LLVMRunPassesOnFunction(f.0, p.as_ptr(), std::ptr::null_mut(), opts);
+        pb::LLVMDisposePassBuilderOptions(opts);
+        error_to_result(err)
+    }
+}
+
+fn error_to_result(err: sys::error::LLVMErrorRef) -> std::result::Result<(), String> {
+    if err.is_null() {
+        return Ok(());
+    }
+    let msg = unsafe { sys::error::LLVMGetErrorMessage(err) };
+    let text = unsafe { CStr::from_ptr(msg).to_string_lossy().into_owned() };
+    unsafe { sys::error::LLVMDisposeErrorMessage(msg) };
+    Err(text)
+}

@@ -1,0 +1,416 @@
+//! [`Val`] and [`Block`]: handles on LLVM values and basic blocks, with the read-only queries the
+//! analyses and visitors need (opcodes, operands, callees, debug locations, ...).
+
+use super::{cstr, string_from, sys, take_message, Module, Ty};
+use sys::core as c;
+pub use sys::LLVMOpcode as Opcode;
+
+/// An LLVM value: an instruction, argument, constant, global or function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Val(pub sys::prelude::LLVMValueRef);
+
+/// A basic block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Block(pub sys::prelude::LLVMBasicBlockRef);
+
+impl Val {
+    /// The value's type.
+    pub fn ty(self) -> Ty {
+        Ty(unsafe { c::LLVMTypeOf(self.0) })
+    }
+
+    /// The value's name (empty for unnamed values).
+    pub fn name(self) -> String {
+        let mut len = 0;
+        let p = unsafe { c::LLVMGetValueName2(self.0, &mut len) };
+        string_from(p, len)
+    }
+
+    /// Sets the value's name.
+    pub fn set_name(self, name: &str) {
+        unsafe { c::LLVMSetValueName2(self.0, name.as_ptr() as *const _, name.len()) }
+    }
+
+    /// The value printed as IR, on one line, without trailing metadata attachments.
+    pub fn print(self) -> String {
+        let s = take_message(unsafe { c::LLVMPrintValueToString(self.0) });
+        let s = s.trim();
+        let s = s.split(", !").next().unwrap_or(s);
+        s.to_string()
+    }
+
+    /// True for instructions.
+    pub fn is_instruction(self) -> bool {
+        unsafe { !c::LLVMIsAInstruction(self.0).is_null() }
+    }
+    /// True for function arguments.
+    pub fn is_argument(self) -> bool {
+        unsafe { !c::LLVMIsAArgument(self.0).is_null() }
+    }
+    /// True for constants (including globals and functions).
+    pub fn is_constant(self) -> bool {
+        unsafe { c::LLVMIsConstant(self.0) != 0 }
+    }
+    /// True for functions.
+    pub fn is_function(self) -> bool {
+        unsafe { !c::LLVMIsAFunction(self.0).is_null() }
+    }
+    /// True for global variables.
+    pub fn is_global_variable(self) -> bool {
+        unsafe { !c::LLVMIsAGlobalVariable(self.0).is_null() }
+    }
+    /// True for `undef` or `poison`.
+    pub fn is_undef(self) -> bool {
+        unsafe { c::LLVMIsUndef(self.0) != 0 || c::LLVMIsPoison(self.0) != 0 }
+    }
+    /// True for the null pointer / zero constant.
+    pub fn is_null_constant(self) -> bool {
+        unsafe { c::LLVMIsNull(self.0) != 0 }
+    }
+    /// True for constant expressions.
+    pub fn is_constant_expr(self) -> bool {
+        unsafe { !c::LLVMIsAConstantExpr(self.0).is_null() }
+    }
+    /// True for basic blocks used as values (branch targets).
+    pub fn is_block(self) -> bool {
+        unsafe { c::LLVMValueIsBasicBlock(self.0) != 0 }
+    }
+    /// The block this value denotes (for branch-target operands).
+    pub fn as_block(self) -> Block {
+        Block(unsafe { c::LLVMValueAsBasicBlock(self.0) })
+    }
+
+    /// Opcode of an instruction.
+    pub fn opcode(self) -> Opcode {
+        unsafe { c::LLVMGetInstructionOpcode(self.0) }
+    }
+    /// Opcode of a constant expression.
+    pub fn const_opcode(self) -> Opcode {
+        unsafe { c::LLVMGetConstOpcode(self.0) }
+    }
+
+    /// Number of operands (for a call, the callee is the last).
+    pub fn num_operands(self) -> u32 {
+        unsafe { c::LLVMGetNumOperands(self.0) as u32 }
+    }
+    /// Operand `i`.
+    pub fn operand(self, i: u32) -> Val {
+        Val(unsafe { c::LLVMGetOperand(self.0, i) })
+    }
+    /// All operands.
+    pub fn operands(self) -> Vec<Val> {
+        (0..self.num_operands()).map(|i| self.operand(i)).collect()
+    }
+    /// Replaces operand `i`.
+    pub fn set_operand(self, i: u32, v: Val) {
+        unsafe { c::LLVMSetOperand(self.0, i, v.0) }
+    }
+
+    /// The block containing an instruction.
+    pub fn parent_block(self) -> Block {
+        Block(unsafe { c::LLVMGetInstructionParent(self.0) })
+    }
+    /// The function containing an instruction or argument.
+    pub fn parent_function(self) -> Option<Val> {
+        if self.is_argument() {
+            return Some(Val(unsafe { c::LLVMGetParamParent(self.0) }));
+        }
+        if !self.is_instruction() {
+            return None;
+        }
+        let b = self.parent_block();
+        if b.0.is_null() {
+            return None;
+        }
+        Some(b.parent())
+    }
+
+    /// `file:line:col` of an instruction's debug location, when it has one.
+    pub fn debug_location(self) -> Option<String> {
+        if !self.is_instruction() {
+            return None;
+        }
+        unsafe {
+            if sys::debuginfo::LLVMInstructionGetDebugLoc(self.0).is_null() {
+                return None;
+            }
+            let mut len = 0;
+            let file = string_from(c::LLVMGetDebugLocFilename(self.0, &mut len), len as usize);
+            let line = c::LLVMGetDebugLocLine(self.0);
+            let col = c::LLVMGetDebugLocColumn(self.0);
+            if file.is_empty() {
+                return None;
+            }
+            Some(format!("{file}:{line}:{col}"))
+        }
+    }
+    /// Removes an instruction's debug location.
+    pub fn clear_debug_location(self) {
+        unsafe { sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, std::ptr::null_mut()) }
+    }
+    /// Copies `from`'s debug location onto this instruction.
+    pub fn copy_debug_location(self, from: Val) {
+        unsafe { sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, sys::debuginfo::LLVMInstructionGetDebugLoc(from.0)) }
+    }
+
+    // ----- calls -----
+
+    /// True for call instructions (including intrinsic calls).
+    pub fn is_call(self) -> bool {
+        unsafe { !c::LLVMIsACallInst(self.0).is_null() }
+    }
+    /// The called operand of a call (a function, or any pointer for indirect calls).
+    pub fn called_value(self) -> Val {
+        Val(unsafe { c::LLVMGetCalledValue(self.0) })
+    }
+    /// The directly called function, if the callee is a function (not an indirect call).
+    pub fn called_function(self) -> Option<Val> {
+        let v = self.called_value();
+        v.is_function().then_some(v)
+    }
+    /// The function type a call uses.
+    pub fn call_function_type(self) -> Ty {
+        Ty(unsafe { c::LLVMGetCalledFunctionType(self.0) })
+    }
+    /// Number of call arguments.
+    pub fn num_call_args(self) -> u32 {
+        unsafe { c::LLVMGetNumArgOperands(self.0) }
+    }
+    /// The call's arguments.
+    pub fn call_args(self) -> Vec<Val> {
+        (0..self.num_call_args()).map(|i| self.operand(i)).collect()
+    }
+
+    // ----- functions -----
+
+    /// Intrinsic id of a function (0 when not an intrinsic).
+    pub fn intrinsic_id(self) -> u32 {
+        unsafe { c::LLVMGetIntrinsicID(self.0) }
+    }
+    /// True for a function without a body.
+    pub fn is_declaration(self) -> bool {
+        unsafe { c::LLVMIsDeclaration(self.0) != 0 }
+    }
+    /// A function's type (`ret (params)`).
+    pub fn function_type(self) -> Ty {
+        Ty(unsafe { c::LLVMGlobalGetValueType(self.0) })
+    }
+    /// A function's parameters.
+    pub fn params(self) -> Vec<Val> {
+        let n = unsafe { c::LLVMCountParams(self.0) } as usize;
+        let mut out = vec![std::ptr::null_mut(); n];
+        unsafe { c::LLVMGetParams(self.0, out.as_mut_ptr()) };
+        out.into_iter().map(Val).collect()
+    }
+    /// A function's blocks in layout order.
+    pub fn blocks(self) -> Vec<Block> {
+        let mut out = Vec::new();
+        let mut b = unsafe { c::LLVMGetFirstBasicBlock(self.0) };
+        while !b.is_null() {
+            out.push(Block(b));
+            b = unsafe { c::LLVMGetNextBasicBlock(b) };
+        }
+        out
+    }
+    /// A function's entry block.
+    pub fn entry_block(self) -> Block {
+        Block(unsafe { c::LLVMGetEntryBasicBlock(self.0) })
+    }
+    /// Appends a new block to a function.
+    pub fn append_block(self, name: &str) -> Block {
+        let ctx = self.ty().context();
+        let n = cstr(name);
+        Block(unsafe { c::LLVMAppendBasicBlockInContext(ctx, self.0, n.as_ptr()) })
+    }
+    /// The module a global value lives in.
+    pub fn module(self) -> Module {
+        Module(unsafe { c::LLVMGetGlobalParent(self.0) })
+    }
+    /// Value type of a global (what it points to).
+    pub fn global_value_type(self) -> Ty {
+        Ty(unsafe { c::LLVMGlobalGetValueType(self.0) })
+    }
+    /// True for a global declared `constant`.
+    pub fn is_global_constant(self) -> bool {
+        unsafe { c::LLVMIsGlobalConstant(self.0) != 0 }
+    }
+    /// Marks a global `constant`.
+    pub fn set_global_constant(self, yes: bool) {
+        unsafe { c::LLVMSetGlobalConstant(self.0, yes as i32) }
+    }
+    /// Sets a global's initializer.
+    pub fn set_initializer(self, init: Val) {
+        unsafe { c::LLVMSetInitializer(self.0, init.0) }
+    }
+    /// Gives a global internal linkage.
+    pub fn set_internal(self) {
+        unsafe { c::LLVMSetLinkage(self.0, sys::LLVMLinkage::LLVMInternalLinkage) }
+    }
+    /// Sets the alignment of a global, alloca, load or store.
+    pub fn set_alignment(self, align: u32) {
+        unsafe { c::LLVMSetAlignment(self.0, align) }
+    }
+    /// Alignment of a global, alloca, load or store.
+    pub fn alignment(self) -> u32 {
+        unsafe { c::LLVMGetAlignment(self.0) }
+    }
+
+    /// Number of uses.
+    pub fn has_uses(self) -> bool {
+        unsafe { !c::LLVMGetFirstUse(self.0).is_null() }
+    }
+    /// The users of this value (with repetition when a user uses it twice).
+    pub fn users(self) -> Vec<Val> {
+        let mut out = Vec::new();
+        let mut u = unsafe { c::LLVMGetFirstUse(self.0) };
+        while !u.is_null() {
+            out.push(Val(unsafe { c::LLVMGetUser(u) }));
+            u = unsafe { c::LLVMGetNextUse(u) };
+        }
+        out
+    }
+    /// Replaces every use of this value with `with`.
+    pub fn replace_all_uses_with(self, with: Val) {
+        unsafe { c::LLVMReplaceAllUsesWith(self.0, with.0) }
+    }
+    /// Deletes an instruction (which must have no uses).
+    pub fn erase(self) {
+        unsafe { c::LLVMInstructionEraseFromParent(self.0) }
+    }
+    /// Deletes a function or global.
+    pub fn delete_global(self) {
+        if self.is_function() {
+            unsafe { c::LLVMDeleteFunction(self.0) }
+        } else {
+            unsafe { c::LLVMDeleteGlobal(self.0) }
+        }
+    }
+
+    // ----- instruction details -----
+
+    /// Source element type of a GEP.
+    pub fn gep_source_type(self) -> Ty {
+        Ty(unsafe { c::LLVMGetGEPSourceElementType(self.0) })
+    }
+    /// Allocated type of an alloca.
+    pub fn allocated_type(self) -> Ty {
+        Ty(unsafe { c::LLVMGetAllocatedType(self.0) })
+    }
+    /// Indices of an extractvalue/insertvalue.
+    pub fn aggregate_indices(self) -> Vec<u32> {
+        let n = unsafe { c::LLVMGetNumIndices(self.0) } as usize;
+        let p = unsafe { c::LLVMGetIndices(self.0) };
+        // SAFETY: LLVM returns `n` indices at `p`.
+        unsafe { std::slice::from_raw_parts(p, n) }.to_vec()
+    }
+    /// Incoming (value, block) pairs of a phi.
+    pub fn incoming(self) -> Vec<(Val, Block)> {
+        let n = unsafe { c::LLVMCountIncoming(self.0) };
+        (0..n)
+            .map(|i| unsafe {
+                (
+                    Val(c::LLVMGetIncomingValue(self.0, i)),
+                    Block(c::LLVMGetIncomingBlock(self.0, i)),
+                )
+            })
+            .collect()
+    }
+    /// Adds an incoming edge to a phi.
+    pub fn add_incoming(self, v: Val, b: Block) {
+        let mut vs = [v.0];
+        let mut bs = [b.0];
+        unsafe { c::LLVMAddIncoming(self.0, vs.as_mut_ptr(), bs.as_mut_ptr(), 1) }
+    }
+    /// Successor blocks of a terminator.
+    pub fn successors(self) -> Vec<Block> {
+        let n = unsafe { c::LLVMGetNumSuccessors(self.0) };
+        (0..n)
+            .map(|i| Block(unsafe { c::LLVMGetSuccessor(self.0, i) }))
+            .collect()
+    }
+    /// Integer value of a constant integer (zero-extended), if it is one.
+    pub fn const_int_value(self) -> Option<u64> {
+        unsafe {
+            if c::LLVMIsAConstantInt(self.0).is_null() {
+                None
+            } else {
+                Some(c::LLVMConstIntGetZExtValue(self.0))
+            }
+        }
+    }
+    /// Volatile flag of a load or store.
+    pub fn is_volatile(self) -> bool {
+        unsafe { c::LLVMGetVolatile(self.0) != 0 }
+    }
+    /// A constant `getelementptr` on `base`.
+    pub fn const_gep(source: Ty, base: Val, indices: &[Val]) -> Val {
+        let mut idx: Vec<_> = indices.iter().map(|v| v.0).collect();
+        Val(unsafe {
+            c::LLVMConstGEP2(source.0, base.0, idx.as_mut_ptr(), idx.len() as u32)
+        })
+    }
+    /// Clones an instruction (detached, same operands).
+    pub fn clone_instruction(self) -> Val {
+        Val(unsafe { c::LLVMInstructionClone(self.0) })
+    }
+    /// Removes every metadata attachment other than TBAA (and the debug location).
+    pub fn strip_metadata_except_tbaa(self) {
+        unsafe {
+            let mut n = 0usize;
+            let entries = c::LLVMInstructionGetAllMetadataOtherThanDebugLoc(self.0, &mut n);
+            let tbaa = {
+                let k = "tbaa";
+                let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+                c::LLVMGetMDKindIDInContext(ctx, k.as_ptr() as *const _, k.len() as u32)
+            };
+            let mut kinds = Vec::with_capacity(n);
+            for i in 0..n {
+                kinds.push(c::LLVMValueMetadataEntriesGetKind(entries, i as u32));
+            }
+            if !entries.is_null() {
+                c::LLVMDisposeValueMetadataEntries(entries);
+            }
+            for k in kinds {
+                if k != tbaa {
+                    c::LLVMSetMetadata(self.0, k, std::ptr::null_mut());
+                }
+            }
+            sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, std::ptr::null_mut());
+        }
+    }
+}
+
+impl Block {
+    /// The function a block belongs to.
+    pub fn parent(self) -> Val {
+        Val(unsafe { c::LLVMGetBasicBlockParent(self.0) })
+    }
+    /// The block's instructions in order.
+    pub fn instructions(self) -> Vec<Val> {
+        let mut out = Vec::new();
+        let mut i = unsafe { c::LLVMGetFirstInstruction(self.0) };
+        while !i.is_null() {
+            out.push(Val(i));
+            i = unsafe { c::LLVMGetNextInstruction(i) };
+        }
+        out
+    }
+    /// The block's terminator, if it has one.
+    pub fn terminator(self) -> Option<Val> {
+        let t = unsafe { c::LLVMGetBasicBlockTerminator(self.0) };
+        (!t.is_null()).then_some(Val(t))
+    }
+    /// The first instruction, if any.
+    pub fn first_instruction(self) -> Option<Val> {
+        let i = unsafe { c::LLVMGetFirstInstruction(self.0) };
+        (!i.is_null()).then_some(Val(i))
+    }
+    /// This block as a value (for branch operands and phi incoming blocks).
+    pub fn as_value(self) -> Val {
+        Val(unsafe { c::LLVMBasicBlockAsValue(self.0) })
+    }
+    /// The block's successors (empty without a terminator).
+    pub fn successors(self) -> Vec<Block> {
+        self.terminator().map(Val::successors).unwrap_or_default()
+    }
+}

@@ -1,0 +1,57 @@
+//! Umbra's differentiation passes: everything that turns derivative requests in an LLVM module
+//! into derivative functions. No I/O lives here; the `umbra` driver and the opt/clang plugin
+//! (through [`capi`]) are thin shells around [`differentiate_module`].
+//!
+//! The flow for one module:
+//! 1. [`api`] finds the `__umbra_fwddiff`/`__enzyme_fwddiff` calls and decodes their activity
+//!    markers into [`api::Request`]s;
+//! 2. [`preprocess`] canonicalises (SROA, mem2reg) the functions to be differentiated;
+//! 3. [`forward`] builds one derived function per (function, activity), lazily and cached in
+//!    [`cache`], calling [`rules`] for functions without a body;
+//! 4. each request call is replaced by a call to its derived function.
+#![deny(missing_docs)]
+
+pub mod analysis;
+pub mod api;
+pub mod cache;
+pub mod capi;
+pub mod diag;
+pub mod forward;
+pub mod ir;
+pub mod options;
+pub mod preprocess;
+pub mod reoptimize;
+pub mod rules;
+
+pub use diag::{Error, Result};
+pub use ir::Module;
+pub use options::Options;
+
+/// What a run over a module did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Derivative requests found and lowered.
+    pub requests: usize,
+    /// Derived functions generated (including those for callees).
+    pub derived_functions: usize,
+}
+
+/// Differentiates every derivative request in `module` in place. On error the module may hold
+/// partially built derived functions and must be discarded.
+pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
+    let requests = api::find_requests(module)?;
+    if requests.is_empty() {
+        return Ok(Summary::default());
+    }
+    preprocess::canonicalize_reachable(module, &requests, opts)?;
+    let mut session = cache::Session::new(module, opts);
+    for req in &requests {
+        api::lower_request(&mut session, req)?;
+    }
+    let derived_functions = session.derived_count();
+    api::remove_request_declarations(module);
+    Ok(Summary {
+        requests: requests.len(),
+        derived_functions,
+    })
+}

@@ -1,0 +1,86 @@
+//! [`Options`]: what the user can tell the differentiation passes, and the one text syntax shared
+//! by the plugin's pass parameters (`-passes='umbra<...>'`) and the `UMBRA_OPTIONS` variable.
+
+use crate::diag::{Error, Result};
+
+/// Settings for one run over a module.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Functions to treat as having no derivative: calls to them run in the primal only.
+    pub inactive: Vec<String>,
+    /// Re-optimise the module after differentiation at this level (0-3). The driver runs its own
+    /// pipeline and leaves this `None`; the clang plugin sets it to clang's level.
+    pub reoptimize: Option<u8>,
+}
+
+impl Options {
+    /// Parses `key=value` settings separated by `;` (pass parameters) or whitespace
+    /// (`UMBRA_OPTIONS`): `inactive=f,g` and `reopt=O2` (or `reopt=2`).
+    pub fn parse(text: &str) -> Result<Options> {
+        let mut opts = Options::default();
+        opts.merge(text)?;
+        Ok(opts)
+    }
+
+    /// Adds the settings in `text` to these options.
+    pub fn merge(&mut self, text: &str) -> Result<()> {
+        for item in text.split(|c: char| c == ';' || c.is_whitespace()) {
+            let item = item.trim();
+            if item.is_empty() {
+                continue;
+            }
+            let (key, value) = item.split_once('=').unwrap_or((item, ""));
+            match key.trim_start_matches("--") {
+                "inactive" => self.inactive.extend(
+                    value
+                        .split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_string),
+                ),
+                "reopt" => {
+                    let level = value.trim_start_matches(['O', 'o']);
+                    match level.parse::<u8>() {
+                        Ok(l) if l <= 3 => self.reoptimize = Some(l),
+                        _ => {
+                            return Err(Error::general(format!(
+                                "bad umbra option 'reopt={value}': expected O0, O1, O2 or O3"
+                            )))
+                        }
+                    }
+                }
+                _ => {
+                    return Err(Error::general(format!(
+                        "unknown umbra option '{item}' (known: inactive=NAME[,NAME...], reopt=O0..O3)"
+                    )))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// True when `name` was declared inactive by the user.
+    pub fn is_inactive(&self, name: &str) -> bool {
+        self.inactive.iter().any(|n| n == name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_pass_parameters_and_environment_syntax() {
+        let o = Options::parse("inactive=log_msg,trace;reopt=O2").unwrap();
+        assert_eq!(o.inactive, vec!["log_msg", "trace"]);
+        assert_eq!(o.reoptimize, Some(2));
+        let o = Options::parse("  --inactive=a   reopt=3 ").unwrap();
+        assert_eq!(o.inactive, vec!["a"]);
+        assert_eq!(o.reoptimize, Some(3));
+    }
+
+    #[test]
+    fn rejects_unknown_options() {
+        assert!(Options::parse("bogus=1").is_err());
+        assert!(Options::parse("reopt=O7").is_err());
+    }
+}

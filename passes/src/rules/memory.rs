@@ -1,0 +1,82 @@
+//! Memory rules: `memcpy`, `memmove` and `memset` (intrinsics, inline variants and libc
+//! functions). Shadows move alongside primals: a copy into shadowed memory copies the source's
+//! shadow (or zeroes the destination's shadow when the source has none), a memset zeroes the
+//! shadow. Copying differentiable data into memory without a shadow is an error, never a silent
+//! loss of derivative.
+
+use super::{Area, ForwardCall, ForwardRule, Rule, RuleKind};
+use crate::diag::{Error, Result};
+use crate::ir::{Ty, Val};
+
+macro_rules! mem {
+    ($name:literal, [$($alias:literal),*], $fwd:expr) => {
+        Rule {
+            name: $name,
+            aliases: &[$($alias),*],
+            libm_variants: false,
+            area: Area::Memory,
+            kind: RuleKind::Forward($fwd as ForwardRule),
+        }
+    };
+}
+
+/// Every memory rule.
+pub static RULES: &[Rule] = &[
+    mem!("llvm.memcpy", ["llvm.memcpy.inline", "memcpy"], copy_forward),
+    mem!("llvm.memmove", ["memmove"], copy_forward),
+    mem!("llvm.memset", ["llvm.memset.inline", "memset"], set_forward),
+];
+
+/// A second call like the primal one, on the shadow operands.
+fn shadow_call(c: &mut ForwardCall, replace: &[(u32, Val)]) -> Val {
+    let s = c.call.clone_instruction();
+    for &(i, v) in replace {
+        s.set_operand(i, v);
+    }
+    c.b.insert(s);
+    s
+}
+
+fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
+    let (dst, src) = (c.tangents[0], c.tangents[1]);
+    match (dst, src) {
+        (Some(sd), Some(ss)) => {
+            shadow_call(c, &[(0, sd), (1, ss)]);
+        }
+        (Some(sd), None) => {
+            // The source is constant memory: the copied values have zero tangent.
+            let len = c.args[2];
+            c.b.memset_zero(sd, len, 1);
+        }
+        (None, Some(_)) => {
+            return Err(Error::at(
+                c.src,
+                "copies memory with derivatives into memory without a shadow (a constant argument or global); pass the destination as dup",
+            ))
+        }
+        (None, None) => {}
+    }
+    Ok(returned_pointer(c, dst))
+}
+
+fn set_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
+    if let Some(sd) = c.tangents[0] {
+        let zero = Ty::int(c.b.module().context(), 8).zero();
+        let byte = if c.args[1].ty().int_width() == 8 {
+            zero
+        } else {
+            c.args[1].ty().zero()
+        };
+        shadow_call(c, &[(0, sd), (1, byte)]);
+    }
+    Ok(returned_pointer(c, c.tangents[0]))
+}
+
+/// libc `memcpy`/`memset` return their destination; the intrinsics return nothing.
+fn returned_pointer(c: &ForwardCall, shadow_dst: Option<Val>) -> Option<Val> {
+    if c.call.ty().is_ptr() {
+        shadow_dst
+    } else {
+        None
+    }
+}

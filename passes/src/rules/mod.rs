@@ -1,0 +1,188 @@
+//! The primitive-rule registry: how calls to functions without a body (and LLVM intrinsics) are
+//! differentiated. One table, one file per area:
+//!
+//! - [`math`]: `<math.h>` and the LLVM math intrinsics, declared as partial derivatives;
+//! - [`vector`]: vector reductions as the loop vectoriser emits them;
+//! - [`memory`]: `memcpy`, `memmove`, `memset`, their intrinsics, lifetime markers;
+//! - [`alloc`]: `malloc`, `calloc`, `realloc`, `free`;
+//! - [`inactive`]: calls with no derivative (I/O, clocks, assumptions, integer intrinsics).
+//!
+//! A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, and
+//! an intrinsic with its type-overload suffixes (`llvm.sin.v4f64` matches `llvm.sin`).
+
+pub mod alloc;
+pub mod inactive;
+pub mod math;
+pub mod memory;
+pub mod vector;
+
+#[cfg(test)]
+mod harness;
+
+use crate::cache::Session;
+use crate::diag::Result;
+use crate::ir::{Builder, Val};
+use crate::options::Options;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The area a rule belongs to (its file under `rules/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Area {
+    /// `rules/math.rs`
+    Math,
+    /// `rules/vector.rs`
+    Vector,
+    /// `rules/memory.rs`
+    Memory,
+    /// `rules/alloc.rs`
+    Alloc,
+    /// `rules/inactive.rs`
+    Inactive,
+}
+
+/// Partial derivatives of a scalar function: given the builder, the primal arguments and the
+/// primal result, one partial per argument (`None` where the argument is not differentiable,
+/// e.g. an integer exponent, or the partial is identically zero).
+pub type Partials = fn(&mut Builder, &[Val], Val) -> Vec<Option<Val>>;
+
+/// What a forward rule sees at a call site. The primal call has already been emitted.
+pub struct ForwardCall<'a> {
+    /// Emits the tangent code (positioned after the primal call).
+    pub b: &'a mut Builder,
+    /// The session (for shadows of constant data and the like).
+    pub session: &'a mut Session,
+    /// The call in the user's function (for error locations).
+    pub src: Val,
+    /// The primal call in the derived function.
+    pub call: Val,
+    /// The primal arguments, as passed to `call`.
+    pub args: Vec<Val>,
+    /// Tangent (or shadow, for pointers) of each argument; `None` = zero / no shadow.
+    pub tangents: Vec<Option<Val>>,
+}
+
+/// A hand-written forward rule: returns the tangent (or shadow) of the call's result.
+pub type ForwardRule = fn(&mut ForwardCall) -> Result<Option<Val>>;
+
+/// How a rule differentiates.
+#[derive(Clone, Copy)]
+pub enum RuleKind {
+    /// Declarative scalar math: the partials generate every mode.
+    Math(Partials),
+    /// No derivative: the call runs in the primal only.
+    Inactive,
+    /// A hand-written rule.
+    Forward(ForwardRule),
+}
+
+/// One primitive rule.
+pub struct Rule {
+    /// Canonical name (the libm or intrinsic name).
+    pub name: &'static str,
+    /// Further names it matches (intrinsic spellings, C++/runtime aliases).
+    pub aliases: &'static [&'static str],
+    /// True when the libm `f` (float) and `l` (long double) suffixed names match too.
+    pub libm_variants: bool,
+    /// Its area.
+    pub area: Area,
+    /// How it differentiates.
+    pub kind: RuleKind,
+}
+
+impl Rule {
+    /// Every callee name this rule matches (intrinsics also match with overload suffixes).
+    pub fn names(&self) -> Vec<String> {
+        let mut out = vec![self.name.to_string()];
+        if self.libm_variants {
+            out.push(format!("{}f", self.name));
+            out.push(format!("{}l", self.name));
+        }
+        out.extend(self.aliases.iter().map(|s| s.to_string()));
+        out
+    }
+}
+
+/// Every built-in rule.
+pub fn all() -> impl Iterator<Item = &'static Rule> {
+    math::RULES
+        .iter()
+        .chain(vector::RULES)
+        .chain(memory::RULES)
+        .chain(alloc::RULES)
+        .chain(inactive::RULES)
+}
+
+fn table() -> &'static HashMap<String, &'static Rule> {
+    static TABLE: OnceLock<HashMap<String, &'static Rule>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = HashMap::new();
+        for r in all() {
+            for n in r.names() {
+                t.insert(n, r);
+            }
+        }
+        t
+    })
+}
+
+/// The rule for callee `name`, if any.
+pub fn lookup(name: &str) -> Option<&'static Rule> {
+    let t = table();
+    if let Some(r) = t.get(name) {
+        return Some(r);
+    }
+    if name.starts_with("llvm.") {
+        // Strip type-overload suffixes (`.f64`, `.v4f32`, `.p0.i64`) one at a time.
+        let mut base = name;
+        while let Some((head, _)) = base.rsplit_once('.') {
+            if let Some(r) = t.get(head) {
+                return Some(r);
+            }
+            base = head;
+        }
+    }
+    None
+}
+
+/// What a call site calls, as far as differentiation is concerned.
+#[derive(Clone, Copy)]
+pub enum Callee {
+    /// A function with a body in the module: differentiated recursively.
+    Defined(Val),
+    /// A primitive rule.
+    Rule(&'static Rule),
+    /// No derivative (user-declared inactive, or an intrinsic that touches no floating point).
+    Inactive,
+    /// A declaration without a rule, or an indirect call.
+    Unknown,
+}
+
+/// Classifies call instruction `call`.
+pub fn classify(call: Val, opts: &Options) -> Callee {
+    let Some(f) = call.called_function() else {
+        return Callee::Unknown;
+    };
+    let name = f.name();
+    if opts.is_inactive(&name) {
+        return Callee::Inactive;
+    }
+    if !f.is_declaration() {
+        return Callee::Defined(f);
+    }
+    if let Some(r) = lookup(&name) {
+        return match r.kind {
+            RuleKind::Inactive => Callee::Inactive,
+            _ => Callee::Rule(r),
+        };
+    }
+    let ty = call.call_function_type();
+    // An intrinsic that neither touches floating point nor returns a pointer (which could carry
+    // a shadow) cannot affect derivatives: integer arithmetic, assumptions, prefetches, ...
+    let touches_float =
+        ty.return_type().contains_float() || ty.param_types().iter().any(|t| t.contains_float());
+    if f.intrinsic_id() != 0 && !touches_float && !ty.return_type().contains_ptr() {
+        return Callee::Inactive;
+    }
+    Callee::Unknown
+}

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Idempotent set-up: installs the system packages Umbra needs (LLVM 22 toolchain, lit, FileCheck,
+# cmake) when they are missing. Called first by `make demo`, `make test`, `make bench`.
+set -euo pipefail
+PKGS=(llvm-22-dev llvm-22-tools clang-22 libpolly-22-dev libzstd-dev cmake libclang-rt-22-dev)
+if [ "${UMBRA_WITH_BENCH:-0}" = 1 ]; then PKGS+=(libadolc-dev); fi
+missing=()
+for p in "${PKGS[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq >/dev/null
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
