@@ -48,11 +48,9 @@ impl Options {
                         }
                     }
                 }
-                _ => {
-                    return Err(Error::general(format!(
-                        "unknown umbra option '{item}' (known: inactive=NAME[,NAME...], reopt=O0..O3)"
-                    )))
-                }
+                _ => return Err(Error::general(format!(
+                    "unknown umbra option '{item}' (known: inactive=NAME[,NAME...], reopt=O0..O3)"
+                ))),
             }
         }
         Ok(())

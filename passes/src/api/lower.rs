@@ -114,9 +114,9 @@ fn convert_result(b: &mut Builder, req: &Request, t: Val, want: Ty) -> Result<Va
 pub fn remove_request_declarations(module: Module) {
     for f in module.functions() {
         let name = f.name();
-        let is_request = ["__umbra_", "__enzyme_"]
-            .iter()
-            .any(|p| name.starts_with(p) && (name.contains("fwddiff") || name.contains("autodiff")));
+        let is_request = ["__umbra_", "__enzyme_"].iter().any(|p| {
+            name.starts_with(p) && (name.contains("fwddiff") || name.contains("autodiff"))
+        });
         if is_request && !f.has_uses() && f.is_declaration() {
             f.delete_global();
         }

@@ -7,8 +7,8 @@ use super::function::ForwardFn;
 use crate::analysis::activity::carries_into_call;
 use crate::api::Activity;
 use crate::diag::{Error, Result};
-use crate::rules::{self, Callee, ForwardCall, RuleKind};
 use crate::ir::Val;
+use crate::rules::{self, Callee, ForwardCall, RuleKind};
 
 impl ForwardFn<'_> {
     pub(super) fn visit_call(&mut self, i: Val) -> Result<()> {

@@ -189,7 +189,8 @@ impl<'s> ForwardFn<'s> {
 
     /// The shadow of pointer `v`, which must exist because `v` is active.
     pub(super) fn require_shadow(&mut self, v: Val, at: Val) -> Result<Val> {
-        self.tangent(v).map_or_else(|| self.shadow_or_substitute(v, at), Ok)
+        self.tangent(v)
+            .map_or_else(|| self.shadow_or_substitute(v, at), Ok)
     }
 
     /// A shadow for pointer `v` where one is needed (a phi, select or store mixing it with

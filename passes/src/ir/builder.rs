@@ -80,19 +80,27 @@ impl Builder {
 
     /// `a + b` (floating point).
     pub fn fadd(&mut self, a: Val, b: Val) -> Val {
-        self.fmf(Val(unsafe { c::LLVMBuildFAdd(self.raw, a.0, b.0, NO_NAME) }))
+        self.fmf(Val(unsafe {
+            c::LLVMBuildFAdd(self.raw, a.0, b.0, NO_NAME)
+        }))
     }
     /// `a - b` (floating point).
     pub fn fsub(&mut self, a: Val, b: Val) -> Val {
-        self.fmf(Val(unsafe { c::LLVMBuildFSub(self.raw, a.0, b.0, NO_NAME) }))
+        self.fmf(Val(unsafe {
+            c::LLVMBuildFSub(self.raw, a.0, b.0, NO_NAME)
+        }))
     }
     /// `a * b` (floating point).
     pub fn fmul(&mut self, a: Val, b: Val) -> Val {
-        self.fmf(Val(unsafe { c::LLVMBuildFMul(self.raw, a.0, b.0, NO_NAME) }))
+        self.fmf(Val(unsafe {
+            c::LLVMBuildFMul(self.raw, a.0, b.0, NO_NAME)
+        }))
     }
     /// `a / b` (floating point).
     pub fn fdiv(&mut self, a: Val, b: Val) -> Val {
-        self.fmf(Val(unsafe { c::LLVMBuildFDiv(self.raw, a.0, b.0, NO_NAME) }))
+        self.fmf(Val(unsafe {
+            c::LLVMBuildFDiv(self.raw, a.0, b.0, NO_NAME)
+        }))
     }
     /// `-a` (floating point).
     pub fn fneg(&mut self, a: Val) -> Val {
@@ -105,7 +113,9 @@ impl Builder {
     }
     /// An arbitrary binary operator.
     pub fn binop(&mut self, op: super::Opcode, a: Val, b: Val) -> Val {
-        self.fmf(Val(unsafe { c::LLVMBuildBinOp(self.raw, op, a.0, b.0, NO_NAME) }))
+        self.fmf(Val(unsafe {
+            c::LLVMBuildBinOp(self.raw, op, a.0, b.0, NO_NAME)
+        }))
     }
     /// Floating-point comparison.
     pub fn fcmp(&mut self, p: RealPred, a: Val, b: Val) -> Val {
@@ -117,7 +127,9 @@ impl Builder {
     }
     /// `c ? a : b`.
     pub fn select(&mut self, cond: Val, a: Val, b: Val) -> Val {
-        self.fmf(Val(unsafe { c::LLVMBuildSelect(self.raw, cond.0, a.0, b.0, NO_NAME) }))
+        self.fmf(Val(unsafe {
+            c::LLVMBuildSelect(self.raw, cond.0, a.0, b.0, NO_NAME)
+        }))
     }
     /// Any cast.
     pub fn cast(&mut self, op: super::Opcode, v: Val, to: Ty) -> Val {

@@ -114,9 +114,7 @@ impl Module {
 
     /// The integer type as wide as a pointer (`i64` on the usual targets).
     pub fn intptr_ty(self) -> Ty {
-        Ty(unsafe {
-            sys::target::LLVMIntPtrTypeInContext(self.context(), self.data_layout())
-        })
+        Ty(unsafe { sys::target::LLVMIntPtrTypeInContext(self.context(), self.data_layout()) })
     }
 
     /// Verifies the module; `Err` carries LLVM's report.

@@ -150,7 +150,12 @@ impl Val {
     }
     /// Copies `from`'s debug location onto this instruction.
     pub fn copy_debug_location(self, from: Val) {
-        unsafe { sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, sys::debuginfo::LLVMInstructionGetDebugLoc(from.0)) }
+        unsafe {
+            sys::debuginfo::LLVMInstructionSetDebugLoc(
+                self.0,
+                sys::debuginfo::LLVMInstructionGetDebugLoc(from.0),
+            )
+        }
     }
 
     // ----- calls -----
@@ -345,9 +350,7 @@ impl Val {
     /// A constant `getelementptr` on `base`.
     pub fn const_gep(source: Ty, base: Val, indices: &[Val]) -> Val {
         let mut idx: Vec<_> = indices.iter().map(|v| v.0).collect();
-        Val(unsafe {
-            c::LLVMConstGEP2(source.0, base.0, idx.as_mut_ptr(), idx.len() as u32)
-        })
+        Val(unsafe { c::LLVMConstGEP2(source.0, base.0, idx.as_mut_ptr(), idx.len() as u32) })
     }
     /// Clones an instruction (detached, same operands).
     pub fn clone_instruction(self) -> Val {

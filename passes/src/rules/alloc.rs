@@ -48,12 +48,10 @@ fn realloc_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     let old = match c.tangents[0] {
         Some(s) => s,
         None if c.args[0].is_null_constant() => c.args[0],
-        None => {
-            return Err(Error::at(
-                c.src,
-                "realloc of memory without a shadow (a constant argument or global); pass it as dup",
-            ))
-        }
+        None => return Err(Error::at(
+            c.src,
+            "realloc of memory without a shadow (a constant argument or global); pass it as dup",
+        )),
     };
     let s = c.call.clone_instruction();
     s.set_operand(0, old);

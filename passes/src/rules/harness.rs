@@ -1,3 +1,214 @@
-//! The shared rule-test harness: builds a tiny module calling one rule's function, requests its
-//! forward derivative, JIT-compiles the result, and compares every partial derivative with a
-//! central finite difference, in `double` and (for scalar math) `float`.
+//! The shared rule-test harness: builds a tiny module whose function `f` calls one rule's
+//! callee, differentiates `f` with the real session (so the rule is reached exactly as in user
+//! code), JIT-compiles it, and compares every partial derivative with a central finite
+//! difference. Scalar cases run in `double` and `float`.
+//!
+//! The JIT entry point takes and returns everything through memory (`test(x*, dx*, out*)`) so
+//! no aggregate-return ABI questions arise.
+
+use crate::api::Activity;
+use crate::cache::Session;
+use crate::ir::{Builder, Module, Ty, Val};
+use crate::options::Options;
+use inkwell::context::Context;
+use inkwell::targets::{InitializationConfig, Target};
+use inkwell::OptimizationLevel;
+
+/// How the case's function calls the rule's callee.
+#[derive(Clone, Debug)]
+enum Shape {
+    /// `name(x0, ..., xn)`; libm spelling (float variant: `namef`).
+    Libm(String),
+    /// `llvm.name.<ty>(x0, ..., xn)`.
+    Intrinsic(String),
+    /// `name(x0, n)` with a constant integer second argument (`powi`, `ldexp`).
+    WithInt(String, i32),
+    /// `name([start,] <4 x ty> (x0..x3))`.
+    Reduction(String),
+}
+
+/// One rule test case: a call shape and the point to differentiate at.
+#[derive(Clone, Debug)]
+pub struct Case {
+    shape: Shape,
+    xs: Vec<f64>,
+}
+
+impl Case {
+    /// A libm function of `xs.len()` floating-point arguments.
+    pub fn libm(name: &str, xs: &[f64]) -> Case {
+        Case {
+            shape: Shape::Libm(name.into()),
+            xs: xs.to_vec(),
+        }
+    }
+    /// An overloaded math intrinsic.
+    pub fn intrinsic(name: &str, xs: &[f64]) -> Case {
+        Case {
+            shape: Shape::Intrinsic(name.into()),
+            xs: xs.to_vec(),
+        }
+    }
+    /// A function of one float and one constant `i32`.
+    pub fn with_int(name: &str, x: f64, n: i32) -> Case {
+        Case {
+            shape: Shape::WithInt(name.into(), n),
+            xs: vec![x],
+        }
+    }
+    /// A vector reduction over four lanes.
+    pub fn reduction(name: &str, lanes: &[f64; 4]) -> Case {
+        Case {
+            shape: Shape::Reduction(name.into()),
+            xs: lanes.to_vec(),
+        }
+    }
+}
+
+type TestFn = unsafe extern "C" fn(*const f64, *const f64, *mut f64);
+
+/// Checks every partial of `case` against central finite differences; panics with the rule's
+/// name, the point and both values on a mismatch.
+pub fn check_rule(case: &Case) {
+    let floats: &[bool] = match case.shape {
+        Shape::Reduction(_) => &[false],
+        _ => &[false, true],
+    };
+    for &single in floats {
+        let ctx = Context::create();
+        let module = ctx.create_module("rule_case");
+        let m = Module(module.as_mut_ptr());
+        build_case(m, case, single);
+        if let Err(e) = m.verify() {
+            panic!("{case:?}: invalid module: {e}");
+        }
+        Target::initialize_native(&InitializationConfig::default()).expect("native target");
+        let ee = module
+            .create_jit_execution_engine(OptimizationLevel::None)
+            .expect("JIT");
+        // SAFETY: `test` was built above with exactly this signature.
+        let test = unsafe { ee.get_function::<TestFn>("test") }.expect("test function");
+        let eval = |x: &[f64], dx: &[f64]| {
+            let mut out = [0.0f64; 2];
+            unsafe { test.call(x.as_ptr(), dx.as_ptr(), out.as_mut_ptr()) };
+            out
+        };
+        let n = case.xs.len();
+        for j in 0..n {
+            let mut dx = vec![0.0; n];
+            dx[j] = 1.0;
+            let ad = eval(&case.xs, &dx)[1];
+            let fd = central_difference(|x| eval(x, &vec![0.0; n])[0], &case.xs, j, single);
+            let tol = if single { 2e-3 } else { 1e-6 };
+            let ok = (ad - fd).abs() <= tol * (1.0 + fd.abs());
+            assert!(
+                ok,
+                "{case:?} ({}): d/dx{j} = {ad} but finite differences give {fd}",
+                if single { "float" } else { "double" }
+            );
+        }
+    }
+}
+
+fn central_difference(f: impl Fn(&[f64]) -> f64, x: &[f64], j: usize, single: bool) -> f64 {
+    let h = if single { 1e-2 } else { 1e-6 } * x[j].abs().max(1.0);
+    let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
+    xp[j] += h;
+    xm[j] -= h;
+    (f(&xp) - f(&xm)) / (2.0 * h)
+}
+
+/// Builds `f` (calling the rule) and `test(x*, dx*, out*)` (calling f's forward derivative).
+fn build_case(m: Module, case: &Case, single: bool) {
+    let ctx = m.context();
+    let fty = if single {
+        Ty(unsafe { crate::ir::sys::core::LLVMFloatTypeInContext(ctx) })
+    } else {
+        Ty::double(ctx)
+    };
+    let n = case.xs.len();
+    let f = m.add_function("f", Ty::function(fty, &vec![fty; n], false));
+    let mut b = Builder::new(m);
+    b.position_at_end(f.append_block("entry"));
+    let xs = f.params();
+    let r = call_rule(&mut b, m, case, fty, &xs);
+    b.ret(r);
+
+    let mut session = Session::new(m, &Options::default());
+    let d = session
+        .forward_function(f, &vec![Activity::Dup; n])
+        .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+
+    let ptr = Ty::ptr(ctx);
+    let dbl = Ty::double(ctx);
+    let test = m.add_function("test", Ty::function(Ty::void(ctx), &[ptr, ptr, ptr], false));
+    b.position_at_end(test.append_block("entry"));
+    let [x, dx, out] = [test.params()[0], test.params()[1], test.params()[2]];
+    let i64t = Ty::int(ctx, 64);
+    let mut args = Vec::new();
+    for k in 0..n as u64 {
+        for base in [x, dx] {
+            let p = b.gep(dbl, base, &[i64t.int_const(k)], true);
+            let v = b.load(dbl, p, 8);
+            args.push(if single { b.fp_cast(v, fty) } else { v });
+        }
+    }
+    let res = b.call_function(d, &args);
+    for k in 0..2u32 {
+        let v = b.extract_value(res, k);
+        let v = if single { b.fp_cast(v, dbl) } else { v };
+        let p = b.gep(dbl, out, &[i64t.int_const(k as u64)], true);
+        b.store(v, p, 8);
+    }
+    b.ret_void();
+}
+
+fn call_rule(b: &mut Builder, m: Module, case: &Case, fty: Ty, xs: &[Val]) -> Val {
+    let single = fty != Ty::double(m.context());
+    match &case.shape {
+        Shape::Libm(name) => {
+            let name = if single {
+                format!("{name}f")
+            } else {
+                name.clone()
+            };
+            let callee =
+                m.get_or_add_function(&name, Ty::function(fty, &vec![fty; xs.len()], false));
+            b.call_function(callee, xs)
+        }
+        Shape::Intrinsic(name) => b
+            .intrinsic(name, &[fty], xs)
+            .unwrap_or_else(|| panic!("no intrinsic {name}")),
+        Shape::WithInt(name, k) => {
+            let i32t = Ty::int(m.context(), 32);
+            let kv = i32t.int_const(*k as i64 as u64);
+            if name.starts_with("llvm.") {
+                b.intrinsic(name, &[fty, i32t], &[xs[0], kv])
+                    .unwrap_or_else(|| panic!("no intrinsic {name}"))
+            } else {
+                let name = if single {
+                    format!("{name}f")
+                } else {
+                    name.clone()
+                };
+                let callee = m.get_or_add_function(&name, Ty::function(fty, &[fty, i32t], false));
+                b.call_function(callee, &[xs[0], kv])
+            }
+        }
+        Shape::Reduction(name) => {
+            let vty = Ty(unsafe { crate::ir::sys::core::LLVMVectorType(fty.0, xs.len() as u32) });
+            let mut v = vty.poison();
+            for (k, &x) in xs.iter().enumerate() {
+                let idx = Ty::int(m.context(), 32).int_const(k as u64);
+                v = b.insert_element(v, x, idx);
+            }
+            let args = match name.as_str() {
+                "llvm.vector.reduce.fadd" => vec![fty.float_const(0.25), v],
+                "llvm.vector.reduce.fmul" => vec![fty.float_const(1.5), v],
+                _ => vec![v],
+            };
+            b.intrinsic(name, &[vty], &args)
+                .unwrap_or_else(|| panic!("no intrinsic {name}"))
+        }
+    }
+}

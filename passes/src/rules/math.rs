@@ -79,7 +79,9 @@ fn pick(b: &mut Builder, a: &[Val], pred: RealPred) -> Vec<Option<Val>> {
 
 /// Every math rule.
 pub static RULES: &[Rule] = &[
-    math!("sin", ["llvm.sin"], |b, a, _r| vec![Some(b.math("llvm.cos", &[a[0]]))]),
+    math!("sin", ["llvm.sin"], |b, a, _r| vec![Some(
+        b.math("llvm.cos", &[a[0]])
+    )]),
     math!("cos", ["llvm.cos"], |b, a, _r| {
         let s = b.math("llvm.sin", &[a[0]]);
         vec![Some(b.fneg(s))]
@@ -89,7 +91,9 @@ pub static RULES: &[Rule] = &[
         let one = k(r, 1.0);
         vec![Some(b.fadd(one, r2))]
     }),
-    math!("asin", ["llvm.asin"], |b, a, _r| vec![Some(inv_sqrt_quad(b, a[0], 1.0, -1.0))]),
+    math!("asin", ["llvm.asin"], |b, a, _r| vec![Some(inv_sqrt_quad(
+        b, a[0], 1.0, -1.0
+    ))]),
     math!("acos", ["llvm.acos"], |b, a, _r| {
         let p = inv_sqrt_quad(b, a[0], 1.0, -1.0);
         vec![Some(b.fneg(p))]
@@ -110,15 +114,23 @@ pub static RULES: &[Rule] = &[
         let px = b.fdiv(ny, d);
         vec![Some(py), Some(px)]
     }),
-    math!("sinh", ["llvm.sinh"], |b, a, _r| vec![Some(b.math("llvm.cosh", &[a[0]]))]),
-    math!("cosh", ["llvm.cosh"], |b, a, _r| vec![Some(b.math("llvm.sinh", &[a[0]]))]),
+    math!("sinh", ["llvm.sinh"], |b, a, _r| vec![Some(
+        b.math("llvm.cosh", &[a[0]])
+    )]),
+    math!("cosh", ["llvm.cosh"], |b, a, _r| vec![Some(
+        b.math("llvm.sinh", &[a[0]])
+    )]),
     math!("tanh", ["llvm.tanh"], |b, _a, r| {
         let r2 = sq(b, r);
         let one = k(r, 1.0);
         vec![Some(b.fsub(one, r2))]
     }),
-    math!("asinh", [], |b, a, _r| vec![Some(inv_sqrt_quad(b, a[0], 1.0, 1.0))]),
-    math!("acosh", [], |b, a, _r| vec![Some(inv_sqrt_quad(b, a[0], -1.0, 1.0))]),
+    math!("asinh", [], |b, a, _r| vec![Some(inv_sqrt_quad(
+        b, a[0], 1.0, 1.0
+    ))]),
+    math!("acosh", [], |b, a, _r| vec![Some(inv_sqrt_quad(
+        b, a[0], -1.0, 1.0
+    ))]),
     math!("atanh", [], |b, a, _r| {
         let x2 = sq(b, a[0]);
         let one = k(a[0], 1.0);
@@ -126,8 +138,12 @@ pub static RULES: &[Rule] = &[
         vec![Some(recip(b, d))]
     }),
     math!("exp", ["llvm.exp"], |_b, _a, r| vec![Some(r)]),
-    math!("exp2", ["llvm.exp2"], |b, _a, r| vec![Some(b.fmul_const(r, LN_2))]),
-    math!("exp10", ["llvm.exp10"], |b, _a, r| vec![Some(b.fmul_const(r, LN_10))]),
+    math!("exp2", ["llvm.exp2"], |b, _a, r| vec![Some(
+        b.fmul_const(r, LN_2)
+    )]),
+    math!("exp10", ["llvm.exp10"], |b, _a, r| vec![Some(
+        b.fmul_const(r, LN_10)
+    )]),
     math!("expm1", [], |b, _a, r| {
         let one = k(r, 1.0);
         vec![Some(b.fadd(r, one))]
@@ -169,19 +185,26 @@ pub static RULES: &[Rule] = &[
         let d = b.fmul_const(r2, 3.0);
         vec![Some(recip(b, d))]
     }),
-    math!("hypot", [], |b, a, r| vec![Some(b.fdiv(a[0], r)), Some(b.fdiv(a[1], r))]),
+    math!("hypot", [], |b, a, r| vec![
+        Some(b.fdiv(a[0], r)),
+        Some(b.fdiv(a[1], r))
+    ]),
     math!("erf", [], |b, a, _r| vec![Some(gauss(b, a[0], 1.0))]),
     math!("erfc", [], |b, a, _r| vec![Some(gauss(b, a[0], -1.0))]),
     math!("fabs", ["llvm.fabs"], |b, a, _r| {
         let one = k(a[0], 1.0);
         vec![Some(b.math("llvm.copysign", &[one, a[0]]))]
     }),
-    math!("fmin", ["llvm.minnum", "llvm.minimum", "llvm.minimumnum"], |b, a, _r| {
-        pick(b, a, RealPred::LLVMRealOLE)
-    }),
-    math!("fmax", ["llvm.maxnum", "llvm.maximum", "llvm.maximumnum"], |b, a, _r| {
-        pick(b, a, RealPred::LLVMRealOGE)
-    }),
+    math!(
+        "fmin",
+        ["llvm.minnum", "llvm.minimum", "llvm.minimumnum"],
+        |b, a, _r| { pick(b, a, RealPred::LLVMRealOLE) }
+    ),
+    math!(
+        "fmax",
+        ["llvm.maxnum", "llvm.maximum", "llvm.maximumnum"],
+        |b, a, _r| { pick(b, a, RealPred::LLVMRealOGE) }
+    ),
     math!("copysign", ["llvm.copysign"], |b, a, _r| {
         // copysign(x, y) = |x| sign(y): d/dx = sign(x) sign(y).
         let one = k(a[0], 1.0);

@@ -22,7 +22,11 @@ macro_rules! mem {
 
 /// Every memory rule.
 pub static RULES: &[Rule] = &[
-    mem!("llvm.memcpy", ["llvm.memcpy.inline", "memcpy"], copy_forward),
+    mem!(
+        "llvm.memcpy",
+        ["llvm.memcpy.inline", "memcpy"],
+        copy_forward
+    ),
     mem!("llvm.memmove", ["memmove"], copy_forward),
     mem!("llvm.memset", ["llvm.memset.inline", "memset"], set_forward),
 ];
