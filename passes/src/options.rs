@@ -15,7 +15,7 @@ pub struct Options {
 
 impl Options {
     /// Parses `key=value` settings separated by `;` (pass parameters) or whitespace
-    /// (`UMBRA_OPTIONS`): `inactive=f,g` and `reopt=O2` (or `reopt=2`).
+    /// (`UMBRA_OPTIONS`): `inactive=f,g` (or `f:g`) and `reopt=O2` (or `reopt=2`).
     pub fn parse(text: &str) -> Result<Options> {
         let mut opts = Options::default();
         opts.merge(text)?;
@@ -31,9 +31,10 @@ impl Options {
             }
             let (key, value) = item.split_once('=').unwrap_or((item, ""));
             match key.trim_start_matches("--") {
+                // `:` as well as `,`: opt splits `-passes=` at commas, even inside `umbra<...>`.
                 "inactive" => self.inactive.extend(
                     value
-                        .split(',')
+                        .split([',', ':'])
                         .filter(|s| !s.is_empty())
                         .map(str::to_string),
                 ),
@@ -48,9 +49,11 @@ impl Options {
                         }
                     }
                 }
-                _ => return Err(Error::general(format!(
+                _ => {
+                    return Err(Error::general(format!(
                     "unknown umbra option '{item}' (known: inactive=NAME[,NAME...], reopt=O0..O3)"
-                ))),
+                )))
+                }
             }
         }
         Ok(())
@@ -68,7 +71,7 @@ mod tests {
 
     #[test]
     fn parses_pass_parameters_and_environment_syntax() {
-        let o = Options::parse("inactive=log_msg,trace;reopt=O2").unwrap();
+        let o = Options::parse("inactive=log_msg:trace;reopt=O2").unwrap();
         assert_eq!(o.inactive, vec!["log_msg", "trace"]);
         assert_eq!(o.reoptimize, Some(2));
         let o = Options::parse("  --inactive=a   reopt=3 ").unwrap();

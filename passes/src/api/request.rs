@@ -145,7 +145,8 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
                     ))
                 }
             }
-            if args[i].is_instruction() {
+            // -O2 shares one marker load between arguments and requests: record it once.
+            if args[i].is_instruction() && !marker_loads.contains(&args[i]) {
                 marker_loads.push(args[i]);
             }
             i += 1;

@@ -1,0 +1,48 @@
+# Umbra: top-level entry points. Every target except `clean` first runs scripts/setup.sh, which
+# installs missing system packages (LLVM 22, clang-22, lit, FileCheck, cmake) and is a no-op
+# when everything is present. Rust (cargo) comes from rustup.
+#
+#   make build    cargo build --release (the `umbra` driver and the passes library)
+#   make plugin   the opt/clang pass plugin, build/plugin/libUmbraPlugin.so
+#   make test     formatting and clippy checks, then unit tests and the lit suite
+#   make lint     formatting and clippy checks only
+#   make demo     build driver and plugin, run examples/run-demo.sh
+#   make clean    remove build outputs
+
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+export LLVM_SYS_221_PREFIX := /usr/lib/llvm-22
+
+CARGO ?= cargo
+CMAKE ?= cmake
+
+.PHONY: all setup build plugin test lint demo clean
+
+all: build
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	$(CARGO) build --release
+
+# The plugin links against the passes library built by cargo.
+plugin: build
+	$(CMAKE) -S cmake -B build/plugin -DCMAKE_BUILD_TYPE=Release
+	$(CMAKE) --build build/plugin
+
+lint: setup
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --release --all-targets -- -D warnings
+
+# The lit suite (run by `cargo test`) exercises both the driver and the plugin.
+test: lint plugin
+	$(CARGO) test --release
+
+demo: plugin
+	bash examples/run-demo.sh
+
+clean:
+	$(CARGO) clean
+	rm -rf build
+	find test -type d -name Output -prune -exec rm -rf {} +

@@ -1,0 +1,181 @@
+//! The target machine: which triple, CPU and features code is generated (and cost models are
+//! evaluated) for, and giving a module without a triple or data layout the target's.
+
+use crate::diagnostics::report_warning;
+use anyhow::{anyhow, Result};
+use inkwell::llvm_sys;
+use inkwell::module::Module;
+use inkwell::targets::{CodeModel, RelocMode, Target, TargetMachine, TargetTriple};
+use inkwell::OptimizationLevel;
+use std::ffi::CStr;
+
+/// What the user asked for on the command line; `None` means "decide from module and host".
+#[derive(Debug, Clone, Default)]
+pub struct TargetRequest {
+    /// `--target`.
+    pub triple: Option<String>,
+    /// `--cpu` (`native` = the host's).
+    pub cpu: Option<String>,
+    /// `--features`.
+    pub features: Option<String>,
+    /// `-O` level, 0-3.
+    pub opt_level: u8,
+}
+
+/// Registers every target the loaded LLVM library was built with.
+fn initialize_targets() {
+    use std::sync::Once;
+    static INIT: Once = Once::new();
+    // SAFETY: LLVM's target registration functions take no arguments and are idempotent; `Once`
+    // keeps them to one call.
+    INIT.call_once(|| unsafe {
+        llvm_sys::target::LLVM_InitializeAllTargetInfos();
+        llvm_sys::target::LLVM_InitializeAllTargets();
+        llvm_sys::target::LLVM_InitializeAllTargetMCs();
+        llvm_sys::target::LLVM_InitializeAllAsmPrinters();
+        llvm_sys::target::LLVM_InitializeAllAsmParsers();
+    });
+}
+
+/// The module's target triple, `""` when it has none.
+fn module_triple(module: &Module) -> String {
+    module.get_triple().as_str().to_string_lossy().into_owned()
+}
+
+/// The module's data layout string, `""` when it has none.
+fn module_data_layout(module: &Module) -> String {
+    // SAFETY: the module is alive; LLVM returns a pointer to its own NUL-terminated string.
+    unsafe {
+        let p = llvm_sys::core::LLVMGetDataLayoutStr(module.as_mut_ptr());
+        if p.is_null() {
+            String::new()
+        } else {
+            CStr::from_ptr(p).to_string_lossy().into_owned()
+        }
+    }
+}
+
+/// Architecture and operating system of a triple: the parts that decide whether the host's CPU
+/// can run the code (the vendor field varies between toolchains for the same machine).
+fn arch_and_os(triple: &str) -> (String, String) {
+    let normalized = TargetMachine::normalize_triple(&TargetTriple::create(triple));
+    let text = normalized.as_str().to_string_lossy().into_owned();
+    let mut parts = text.split('-');
+    let arch = parts.next().unwrap_or("").to_string();
+    let os = parts.nth(1).unwrap_or("").to_string();
+    (arch, os)
+}
+
+/// The host's triple.
+pub fn host_triple() -> String {
+    TargetMachine::get_default_triple()
+        .as_str()
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The triple, CPU and features to generate code for, following the rules in the README: the
+/// requested triple, else the module's, else the host's; the host's CPU and features when the
+/// triple is the host's (or `--cpu=native`) and nothing else was asked for.
+fn resolve(req: &TargetRequest, module_triple: &str) -> (String, String, String) {
+    let host = host_triple();
+    let triple = match (&req.triple, module_triple) {
+        (Some(t), _) => t.clone(),
+        (None, "") => host.clone(),
+        (None, m) => m.to_string(),
+    };
+    let targets_host = arch_and_os(&triple) == arch_and_os(&host);
+    let host_cpu = || TargetMachine::get_host_cpu_name().to_string();
+    let host_features = || TargetMachine::get_host_cpu_features().to_string();
+    let (cpu, cpu_is_host) = match req.cpu.as_deref() {
+        Some("native") => (host_cpu(), true),
+        Some(name) => (name.to_string(), false),
+        None if targets_host => (host_cpu(), true),
+        None => (String::new(), false),
+    };
+    let features = match &req.features {
+        Some(f) => f.clone(),
+        None if cpu_is_host => host_features(),
+        None => String::new(),
+    };
+    (triple, cpu, features)
+}
+
+/// Creates the target machine for `module` under `req`.
+pub fn machine_for(module: &Module, req: &TargetRequest) -> Result<TargetMachine> {
+    initialize_targets();
+    let (triple, cpu, features) = resolve(req, &module_triple(module));
+    let tt = TargetTriple::create(&triple);
+    let target = Target::from_triple(&tt).map_err(|e| {
+        anyhow!(
+            "unsupported target '{triple}': {}",
+            e.to_string_lossy().trim()
+        )
+    })?;
+    let level = match req.opt_level {
+        0 => OptimizationLevel::None,
+        1 => OptimizationLevel::Less,
+        2 => OptimizationLevel::Default,
+        _ => OptimizationLevel::Aggressive,
+    };
+    target
+        .create_target_machine(
+            &tt,
+            &cpu,
+            &features,
+            level,
+            RelocMode::PIC,
+            CodeModel::Default,
+        )
+        .ok_or_else(|| {
+            anyhow!("cannot create a target machine for '{triple}' (cpu '{cpu}', features '{features}')")
+        })
+}
+
+/// Gives `module` the machine's triple and data layout where it has none, or where `--target`
+/// explicitly overrides the module's own (with a warning when they differ).
+pub fn adopt(module: &Module, machine: &TargetMachine, explicit_triple: bool) {
+    let current = module_triple(module);
+    let wanted = machine.get_triple();
+    let wanted_text = wanted.as_str().to_string_lossy().into_owned();
+    let retarget = current.is_empty() || (explicit_triple && current != wanted_text);
+    if retarget {
+        if !current.is_empty() {
+            report_warning(&format!(
+                "overriding the module's target triple '{current}' with '{wanted_text}'"
+            ));
+        }
+        module.set_triple(&wanted);
+    }
+    if retarget || module_data_layout(module).is_empty() {
+        let layout = machine.get_target_data().get_data_layout();
+        module.set_data_layout(&layout);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_cpu_only_for_the_host() {
+        let host = host_triple();
+        let req = TargetRequest::default();
+        let (t, cpu, _) = resolve(&req, "");
+        assert_eq!(t, host);
+        assert!(!cpu.is_empty());
+        let req = TargetRequest {
+            triple: Some("riscv64-unknown-linux-gnu".into()),
+            ..Default::default()
+        };
+        let (t, cpu, features) = resolve(&req, &host);
+        assert_eq!(t, "riscv64-unknown-linux-gnu");
+        assert_eq!((cpu.as_str(), features.as_str()), ("", ""));
+        let req = TargetRequest {
+            cpu: Some("x86-64".into()),
+            ..Default::default()
+        };
+        let (_, cpu, features) = resolve(&req, &host);
+        assert_eq!((cpu.as_str(), features.as_str()), ("x86-64", ""));
+    }
+}
