@@ -29,7 +29,51 @@ pub static RULES: &[Rule] = &[
     ),
     mem!("llvm.memmove", ["memmove"], copy_forward),
     mem!("llvm.memset", ["llvm.memset.inline", "memset"], set_forward),
+    mem!(
+        "llvm.masked.load",
+        ["llvm.masked.gather"],
+        masked_load_forward
+    ),
+    mem!(
+        "llvm.masked.store",
+        ["llvm.masked.scatter"],
+        masked_store_forward
+    ),
 ];
+
+/// `masked.load(ptr, mask, passthru)` / `masked.gather(ptrs, mask, passthru)`: the same masked
+/// load from the shadow, with the passthru's tangent in the masked-off lanes.
+fn masked_load_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
+    let Some(shadow) = c.tangents[0] else {
+        // Memory without a shadow holds constants; the passthru lanes keep their tangent.
+        return Ok(None);
+    };
+    let last = c.args.len() - 1;
+    let passthru = c.tangents[last].unwrap_or_else(|| c.args[last].ty().zero());
+    Ok(Some(shadow_call(
+        c,
+        &[(0, shadow), (last as u32, passthru)],
+    )))
+}
+
+/// `masked.store(value, ptr, mask)` / `masked.scatter(values, ptrs, mask)`: the value's
+/// tangent goes to the shadow under the same mask.
+fn masked_store_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
+    match (c.tangents[1], c.tangents[0]) {
+        (Some(shadow), t) => {
+            let t = t.unwrap_or_else(|| c.args[0].ty().zero());
+            shadow_call(c, &[(0, t), (1, shadow)]);
+        }
+        (None, Some(_)) => {
+            return Err(Error::at(
+                c.src,
+                "stores values with derivatives into memory without a shadow (a constant argument or global); pass the destination as dup",
+            ))
+        }
+        (None, None) => {}
+    }
+    Ok(None)
+}
 
 /// A second call like the primal one, on the shadow operands.
 fn shadow_call(c: &mut ForwardCall, replace: &[(u32, Val)]) -> Val {
