@@ -1,0 +1,101 @@
+//===- UmbraPlugin.cpp - opt/clang pass plugin for Umbra ------------------===//
+//
+// A thin shim: registers the new-pass-manager module pass `umbra` and forwards
+// the module to the Rust library (umbra-passes, linked in as a static archive)
+// through its C ABI. All differentiation logic lives on the Rust side.
+//
+//   opt-22 -load-pass-plugin=libUmbraPlugin.so -passes=umbra in.ll -S
+//   opt-22 -load-pass-plugin=libUmbraPlugin.so -passes='umbra<inactive=f;reopt=O2>' ...
+//   clang-22 -O2 -fpass-plugin=libUmbraPlugin.so prog.c
+//
+// Under clang the pass runs at OptimizerLast (user code is optimised first) and
+// asks the Rust side to re-run default<O{level}> afterwards when level > O0.
+//
+//===----------------------------------------------------------------------===//
+
+#include "llvm-c/Types.h"
+#include "llvm/IR/Module.h" // llvm::wrap(Module *) -> LLVMModuleRef
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/OptimizationLevel.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Plugins/PassPlugin.h"
+#include "llvm/Support/ErrorHandling.h"
+
+#include <string>
+
+extern "C" {
+// Exported by passes/src/capi.rs.
+int umbra_differentiate_module(LLVMModuleRef m, const char *params,
+                               char **error);
+void umbra_free_error(char *error);
+}
+
+namespace {
+
+class UmbraPass : public llvm::PassInfoMixin<UmbraPass> {
+public:
+  explicit UmbraPass(std::string Params) : Params(std::move(Params)) {}
+
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &) {
+    char *Error = nullptr;
+    int Status =
+        umbra_differentiate_module(llvm::wrap(&M), Params.c_str(), &Error);
+    if (Status != 0) {
+      std::string Message = Error ? Error : "unknown failure";
+      umbra_free_error(Error);
+      // Exits with status 1: no stack dump, no "please report a bug" banner.
+      llvm::reportFatalUsageError(llvm::Twine("umbra: error: ") + Message);
+    }
+    // The Rust side does not report whether it changed anything; be safe.
+    return llvm::PreservedAnalyses::none();
+  }
+
+  static bool isRequired() { return true; }
+  static llvm::StringRef name() { return "umbra"; }
+
+private:
+  std::string Params;
+};
+
+/// `umbra` -> "", `umbra<text>` -> "text"; false for any other name.
+bool parsePassName(llvm::StringRef Name, std::string &Params) {
+  if (Name == "umbra") {
+    Params.clear();
+    return true;
+  }
+  if (Name.consume_front("umbra<") && Name.consume_back(">")) {
+    Params = Name.str();
+    return true;
+  }
+  return false;
+}
+
+void registerCallbacks(llvm::PassBuilder &PB) {
+  PB.registerPipelineParsingCallback(
+      [](llvm::StringRef Name, llvm::ModulePassManager &MPM,
+         llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+        std::string Params;
+        if (!parsePassName(Name, Params))
+          return false;
+        MPM.addPass(UmbraPass(std::move(Params)));
+        return true;
+      });
+
+  // clang -fpass-plugin: differentiate after the user's code is optimised,
+  // then have the Rust side re-optimise the derivative code it generated.
+  PB.registerOptimizerLastEPCallback([](llvm::ModulePassManager &MPM,
+                                        llvm::OptimizationLevel Level,
+                                        llvm::ThinOrFullLTOPhase) {
+    std::string Params;
+    if (Level.getSpeedupLevel() > 0)
+      Params = "reopt=O" + std::to_string(Level.getSpeedupLevel());
+    MPM.addPass(UmbraPass(std::move(Params)));
+  });
+}
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo
+llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "Umbra", "0.1.0", registerCallbacks};
+}

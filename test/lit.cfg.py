@@ -1,0 +1,76 @@
+# -*- Python -*-
+# lit configuration for Umbra's test suite.
+#
+#   /usr/lib/llvm-22/bin/lit -sv test/          (or: cargo test --release)
+#
+# Needs the driver (cargo build --release) and the plugin (make plugin). Either missing is a
+# configuration error, not a reason to skip tests.
+#
+# Substitutions:
+#   %umbra            the driver (env UMBRA_BIN, default target/release/umbra)
+#   %plugin           build/plugin/libUmbraPlugin.so (env UMBRA_PLUGIN)
+#   %opt-umbra        opt -load-pass-plugin=%plugin -S   (the test adds -passes=umbra...)
+#   %clang            clang-22
+#   %runtime-include  runtime/include (umbra.h)
+#   %testinc          test/include (helpers shared by tests)
+#   %exec-test        bash test/integration/exec-test.sh
+
+import os
+
+import lit.formats
+
+config.name = "Umbra"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".ll", ".c"]
+config.excludes = ["Inputs", "include"]
+
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(config.test_source_root)
+config.test_exec_root = os.path.join(root, "build", "lit")
+
+llvm_bin = "/usr/lib/llvm-22/bin"
+config.environment["PATH"] = os.pathsep.join(
+    [llvm_bin, config.environment.get("PATH", os.environ.get("PATH", ""))]
+)
+# Pass through settings the tools read, and nothing that would change test results silently.
+for var in ["HOME", "TMPDIR", "RUST_BACKTRACE"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+# UMBRA_OPTIONS would alter every test's output.
+config.environment.pop("UMBRA_OPTIONS", None)
+
+
+def required(path, what, how):
+    if not os.path.isfile(path):
+        lit_config.fatal(f"{what} not found at {path}: {how}")
+    return path
+
+
+umbra_bin = required(
+    os.environ.get("UMBRA_BIN") or os.path.join(root, "target", "release", "umbra"),
+    "umbra driver",
+    "run `cargo build --release` or set UMBRA_BIN",
+)
+plugin = required(
+    os.environ.get("UMBRA_PLUGIN")
+    or os.path.join(root, "build", "plugin", "libUmbraPlugin.so"),
+    "umbra plugin",
+    "run `make plugin` or set UMBRA_PLUGIN",
+)
+config.environment["UMBRA_BIN"] = umbra_bin
+config.environment["UMBRA_PLUGIN"] = plugin
+
+runtime_include = os.path.join(root, "runtime", "include")
+test_include = os.path.join(config.test_source_root, "include")
+exec_test = os.path.join(config.test_source_root, "integration", "exec-test.sh")
+
+# lit applies substitutions in list order: keep any name before the shorter names it starts with.
+config.substitutions.append(("%opt-umbra", f"opt -load-pass-plugin={plugin} -S"))
+config.substitutions.append(("%runtime-include", runtime_include))
+config.substitutions.append(("%exec-test", f"bash {exec_test}"))
+config.substitutions.append(("%testinc", test_include))
+config.substitutions.append(("%plugin", plugin))
+config.substitutions.append(("%umbra", umbra_bin))
+config.substitutions.append(("%clang", "clang-22"))
+
+config.available_features.add("umbra-plugin")
