@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# exec-test.sh SRC MODE OPT [TMPDIR]
+#
+# Build a C execution test with Umbra and run it.
+#   MODE = driver : clang -O$OPT -g -c -emit-llvm -> $UMBRA_BIN -> clang link -> run
+#   MODE = plugin : clang -O$OPT -g -fpass-plugin=$UMBRA_PLUGIN -> run
+#   MODE = selftest : clang -O$OPT -DFD_SELFTEST (no Umbra; AD values ignored,
+#                     checks the test's finite-difference plumbing only)
+#   OPT  = 0..3
+#   TMPDIR (optional, lit passes %t): directory for intermediate files
+#                                     (created if needed); else mktemp -d.
+# Environment:
+#   UMBRA_BIN     driver binary   (default <repo>/target/release/umbra)
+#   UMBRA_PLUGIN  pass plugin     (default <repo>/build/plugin/libUmbraPlugin.so)
+#   CLANG         C compiler      (default clang-22)
+#   EXTRA_CFLAGS  extra compile flags for the test source
+# A source line of the form `// EXEC-CFLAGS: <flags>` adds <flags> as well.
+# Exits non-zero on any failure, naming the failing step on stderr.
+set -euo pipefail
+
+if [[ $# -lt 3 || $# -gt 4 ]]; then
+  echo "usage: $0 SRC driver|plugin|selftest OPT [TMPDIR]" >&2
+  exit 2
+fi
+SRC=$1
+MODE=$2
+OPT=$3
+
+SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
+UMBRA_BIN=${UMBRA_BIN:-$ROOT/target/release/umbra}
+UMBRA_PLUGIN=${UMBRA_PLUGIN:-$ROOT/build/plugin/libUmbraPlugin.so}
+CLANG=${CLANG:-clang-22}
+
+case "$OPT" in 0|1|2|3) ;; *) echo "exec-test: bad OPT '$OPT' (want 0..3)" >&2; exit 2 ;; esac
+case "$MODE" in driver|plugin|selftest) ;; *) echo "exec-test: bad MODE '$MODE' (want driver|plugin|selftest)" >&2; exit 2 ;; esac
+[[ -f "$SRC" ]] || { echo "exec-test: source '$SRC' not found" >&2; exit 2; }
+
+if [[ $# -eq 4 ]]; then
+  WORK=$4
+  # lit's %t may be left over as a plain file from another kind of test.
+  if [[ -e "$WORK" && ! -d "$WORK" ]]; then rm -f "$WORK"; fi
+  mkdir -p "$WORK"
+else
+  WORK=$(mktemp -d "${TMPDIR:-/tmp}/umbra-exec.XXXXXX")
+  trap 'rm -rf "$WORK"' EXIT
+fi
+
+# Per-test flags from `// EXEC-CFLAGS:` lines.
+SRC_CFLAGS=$(sed -n 's|^[[:space:]]*//[[:space:]]*EXEC-CFLAGS:||p' "$SRC" | tr '\n' ' ')
+# shellcheck disable=SC2206
+CFLAGS=(-O"$OPT" -g -I "$ROOT/test/include" -I "$ROOT/runtime/include" ${SRC_CFLAGS} ${EXTRA_CFLAGS:-})
+
+BASE=$WORK/$(basename "${SRC%.*}")-$MODE-O$OPT
+EXE=$BASE.exe
+
+step() { # step NAME CMD... : run CMD, report NAME on failure
+  local name=$1; shift
+  if ! "$@"; then
+    echo "exec-test: FAILED at step '$name' ($SRC, mode=$MODE, -O$OPT)" >&2
+    echo "  command: $*" >&2
+    exit 1
+  fi
+}
+
+rm -f "$BASE.bc" "$BASE.o" "$EXE"
+if [[ $MODE == driver ]]; then
+  [[ -x "$UMBRA_BIN" ]] || { echo "exec-test: FAILED at step 'setup': UMBRA_BIN '$UMBRA_BIN' not found or not executable" >&2; exit 1; }
+  step "compile to bitcode" "$CLANG" "${CFLAGS[@]}" -c -emit-llvm "$SRC" -o "$BASE.bc"
+  step "umbra" "$UMBRA_BIN" "$BASE.bc" -o "$BASE.o"
+  step "link" "$CLANG" "$BASE.o" -lm -o "$EXE"
+elif [[ $MODE == selftest ]]; then
+  step "compile (selftest)" "$CLANG" "${CFLAGS[@]}" -DFD_SELFTEST "$SRC" -lm -o "$EXE"
+else
+  [[ -f "$UMBRA_PLUGIN" ]] || { echo "exec-test: FAILED at step 'setup': UMBRA_PLUGIN '$UMBRA_PLUGIN' not found" >&2; exit 1; }
+  step "compile with plugin" "$CLANG" "${CFLAGS[@]}" -fpass-plugin="$UMBRA_PLUGIN" "$SRC" -lm -o "$EXE"
+fi
+
+if command -v timeout >/dev/null 2>&1; then
+  step "run" timeout 60 "$EXE"
+else
+  step "run" "$EXE"
+fi
