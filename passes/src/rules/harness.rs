@@ -99,6 +99,10 @@ pub fn check_rule(case: &Case) {
             dx[j] = 1.0;
             let ad = eval(&case.xs, &dx)[1];
             let fd = central_difference(|x| eval(x, &vec![0.0; n])[0], &case.xs, j, single);
+            assert!(
+                fd.is_finite(),
+                "{case:?}: finite differences are not finite at this point; pick another"
+            );
             let tol = if single { 2e-3 } else { 1e-6 };
             let ok = (ad - fd).abs() <= tol * (1.0 + fd.abs());
             assert!(

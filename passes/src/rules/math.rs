@@ -8,7 +8,7 @@
 //! the first argument on ties, the rounding functions have derivative zero.
 
 use super::{Area, Partials, Rule, RuleKind};
-use crate::ir::{Builder, RealPred, Val};
+use crate::ir::{Builder, IntPred, RealPred, Val};
 use std::f64::consts::{LN_10, LN_2, PI};
 
 macro_rules! math {
@@ -163,12 +163,15 @@ pub static RULES: &[Rule] = &[
         vec![Some(recip(b, d))]
     }),
     math!("pow", ["llvm.pow"], |b, a, r| {
-        // d/dx = y * x^(y-1); d/dy = x^y * log(x), taken as 0 at x = 0 (the limit for y > 0).
+        // d/dx = y * x^(y-1), taken as 0 for y = 0 (x^0 is constant; avoids 0 * inf at x = 0);
+        // d/dy = x^y * log(x), taken as 0 at x = 0 (the limit for y > 0).
         let (x, y) = (a[0], a[1]);
         let one = k(y, 1.0);
         let ym1 = b.fsub(y, one);
         let p = b.math("llvm.pow", &[x, ym1]);
-        let px = b.fmul(y, p);
+        let yp = b.fmul(y, p);
+        let y0 = b.fcmp(RealPred::LLVMRealOEQ, y, k(y, 0.0));
+        let px = b.select(y0, k(y, 0.0), yp);
         let lx = b.math("llvm.log", &[x]);
         let rl = b.fmul(r, lx);
         let zero = k(x, 0.0);
@@ -234,13 +237,21 @@ pub static RULES: &[Rule] = &[
         vec![Some(a[1]), Some(a[0]), Some(k(a[2], 1.0))]
     }),
     math!("llvm.powi", [], |b, a, _r| {
-        // powi(x, n) = x^n: d/dx = n x^(n-1)
+        // powi(x, n) = x^n: d/dx = n x^(n-1), and 0 for n = 0 (avoids 0 * inf at x = 0).
         let (x, n) = (a[0], a[1]);
         let one = n.ty().int_const(1);
         let nm1 = b.sub(n, one);
         let p = b.intrinsic("llvm.powi", &[x.ty(), n.ty()], &[x, nm1]);
         let nf = b.si_to_fp(n, x.ty());
-        vec![p.map(|p| b.fmul(nf, p)), None]
+        let n0 = b.icmp(IntPred::LLVMIntEQ, n, n.ty().zero());
+        let zero = k(x, 0.0);
+        vec![
+            p.map(|p| {
+                let d = b.fmul(nf, p);
+                b.select(n0, zero, d)
+            }),
+            None,
+        ]
     }),
     math!("floor", ["llvm.floor"], |_b, _a, _r| vec![None]),
     math!("ceil", ["llvm.ceil"], |_b, _a, _r| vec![None]),
@@ -309,6 +320,10 @@ mod tests {
         check_rule(&Case::intrinsic("llvm.minnum", &[0.9, 0.4]));
         check_rule(&Case::intrinsic("llvm.maxnum", &[0.9, 0.4]));
         check_rule(&Case::with_int("llvm.powi", 1.3, 5));
+        check_rule(&Case::with_int("llvm.powi", 0.0, 0));
+        // x = 0: d/dy is taken as its limit 0; y = 0: d/dx is 0 (no 0 * inf).
+        check_rule(&Case::libm("pow", &[0.0, 2.0]));
+        check_rule(&Case::libm("pow", &[1.5, 0.0]));
         check_rule(&Case::with_int("ldexp", 1.3, 3));
     }
 }
