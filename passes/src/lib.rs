@@ -15,6 +15,7 @@ pub mod analysis;
 pub mod api;
 pub mod cache;
 pub mod capi;
+pub mod clone;
 pub mod diag;
 pub mod forward;
 pub mod ir;

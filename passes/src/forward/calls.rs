@@ -88,7 +88,7 @@ impl ForwardFn<'_> {
                 }
                 acc
             }
-            RuleKind::Forward(rule_fn) => {
+            RuleKind::Forward(rule_fn, _) => {
                 let mut ctx = ForwardCall {
                     b: &mut self.b,
                     session: self.session,

@@ -9,12 +9,13 @@
 //! invent one.
 
 use crate::analysis::activity::{forward_activity, ActiveSet};
-use crate::analysis::cfg::reverse_post_order;
 use crate::api::Activity;
 use crate::cache::{Job, Session};
+use crate::clone::Cloner;
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Val};
-use std::collections::{HashMap, HashSet};
+
+pub(super) use crate::clone::short;
 
 /// Builds one forward derivative.
 pub(crate) struct ForwardFn<'s> {
@@ -24,10 +25,7 @@ pub(crate) struct ForwardFn<'s> {
     activity: Vec<Activity>,
     pub(super) active: ActiveSet,
     pub(super) b: Builder,
-    primal: HashMap<Val, Val>,
-    tangent: HashMap<Val, Val>,
-    blocks: HashMap<Block, Block>,
-    exit_block: HashMap<Block, Block>,
+    vals: Cloner,
     /// (source phi, primal phi, tangent phi) awaiting their incoming edges.
     pub(super) phis: Vec<(Val, Val, Option<Val>)>,
 }
@@ -44,45 +42,36 @@ impl<'s> ForwardFn<'s> {
             activity: job.key.activity.clone(),
             active,
             b,
-            primal: HashMap::new(),
-            tangent: HashMap::new(),
-            blocks: HashMap::new(),
-            exit_block: HashMap::new(),
+            vals: Cloner::default(),
             phis: Vec::new(),
         }
     }
 
     pub(crate) fn run(mut self) -> Result<()> {
-        let order = reverse_post_order(self.src);
-        let reachable: HashSet<Block> = order.iter().copied().collect();
-        for b in self.src.blocks() {
-            if reachable.contains(&b) {
-                let nb = self.dst.append_block("");
-                self.blocks.insert(b, nb);
-            }
-        }
+        let order = self.vals.create_blocks(self.src, self.dst);
         let mut dparams = self.dst.params().into_iter();
         for (p, a) in self.src.params().into_iter().zip(self.activity.clone()) {
             if let Some(dp) = dparams.next() {
-                self.primal.insert(p, dp);
+                self.vals.set_primal(p, dp);
             }
             if a.has_shadow() {
-                if let Some(dp) = dparams.next() {
-                    self.tangent.insert(p, dp);
-                }
+                self.vals.set_shadow(p, dparams.next());
             }
         }
         for b in order {
-            self.b.position_at_end(self.blocks[&b]);
+            let Some(nb) = self.vals.block(b) else {
+                continue;
+            };
+            self.b.position_at_end(nb);
             for i in b.instructions() {
                 self.b.set_fast_math_from(i);
                 self.visit(i)?;
             }
-            self.exit_block.insert(b, self.b.current_block());
+            let exit = self.b.current_block();
+            self.vals.set_exit_block(b, exit);
         }
         self.fill_phis()
     }
-
     fn visit(&mut self, i: Val) -> Result<()> {
         use Opcode::*;
         match i.opcode() {
@@ -141,117 +130,48 @@ impl<'s> ForwardFn<'s> {
         self.active.contains(v)
     }
 
-    /// The primal copy of source value `v` (constants map to themselves; values from
-    /// unreachable code to poison).
+    /// The primal copy of source value `v`.
     pub(super) fn map(&self, v: Val) -> Val {
-        if let Some(&p) = self.primal.get(&v) {
-            return p;
-        }
-        if v.is_block() {
-            if let Some(nb) = self.blocks.get(&v.as_block()) {
-                return nb.as_value();
-            }
-        }
-        if v.is_instruction() || v.is_argument() {
-            return v.ty().poison();
-        }
-        v
+        self.vals.map(v)
     }
 
     /// Records the primal copy of `v`.
     pub(super) fn set_primal(&mut self, v: Val, p: Val) {
-        self.primal.insert(v, p);
+        self.vals.set_primal(v, p);
     }
 
     /// The tangent (or shadow) of source value `v`, if it has one.
     pub(super) fn tangent(&self, v: Val) -> Option<Val> {
-        self.tangent.get(&v).copied()
+        self.vals.shadow(v)
     }
 
     /// Records the tangent of `v` (ignored for `None`).
     pub(super) fn set_tangent(&mut self, v: Val, t: Option<Val>) {
-        if let Some(t) = t {
-            self.tangent.insert(v, t);
-        }
+        self.vals.set_shadow(v, t);
     }
 
     /// The tangent of `v`, or zero of its type. Pointers without a shadow get a substitute
-    /// (see [`ForwardFn::shadow_or_substitute`]); `at` is the instruction blamed on failure.
+    /// (see [`Cloner::shadow_or_substitute`]); `at` is the instruction blamed on failure.
     pub(super) fn tangent_or_zero(&mut self, v: Val, at: Val) -> Result<Val> {
         if let Some(t) = self.tangent(v) {
             return Ok(t);
         }
         if v.ty().is_ptr() {
-            return self.shadow_or_substitute(v, at);
+            return self.require_shadow(v, at);
         }
         Ok(v.ty().zero())
     }
 
-    /// The shadow of pointer `v`, which must exist because `v` is active.
+    /// The shadow of pointer `v`, or a substitute where one exists; an error otherwise.
     pub(super) fn require_shadow(&mut self, v: Val, at: Val) -> Result<Val> {
-        self.tangent(v)
-            .map_or_else(|| self.shadow_or_substitute(v, at), Ok)
-    }
-
-    /// A shadow for pointer `v` where one is needed (a phi, select or store mixing it with
-    /// shadowed pointers): its own shadow; null for null; poison for undef; a zero-filled copy
-    /// for read-only globals. Anything else (a constant argument, a mutable global) is an error:
-    /// there is no memory to hold its derivative.
-    pub(super) fn shadow_or_substitute(&mut self, v: Val, at: Val) -> Result<Val> {
-        if let Some(t) = self.tangent(v) {
-            return Ok(t);
-        }
-        if v.is_null_constant() {
-            return Ok(v);
-        }
-        if v.is_undef() {
-            return Ok(v.ty().poison());
-        }
-        if let Some(s) = self.zero_shadow_of_constant_data(v) {
-            return Ok(s);
-        }
-        Err(Error::at(
-            at,
-            format!(
-                "pointer '{}' has no shadow memory (it is a constant argument or a mutable global) but flows where differentiable memory is expected; pass it as dup, or keep constant and differentiable pointers apart",
-                short(v)
-            ),
-        ))
-    }
-
-    /// For a read-only global without pointers inside (or a constant GEP into one), the same
-    /// address in a zero-filled copy.
-    fn zero_shadow_of_constant_data(&mut self, v: Val) -> Option<Val> {
-        if v.is_global_variable() {
-            let ty = v.global_value_type();
-            if v.is_global_constant() && !ty.contains_ptr() {
-                return Some(self.session.zero_shadow_of_constant(v));
-            }
-            return None;
-        }
-        if v.is_constant_expr() && v.const_opcode() == Opcode::LLVMGetElementPtr {
-            let base = self.zero_shadow_of_constant_data(v.operand(0))?;
-            let idx: Vec<Val> = (1..v.num_operands()).map(|k| v.operand(k)).collect();
-            return Some(Val::const_gep(v.gep_source_type(), base, &idx));
-        }
-        None
+        self.vals.shadow_or_substitute(self.session, v, at)
     }
 
     // ----- emission helpers -----
 
     /// Emits a copy of source instruction `i` with its operands mapped, and records it.
     pub(super) fn clone_primal(&mut self, i: Val) -> Val {
-        let c = i.clone_instruction();
-        for k in 0..i.num_operands() {
-            c.set_operand(k, self.map(i.operand(k)));
-        }
-        self.b.insert(c);
-        c.strip_metadata_except_tbaa();
-        if !c.ty().is_void() {
-            c.set_name(&i.name());
-        }
-        self.primal.insert(i, c);
-        c
+        self.vals.clone_primal(&mut self.b, i)
     }
 
     /// Emits a copy of `i`'s primal with operands `diff` replaced by their tangents (zero or a
@@ -281,16 +201,6 @@ impl<'s> ForwardFn<'s> {
 
     /// The block of the derived function where source block `b`'s code ends.
     pub(super) fn exit_block_of(&self, b: Block) -> Option<Block> {
-        self.exit_block.get(&b).copied()
-    }
-}
-
-/// A value's IR text, cut short for messages.
-pub(super) fn short(v: Val) -> String {
-    let s = v.print();
-    if s.chars().count() > 80 {
-        format!("{}...", s.chars().take(77).collect::<String>())
-    } else {
-        s
+        self.vals.exit_block_of(b)
     }
 }

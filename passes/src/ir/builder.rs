@@ -321,6 +321,14 @@ impl Builder {
     pub fn cond_br(&mut self, cond: Val, t: Block, f: Block) -> Val {
         Val(unsafe { c::LLVMBuildCondBr(self.raw, cond.0, t.0, f.0) })
     }
+    /// `switch` on `v` (cases added with [`Builder::add_case`]).
+    pub fn switch(&mut self, v: Val, default: Block, cases: u32) -> Val {
+        Val(unsafe { c::LLVMBuildSwitch(self.raw, v.0, default.0, cases) })
+    }
+    /// Adds `case on: dest` to a switch.
+    pub fn add_case(&mut self, switch: Val, on: Val, dest: Block) {
+        unsafe { c::LLVMAddCase(switch.0, on.0, dest.0) }
+    }
     /// `unreachable`.
     pub fn unreachable(&mut self) -> Val {
         Val(unsafe { c::LLVMBuildUnreachable(self.raw) })

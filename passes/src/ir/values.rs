@@ -352,6 +352,41 @@ impl Val {
         let mut idx: Vec<_> = indices.iter().map(|v| v.0).collect();
         Val(unsafe { c::LLVMConstGEP2(source.0, base.0, idx.as_mut_ptr(), idx.len() as u32) })
     }
+    /// The shuffle mask of a `shufflevector` (`None` for undefined lanes).
+    pub fn shuffle_mask(self) -> Vec<Option<u32>> {
+        let n = unsafe { c::LLVMGetNumMaskElements(self.0) };
+        let undef = unsafe { c::LLVMGetUndefMaskElem() };
+        (0..n)
+            .map(|i| {
+                let m = unsafe { c::LLVMGetMaskValue(self.0, i) };
+                (m != undef && m >= 0).then_some(m as u32)
+            })
+            .collect()
+    }
+    /// The name of the access type in an instruction's TBAA tag (`double`, `int`, `any
+    /// pointer`, ...), when it has one.
+    pub fn tbaa_access_type(self) -> Option<String> {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let k = "tbaa";
+            let kind = c::LLVMGetMDKindIDInContext(ctx, k.as_ptr() as *const _, k.len() as u32);
+            let tag = c::LLVMGetMetadata(self.0, kind);
+            if tag.is_null() || c::LLVMGetMDNodeNumOperands(tag) < 2 {
+                return None;
+            }
+            let mut ops = vec![std::ptr::null_mut(); c::LLVMGetMDNodeNumOperands(tag) as usize];
+            c::LLVMGetMDNodeOperands(tag, ops.as_mut_ptr());
+            let access = ops[1];
+            if access.is_null() || c::LLVMGetMDNodeNumOperands(access) < 1 {
+                return None;
+            }
+            let mut aops = vec![std::ptr::null_mut(); c::LLVMGetMDNodeNumOperands(access) as usize];
+            c::LLVMGetMDNodeOperands(access, aops.as_mut_ptr());
+            let mut len = 0u32;
+            let s = c::LLVMGetMDString(aops[0], &mut len);
+            (!s.is_null()).then(|| string_from(s, len as usize))
+        }
+    }
     /// Clones an instruction (detached, same operands).
     pub fn clone_instruction(self) -> Val {
         Val(unsafe { c::LLVMInstructionClone(self.0) })

@@ -1,28 +1,35 @@
 //! Allocation rules: every allocation of differentiable memory gets a shadow allocation of the
 //! same size, zeroed, made by the same allocator; `free` releases the shadow alongside.
 
-use super::{Area, ForwardCall, ForwardRule, Rule, RuleKind};
+use super::{Area, ForwardCall, ForwardRule, Reverse, Rule, RuleKind};
 use crate::diag::{Error, Result};
 use crate::ir::Val;
 
 macro_rules! alloc {
-    ($name:literal, [$($alias:literal),*], $fwd:expr) => {
+    ($name:literal, [$($alias:literal),*], $fwd:expr, $rev:expr) => {
         Rule {
             name: $name,
             aliases: &[$($alias),*],
             libm_variants: false,
             area: Area::Alloc,
-            kind: RuleKind::Forward($fwd as ForwardRule),
+            kind: RuleKind::Forward($fwd as ForwardRule, $rev),
         }
     };
 }
 
 /// Every allocation rule.
 pub static RULES: &[Rule] = &[
-    alloc!("malloc", [], malloc_forward),
-    alloc!("calloc", [], calloc_forward),
-    alloc!("realloc", [], realloc_forward),
-    alloc!("free", [], free_forward),
+    alloc!("malloc", [], malloc_forward, Reverse::Allocate),
+    alloc!("calloc", [], calloc_forward, Reverse::Allocate),
+    alloc!(
+        "realloc",
+        [],
+        realloc_forward,
+        Reverse::NotYet(
+            "realloc is not supported in reverse mode yet (earlier shadow addresses would dangle)"
+        )
+    ),
+    alloc!("free", [], free_forward, Reverse::Free),
 ];
 
 /// The same call again: a second allocation of the same size.

@@ -4,40 +4,51 @@
 //! shadow. Copying differentiable data into memory without a shadow is an error, never a silent
 //! loss of derivative.
 
-use super::{Area, ForwardCall, ForwardRule, Rule, RuleKind};
+use super::{Area, ForwardCall, ForwardRule, Reverse, Rule, RuleKind};
 use crate::diag::{Error, Result};
 use crate::ir::{Ty, Val};
 
 macro_rules! mem {
-    ($name:literal, [$($alias:literal),*], $fwd:expr) => {
+    ($name:literal, [$($alias:literal),*], $fwd:expr, $rev:expr) => {
         Rule {
             name: $name,
             aliases: &[$($alias),*],
             libm_variants: false,
             area: Area::Memory,
-            kind: RuleKind::Forward($fwd as ForwardRule),
+            kind: RuleKind::Forward($fwd as ForwardRule, $rev),
         }
     };
 }
+
+const MASKED_NOT_YET: Reverse =
+    Reverse::NotYet("masked vector memory operations are not supported in reverse mode yet");
 
 /// Every memory rule.
 pub static RULES: &[Rule] = &[
     mem!(
         "llvm.memcpy",
         ["llvm.memcpy.inline", "memcpy"],
-        copy_forward
+        copy_forward,
+        Reverse::Copy
     ),
-    mem!("llvm.memmove", ["memmove"], copy_forward),
-    mem!("llvm.memset", ["llvm.memset.inline", "memset"], set_forward),
+    mem!("llvm.memmove", ["memmove"], copy_forward, Reverse::Copy),
+    mem!(
+        "llvm.memset",
+        ["llvm.memset.inline", "memset"],
+        set_forward,
+        Reverse::Set
+    ),
     mem!(
         "llvm.masked.load",
         ["llvm.masked.gather"],
-        masked_load_forward
+        masked_load_forward,
+        MASKED_NOT_YET
     ),
     mem!(
         "llvm.masked.store",
         ["llvm.masked.scatter"],
-        masked_store_forward
+        masked_store_forward,
+        MASKED_NOT_YET
     ),
 ];
 

@@ -65,6 +65,24 @@ pub struct ForwardCall<'a> {
 /// A hand-written forward rule: returns the tangent (or shadow) of the call's result.
 pub type ForwardRule = fn(&mut ForwardCall) -> Result<Option<Val>>;
 
+/// The reverse half of a hand-written rule: which adjoint the reverse sweep emits. (Math rules
+/// need none: their partials give both modes.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reverse {
+    /// A vector reduction: the adjoint is spread back over the lanes.
+    Reduction,
+    /// `memcpy`/`memmove`: the destination's shadow is added to the source's, then zeroed.
+    Copy,
+    /// `memset`: the destination's shadow is zeroed.
+    Set,
+    /// An allocation: its zeroed shadow is freed when the adjoint sweep passes it.
+    Allocate,
+    /// `free`: the shadow stays alive for the adjoint sweep, which frees it at the allocation.
+    Free,
+    /// Not available in reverse mode yet; the message says why.
+    NotYet(&'static str),
+}
+
 /// How a rule differentiates.
 #[derive(Clone, Copy)]
 pub enum RuleKind {
@@ -72,8 +90,8 @@ pub enum RuleKind {
     Math(Partials),
     /// No derivative: the call runs in the primal only.
     Inactive,
-    /// A hand-written rule.
-    Forward(ForwardRule),
+    /// A hand-written rule: its forward half and its reverse half.
+    Forward(ForwardRule, Reverse),
 }
 
 /// One primitive rule.

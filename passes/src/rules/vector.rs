@@ -2,7 +2,7 @@
 //! tangent vector the same way; products and min/max are expanded lane by lane, since their
 //! derivatives depend on every lane.
 
-use super::{Area, ForwardCall, ForwardRule, Rule, RuleKind};
+use super::{Area, ForwardCall, ForwardRule, Reverse, Rule, RuleKind};
 use crate::diag::Result;
 use crate::ir::{RealPred, Val};
 
@@ -13,7 +13,7 @@ macro_rules! reduction {
             aliases: &[],
             libm_variants: false,
             area: Area::Vector,
-            kind: RuleKind::Forward($fwd as ForwardRule),
+            kind: RuleKind::Forward($fwd as ForwardRule, Reverse::Reduction),
         }
     };
 }

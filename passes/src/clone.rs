@@ -1,0 +1,156 @@
+//! [`Cloner`]: copies a source function's reachable body into a derived function and keeps the
+//! maps every derived function needs: source value → primal copy, source value → shadow (or
+//! tangent), source block → derived block, and where each source block's code ends in the
+//! derived function (a visitor may split blocks).
+//!
+//! Also the one place deciding which shadow a pointer without one may stand in with
+//! ([`Cloner::shadow_or_substitute`]).
+
+use crate::analysis::cfg::reverse_post_order;
+use crate::cache::Session;
+use crate::diag::{Error, Result};
+use crate::ir::{Block, Builder, Opcode, Val};
+use std::collections::{HashMap, HashSet};
+
+/// Value and block maps from a source function into a derived one.
+#[derive(Default)]
+pub struct Cloner {
+    primal: HashMap<Val, Val>,
+    shadow: HashMap<Val, Val>,
+    blocks: HashMap<Block, Block>,
+    exit_block: HashMap<Block, Block>,
+}
+
+impl Cloner {
+    /// Creates a derived block for each reachable source block (in layout order) and returns
+    /// the reachable blocks in reverse post-order, the order to visit them in.
+    pub fn create_blocks(&mut self, src: Val, dst: Val) -> Vec<Block> {
+        let order = reverse_post_order(src);
+        let reachable: HashSet<Block> = order.iter().copied().collect();
+        for b in src.blocks() {
+            if reachable.contains(&b) {
+                let nb = dst.append_block("");
+                self.blocks.insert(b, nb);
+            }
+        }
+        order
+    }
+
+    /// The derived block for source block `b`.
+    pub fn block(&self, b: Block) -> Option<Block> {
+        self.blocks.get(&b).copied()
+    }
+
+    /// Records where source block `b`'s code ends in the derived function.
+    pub fn set_exit_block(&mut self, b: Block, exit: Block) {
+        self.exit_block.insert(b, exit);
+    }
+
+    /// Where source block `b`'s code ends (its terminator's block), once visited.
+    pub fn exit_block_of(&self, b: Block) -> Option<Block> {
+        self.exit_block.get(&b).copied()
+    }
+
+    /// The primal copy of source value `v` (constants map to themselves; values from
+    /// unreachable code to poison).
+    pub fn map(&self, v: Val) -> Val {
+        if let Some(&p) = self.primal.get(&v) {
+            return p;
+        }
+        if v.is_block() {
+            if let Some(nb) = self.blocks.get(&v.as_block()) {
+                return nb.as_value();
+            }
+        }
+        if v.is_instruction() || v.is_argument() {
+            return v.ty().poison();
+        }
+        v
+    }
+
+    /// Records the primal copy of `v`.
+    pub fn set_primal(&mut self, v: Val, p: Val) {
+        self.primal.insert(v, p);
+    }
+
+    /// The shadow (or tangent) of source value `v`, if it has one.
+    pub fn shadow(&self, v: Val) -> Option<Val> {
+        self.shadow.get(&v).copied()
+    }
+
+    /// Records the shadow of `v` (ignored for `None`).
+    pub fn set_shadow(&mut self, v: Val, s: Option<Val>) {
+        if let Some(s) = s {
+            self.shadow.insert(v, s);
+        }
+    }
+
+    /// Emits a copy of source instruction `i` with its operands mapped, and records it.
+    pub fn clone_primal(&mut self, b: &mut Builder, i: Val) -> Val {
+        let c = i.clone_instruction();
+        for k in 0..i.num_operands() {
+            c.set_operand(k, self.map(i.operand(k)));
+        }
+        b.insert(c);
+        c.strip_metadata_except_tbaa();
+        if !c.ty().is_void() {
+            c.set_name(&i.name());
+        }
+        self.primal.insert(i, c);
+        c
+    }
+
+    /// A shadow for pointer `v` where one is needed (a phi, select or store mixing it with
+    /// shadowed pointers): its own shadow; null for null; poison for undef; a zero-filled copy
+    /// for read-only globals. Anything else (a constant argument, a mutable global) is an error
+    /// at `at`: there is no memory to hold its derivative.
+    pub fn shadow_or_substitute(&self, session: &mut Session, v: Val, at: Val) -> Result<Val> {
+        if let Some(s) = self.shadow(v) {
+            return Ok(s);
+        }
+        if v.is_null_constant() {
+            return Ok(v);
+        }
+        if v.is_undef() {
+            return Ok(v.ty().poison());
+        }
+        if let Some(s) = zero_shadow_of_constant_data(session, v) {
+            return Ok(s);
+        }
+        Err(Error::at(
+            at,
+            format!(
+                "pointer '{}' has no shadow memory (it is a constant argument or a mutable global) but flows where differentiable memory is expected; pass it as dup, or keep constant and differentiable pointers apart",
+                short(v)
+            ),
+        ))
+    }
+}
+
+/// For a read-only global without pointers inside (or a constant GEP into one), the same
+/// address in a zero-filled copy.
+fn zero_shadow_of_constant_data(session: &mut Session, v: Val) -> Option<Val> {
+    if v.is_global_variable() {
+        let ty = v.global_value_type();
+        if v.is_global_constant() && !ty.contains_ptr() {
+            return Some(session.zero_shadow_of_constant(v));
+        }
+        return None;
+    }
+    if v.is_constant_expr() && v.const_opcode() == Opcode::LLVMGetElementPtr {
+        let base = zero_shadow_of_constant_data(session, v.operand(0))?;
+        let idx: Vec<Val> = (1..v.num_operands()).map(|k| v.operand(k)).collect();
+        return Some(Val::const_gep(v.gep_source_type(), base, &idx));
+    }
+    None
+}
+
+/// A value's IR text, cut short for messages.
+pub fn short(v: Val) -> String {
+    let s = v.print();
+    if s.chars().count() > 80 {
+        format!("{}...", s.chars().take(77).collect::<String>())
+    } else {
+        s
+    }
+}

@@ -1,0 +1,111 @@
+//! What each instruction's adjoint needs from the forward sweep: the one contract between the
+//! augmented forward sweep (which pushes these values right after the instruction runs) and the
+//! adjoint sweep (which pops them, in reverse, at the instruction's mirrored position).
+//!
+//! Arguments and constants are never pushed: the adjoint function receives every primal
+//! argument and shadow, so it can use them directly. Everything else is cached at its use, which
+//! keeps pushes and pops paired for any control flow, including loops and calls that push onto
+//! the same tape in between.
+
+use super::classify::{reverse_callee, ReverseCallee};
+use crate::analysis::activity::ActiveSet;
+use crate::ir::{Opcode, Val};
+use crate::options::Options;
+
+/// One value the adjoint sweep needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// The primal value of a source value.
+    Primal(Val),
+    /// The shadow of a source pointer.
+    Shadow(Val),
+}
+
+impl Need {
+    /// The source value concerned.
+    pub fn value(self) -> Val {
+        match self {
+            Need::Primal(v) | Need::Shadow(v) => v,
+        }
+    }
+
+    /// True when the value must travel through the tape (instructions only).
+    pub fn is_taped(self) -> bool {
+        self.value().is_instruction()
+    }
+}
+
+/// The values instruction `i`'s adjoint uses, in push order (no duplicates).
+pub fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
+    let act = |v: Val| active.contains(v);
+    let mut out: Vec<Need> = Vec::new();
+    let mut add = |n: Need| {
+        if n.is_taped() && !out.contains(&n) {
+            out.push(n);
+        }
+    };
+    use Opcode::*;
+    match i.opcode() {
+        LLVMFMul if act(i) => {
+            let (a, b) = (i.operand(0), i.operand(1));
+            if act(b) {
+                add(Need::Primal(a));
+            }
+            if act(a) {
+                add(Need::Primal(b));
+            }
+        }
+        LLVMFDiv if act(i) => {
+            add(Need::Primal(i.operand(1)));
+            if act(i.operand(1)) {
+                add(Need::Primal(i));
+            }
+        }
+        LLVMFRem if act(i) => {
+            add(Need::Primal(i.operand(0)));
+            add(Need::Primal(i.operand(1)));
+        }
+        LLVMSelect if act(i) => add(Need::Primal(i.operand(0))),
+        LLVMExtractElement if act(i) => add(Need::Primal(i.operand(1))),
+        LLVMInsertElement if act(i) => add(Need::Primal(i.operand(2))),
+        LLVMLoad if act(i) && i.ty().contains_float() => add(Need::Shadow(i.operand(0))),
+        LLVMStore if act(i.operand(1)) => add(Need::Shadow(i.operand(1))),
+        LLVMAlloca if act(i) => add(Need::Shadow(i)),
+        LLVMCall => match reverse_callee(i, active, opts) {
+            ReverseCallee::Math | ReverseCallee::Reduction => {
+                for a in i.call_args() {
+                    if a.ty().is_fp_or_fp_vector() || a.ty().is_int() {
+                        add(Need::Primal(a));
+                    }
+                }
+                add(Need::Primal(i));
+            }
+            ReverseCallee::Derived(_) => {
+                for a in i.call_args() {
+                    add(Need::Primal(a));
+                    if act(a) && a.ty().is_ptr() {
+                        add(Need::Shadow(a));
+                    }
+                }
+            }
+            ReverseCallee::Copy => {
+                for k in 0..2 {
+                    if act(i.operand(k)) {
+                        add(Need::Shadow(i.operand(k)));
+                    }
+                }
+                add(Need::Primal(i.operand(2)));
+            }
+            ReverseCallee::Set => {
+                if act(i.operand(0)) {
+                    add(Need::Shadow(i.operand(0)));
+                    add(Need::Primal(i.operand(2)));
+                }
+            }
+            ReverseCallee::Allocation => add(Need::Shadow(i)),
+            ReverseCallee::Free | ReverseCallee::Primal => {}
+        },
+        _ => {}
+    }
+    out
+}

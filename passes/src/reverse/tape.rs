@@ -1,0 +1,129 @@
+//! The tape: one LIFO byte stack shared by every augmented forward sweep and adjoint sweep of
+//! one gradient evaluation. The forward sweep pushes what the adjoint needs, in execution
+//! order; the adjoint sweep pops in exactly the reverse order. Callees push onto the same tape,
+//! so nested calls need no allocation of their own.
+//!
+//! The tape is `{ ptr data, i64 size, i64 capacity }`, grown with `realloc`. Its push and pop
+//! helpers are ordinary internal IR functions (no runtime library), so a gradient can itself be
+//! differentiated later (second order), and the optimiser inlines them.
+
+use crate::ir::{Block, Builder, IntPred, Module, Ty, Val};
+
+/// Names of the helpers emitted into the module.
+const PUSH: &str = "umbra.tape.push";
+const POP: &str = "umbra.tape.pop";
+
+/// The tape's LLVM type `{ ptr, i64, i64 }`.
+pub fn tape_type(m: Module) -> Ty {
+    let ctx = m.context();
+    let i64t = Ty::int(ctx, 64);
+    Ty::literal_struct(ctx, &[Ty::ptr(ctx), i64t, i64t])
+}
+
+/// `ptr umbra.tape.push(ptr tape, i64 bytes)`: reserves `bytes` and returns where to store.
+pub fn push_helper(m: Module) -> Val {
+    if let Some(f) = m.function(PUSH) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = m.add_function(PUSH, Ty::function(ptr, &[ptr, i64t], false));
+    f.set_internal();
+    let (tape, n) = (f.params()[0], f.params()[1]);
+    let tt = tape_type(m);
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    let grow = f.append_block("grow");
+    let done = f.append_block("done");
+    b.position_at_end(entry);
+    let size_p = b.gep(tt, tape, &[i64t.int_const(0), Ty::int(ctx, 32).int_const(1)], true);
+    let cap_p = b.gep(tt, tape, &[i64t.int_const(0), Ty::int(ctx, 32).int_const(2)], true);
+    let size = b.load(i64t, size_p, 8);
+    let cap = b.load(i64t, cap_p, 8);
+    let new_size = b.add(size, n);
+    let full = b.icmp(IntPred::LLVMIntUGT, new_size, cap);
+    b.cond_br(full, grow, done);
+
+    b.position_at_end(grow);
+    let doubled = b.add(cap, cap);
+    let at_least = b.add(new_size, i64t.int_const(4096));
+    let bigger = b.icmp(IntPred::LLVMIntUGT, doubled, at_least);
+    let new_cap = b.select(bigger, doubled, at_least);
+    let data = b.load(ptr, tape, 8);
+    let realloc = m.get_or_add_function("realloc", Ty::function(ptr, &[ptr, i64t], false));
+    let new_data = b.call_function(realloc, &[data, new_cap]);
+    b.store(new_data, tape, 8);
+    b.store(new_cap, cap_p, 8);
+    b.br(done);
+
+    b.position_at_end(done);
+    b.store(new_size, size_p, 8);
+    let data = b.load(ptr, tape, 8);
+    let slot = b.gep(Ty::int(ctx, 8), data, &[size], true);
+    b.ret(slot);
+    f
+}
+
+/// `ptr umbra.tape.pop(ptr tape, i64 bytes)`: releases the last `bytes` and returns them.
+pub fn pop_helper(m: Module) -> Val {
+    if let Some(f) = m.function(POP) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = m.add_function(POP, Ty::function(ptr, &[ptr, i64t], false));
+    f.set_internal();
+    let (tape, n) = (f.params()[0], f.params()[1]);
+    let tt = tape_type(m);
+    let mut b = Builder::new(m);
+    b.position_at_end(f.append_block("entry"));
+    let size_p = b.gep(tt, tape, &[i64t.int_const(0), Ty::int(ctx, 32).int_const(1)], true);
+    let size = b.load(i64t, size_p, 8);
+    let new_size = b.sub(size, n);
+    b.store(new_size, size_p, 8);
+    let data = b.load(ptr, tape, 8);
+    let slot = b.gep(Ty::int(ctx, 8), data, &[new_size], true);
+    b.ret(slot);
+    f
+}
+
+/// Emits `push(v)` on `tape` at the builder's position.
+pub fn push(b: &mut Builder, tape: Val, v: Val) {
+    let m = b.module();
+    let bytes = Ty::int(m.context(), 64).int_const(m.alloc_size(v.ty()));
+    let slot = b.call_function(push_helper(m), &[tape, bytes]);
+    b.store(v, slot, 1);
+}
+
+/// Emits `pop()` of a `ty` from `tape` at the builder's position.
+pub fn pop(b: &mut Builder, tape: Val, ty: Ty) -> Val {
+    let m = b.module();
+    let bytes = Ty::int(m.context(), 64).int_const(m.alloc_size(ty));
+    let slot = b.call_function(pop_helper(m), &[tape, bytes]);
+    b.load(ty, slot, 1)
+}
+
+/// Emits a zeroed tape in the entry block `entry` (an alloca) and returns its address.
+pub fn new_tape(b: &mut Builder, entry: Block) -> Val {
+    let m = b.module();
+    let tt = tape_type(m);
+    let here = b.current_block();
+    match entry.first_instruction() {
+        Some(first) => b.position_before(first),
+        None => b.position_at_end(entry),
+    }
+    let t = b.alloca(tt, "tape");
+    b.position_at_end(here);
+    b.store(tt.zero(), t, 8);
+    t
+}
+
+/// Frees a tape's buffer once the adjoint sweep is done.
+pub fn free_tape(b: &mut Builder, tape: Val) {
+    let m = b.module();
+    let ctx = m.context();
+    let ptr = Ty::ptr(ctx);
+    let data = b.load(ptr, tape, 8);
+    let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+    b.call_function(free, &[data]);
+}
