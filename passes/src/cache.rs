@@ -22,13 +22,27 @@ pub struct Key {
     pub activity: Vec<Activity>,
 }
 
+/// The functions derived for one key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Derived {
+    /// Forward mode: one function returning primal and tangent.
+    Forward(Val),
+    /// Reverse mode: the augmented forward sweep and the adjoint sweep, sharing a tape.
+    Reverse {
+        /// `augfwd.f`: runs the primal, keeps shadows, pushes what the adjoint needs.
+        augmented: Val,
+        /// `adjoint.f`: pops the tape and accumulates adjoints.
+        adjoint: Val,
+    },
+}
+
 /// A derived function declared but not yet given a body.
 #[derive(Clone, Debug)]
 pub struct Job {
     /// What to derive.
     pub key: Key,
-    /// The declared derived function to fill in.
-    pub derived: Val,
+    /// The declared derived function(s) to fill in.
+    pub derived: Derived,
 }
 
 /// State shared by everything differentiated in one module.
@@ -37,7 +51,7 @@ pub struct Session {
     pub module: Module,
     /// The user's options.
     pub opts: Options,
-    cache: HashMap<Key, Val>,
+    cache: HashMap<Key, Derived>,
     pending: Vec<Job>,
     zero_shadows: HashMap<Val, Val>,
 }
@@ -63,10 +77,43 @@ impl Session {
     /// derived function it needs built.
     pub fn forward_function(&mut self, f: Val, activity: &[Activity]) -> Result<Val> {
         let derived = self.declare_forward(f, activity)?;
-        while let Some(job) = self.pending.pop() {
-            crate::forward::generate(self, &job)?;
-        }
+        self.generate_pending()?;
         Ok(derived)
+    }
+
+    /// The reverse-mode pair (augmented forward, adjoint) of `f` for `activity`, with bodies
+    /// built for it and everything it needs.
+    pub fn reverse_functions(&mut self, f: Val, activity: &[Activity]) -> Result<(Val, Val)> {
+        let pair = self.declare_reverse(f, activity)?;
+        self.generate_pending()?;
+        Ok(pair)
+    }
+
+    fn generate_pending(&mut self) -> Result<()> {
+        while let Some(job) = self.pending.pop() {
+            match job.derived {
+                Derived::Forward(_) => crate::forward::generate(self, &job)?,
+                Derived::Reverse { .. } => crate::reverse::generate(self, &job)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Declares (or finds) the reverse-mode pair of `f`; bodies are built later.
+    pub fn declare_reverse(&mut self, f: Val, activity: &[Activity]) -> Result<(Val, Val)> {
+        let key = Key {
+            function: f,
+            mode: Mode::Reverse,
+            activity: activity.to_vec(),
+        };
+        if let Some(&Derived::Reverse { augmented, adjoint }) = self.cache.get(&key) {
+            return Ok((augmented, adjoint));
+        }
+        let (augmented, adjoint) = crate::reverse::declare(self.module, f, activity)?;
+        let derived = Derived::Reverse { augmented, adjoint };
+        self.cache.insert(key.clone(), derived);
+        self.pending.push(Job { key, derived });
+        Ok((augmented, adjoint))
     }
 
     /// Declares (or finds) the forward derivative of `f`; its body is built later.
@@ -76,12 +123,15 @@ impl Session {
             mode: Mode::Forward,
             activity: activity.to_vec(),
         };
-        if let Some(&d) = self.cache.get(&key) {
+        if let Some(&Derived::Forward(d)) = self.cache.get(&key) {
             return Ok(d);
         }
         let derived = crate::forward::declare(self.module, f, activity)?;
-        self.cache.insert(key.clone(), derived);
-        self.pending.push(Job { key, derived });
+        self.cache.insert(key.clone(), Derived::Forward(derived));
+        self.pending.push(Job {
+            key,
+            derived: Derived::Forward(derived),
+        });
         Ok(derived)
     }
 

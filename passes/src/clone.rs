@@ -105,9 +105,17 @@ impl Cloner {
     /// for read-only globals. Anything else (a constant argument, a mutable global) is an error
     /// at `at`: there is no memory to hold its derivative.
     pub fn shadow_or_substitute(&self, session: &mut Session, v: Val, at: Val) -> Result<Val> {
-        if let Some(s) = self.shadow(v) {
-            return Ok(s);
+        match self.shadow(v) {
+            Some(s) => Ok(s),
+            None => substitute_shadow(session, v, at),
         }
+    }
+}
+
+/// The shadow a pointer without one stands in with: null for null, poison for undef, a
+/// zero-filled copy for read-only data; an error at `at` for anything else.
+pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> {
+    {
         if v.is_null_constant() {
             return Ok(v);
         }

@@ -22,6 +22,7 @@ pub mod ir;
 pub mod options;
 pub mod preprocess;
 pub mod reoptimize;
+pub mod reverse;
 pub mod rules;
 
 pub use diag::{Error, Result};

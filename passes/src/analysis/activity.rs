@@ -31,7 +31,7 @@ pub fn forward_activity(f: Val, acts: &[Activity], opts: &Options) -> ActiveSet 
         .params()
         .into_iter()
         .zip(acts)
-        .filter(|(_, a)| a.has_shadow())
+        .filter(|(_, a)| a.has_shadow() || **a == Activity::Out)
         .map(|(p, _)| p)
         .collect();
     let insts: Vec<Val> = reverse_post_order(f)

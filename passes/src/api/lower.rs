@@ -11,13 +11,134 @@ use crate::ir::{Builder, Module, Ty, TyKind, Val};
 pub fn lower_request(session: &mut Session, req: &Request) -> Result<()> {
     match req.mode {
         Mode::Forward => lower_forward(session, req),
-        Mode::Reverse => Err(Error::at(
+        Mode::Reverse => lower_reverse(session, req),
+    }
+}
+
+/// Reverse mode: a tape, the augmented forward sweep, the adjoint sweep seeded with 1.0 for a
+/// floating-point result, and the `out` adjoints returned in argument order.
+fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
+    let f = req.function;
+    let params = f.function_type().param_types();
+    let req_name = req.call.called_value().name();
+    for (k, (plan, &pty)) in req.args.iter().zip(&params).enumerate() {
+        let bad = match plan.activity {
+            Activity::Dup | Activity::DupNoNeed if !pty.is_ptr() => Some(
+                "in reverse mode 'dup' is for pointers; a floating-point value is 'out' (its adjoint is returned) or 'const'",
+            ),
+            Activity::Out if !pty.contains_float() || pty.contains_ptr() => {
+                Some("'out' is for floating-point values passed by value")
+            }
+            _ => None,
+        };
+        if let Some(why) = bad {
+            return Err(Error::at(
+                req.call,
+                format!(
+                    "parameter {} of '{}' has type {}: {why}",
+                    k + 1,
+                    f.name(),
+                    pty.print()
+                ),
+            ));
+        }
+    }
+    let ret = f.function_type().return_type();
+    if crate::reverse::returns_adjoint(f) && !ret.is_float() {
+        return Err(Error::at(
             req.call,
             format!(
-                "reverse mode ('{}') is not supported yet; use forward mode (__enzyme_fwddiff) for now",
-                req.call.called_value().name()
+                "'{}' returns {}; '{req_name}' seeds a scalar floating-point result (or none)",
+                f.name(),
+                ret.print()
             ),
-        )),
+        ));
+    }
+    let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
+    let (aug, adj) = session.reverse_functions(f, &acts)?;
+
+    let mut b = Builder::new(session.module);
+    let caller = req
+        .call
+        .parent_function()
+        .ok_or_else(|| Error::at(req.call, "request outside a function"))?;
+    let tape = crate::reverse::new_tape(&mut b, caller, req.call);
+    let mut args = vec![tape];
+    for (k, (plan, &pty)) in req.args.iter().zip(&params).enumerate() {
+        args.push(convert(&mut b, req, plan.primal, pty, k, "argument")?);
+        if let Some(s) = plan.shadow {
+            args.push(convert(&mut b, req, s, pty, k, "shadow")?);
+        }
+    }
+    let aug_call = b.call_function(aug, &args);
+    aug_call.copy_debug_location(req.call);
+    if crate::reverse::returns_adjoint(f) {
+        args.push(ret.float_const(1.0));
+    }
+    let adjoints = b.call_function(adj, &args);
+    adjoints.copy_debug_location(req.call);
+    crate::reverse::free_tape(&mut b, tape);
+
+    let want = req.call.ty();
+    if !want.is_void() && req.call.has_uses() {
+        let outs: Vec<Ty> = params
+            .iter()
+            .zip(&req.args)
+            .filter(|(_, p)| p.activity == Activity::Out)
+            .map(|(t, _)| *t)
+            .collect();
+        let result = gradient_result(&mut b, req, adjoints, &outs, want)?;
+        req.call.replace_all_uses_with(result);
+    }
+    finish(req);
+    Ok(())
+}
+
+/// Maps the adjoint function's `{out adjoints...}` to the request's declared return type: one
+/// scalar, or a struct with one field per `out` argument.
+fn gradient_result(b: &mut Builder, req: &Request, adj: Val, outs: &[Ty], want: Ty) -> Result<Val> {
+    if outs.len() == 1 && !(want.kind() == TyKind::Struct) {
+        let d = b.extract_value(adj, 0);
+        return convert_result(b, req, d, want);
+    }
+    let fields = if want.kind() == TyKind::Struct {
+        want.struct_fields()
+    } else {
+        Vec::new()
+    };
+    if fields.len() != outs.len() || outs.is_empty() {
+        return Err(Error::at(
+            req.call,
+            format!(
+                "'{}' is declared to return {}, but '{}' has {} 'out' (active) argument(s); declare it to return {}",
+                req.call.called_value().name(),
+                want.print(),
+                req.function.name(),
+                outs.len(),
+                match outs.len() {
+                    0 => "void".to_string(),
+                    1 => "double".to_string(),
+                    n => format!("a struct of {n} floating-point fields"),
+                }
+            ),
+        ));
+    }
+    let mut agg = want.poison();
+    for (k, &field) in fields.iter().enumerate() {
+        let d = b.extract_value(adj, k as u32);
+        let d = convert_result(b, req, d, field)?;
+        agg = b.insert_value(agg, d, k as u32);
+    }
+    Ok(agg)
+}
+
+/// Removes the request call and the marker loads it no longer needs.
+fn finish(req: &Request) {
+    req.call.erase();
+    for &load in &req.marker_loads {
+        if !load.has_uses() {
+            load.erase();
+        }
     }
 }
 
@@ -59,12 +180,7 @@ fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
             ))
         }
     }
-    req.call.erase();
-    for &load in &req.marker_loads {
-        if !load.has_uses() {
-            load.erase();
-        }
-    }
+    finish(req);
     Ok(())
 }
 

@@ -10,7 +10,7 @@
 
 use crate::analysis::activity::{forward_activity, ActiveSet};
 use crate::api::Activity;
-use crate::cache::{Job, Session};
+use crate::cache::{Derived, Job, Session};
 use crate::clone::Cloner;
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Val};
@@ -35,10 +35,15 @@ impl<'s> ForwardFn<'s> {
         let src = job.key.function;
         let active = forward_activity(src, &job.key.activity, &session.opts);
         let b = Builder::new(session.module);
+        let dst = match job.derived {
+            Derived::Forward(d) => d,
+            // The session dispatches reverse jobs elsewhere.
+            Derived::Reverse { augmented, .. } => augmented,
+        };
         ForwardFn {
             session,
             src,
-            dst: job.derived,
+            dst,
             activity: job.key.activity.clone(),
             active,
             b,

@@ -77,7 +77,7 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
 }
 
 /// The derived function is compiled for the same target as the primal, so it vectorises alike.
-fn copy_target_attributes(from: Val, to: Val) {
+pub(crate) fn copy_target_attributes(from: Val, to: Val) {
     const FN_INDEX: u32 = u32::MAX;
     for key in ["target-cpu", "target-features", "tune-cpu"] {
         unsafe {

@@ -103,7 +103,7 @@ pub fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
                 }
             }
             ReverseCallee::Allocation => add(Need::Shadow(i)),
-            ReverseCallee::Free | ReverseCallee::Primal => {}
+            ReverseCallee::Free | ReverseCallee::Primal | ReverseCallee::Unsupported(_) => {}
         },
         _ => {}
     }

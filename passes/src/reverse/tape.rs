@@ -7,7 +7,7 @@
 //! helpers are ordinary internal IR functions (no runtime library), so a gradient can itself be
 //! differentiated later (second order), and the optimiser inlines them.
 
-use crate::ir::{Block, Builder, IntPred, Module, Ty, Val};
+use crate::ir::{Builder, IntPred, Module, Ty, Val};
 
 /// Names of the helpers emitted into the module.
 const PUSH: &str = "umbra.tape.push";
@@ -36,8 +36,18 @@ pub fn push_helper(m: Module) -> Val {
     let grow = f.append_block("grow");
     let done = f.append_block("done");
     b.position_at_end(entry);
-    let size_p = b.gep(tt, tape, &[i64t.int_const(0), Ty::int(ctx, 32).int_const(1)], true);
-    let cap_p = b.gep(tt, tape, &[i64t.int_const(0), Ty::int(ctx, 32).int_const(2)], true);
+    let size_p = b.gep(
+        tt,
+        tape,
+        &[i64t.int_const(0), Ty::int(ctx, 32).int_const(1)],
+        true,
+    );
+    let cap_p = b.gep(
+        tt,
+        tape,
+        &[i64t.int_const(0), Ty::int(ctx, 32).int_const(2)],
+        true,
+    );
     let size = b.load(i64t, size_p, 8);
     let cap = b.load(i64t, cap_p, 8);
     let new_size = b.add(size, n);
@@ -77,7 +87,12 @@ pub fn pop_helper(m: Module) -> Val {
     let tt = tape_type(m);
     let mut b = Builder::new(m);
     b.position_at_end(f.append_block("entry"));
-    let size_p = b.gep(tt, tape, &[i64t.int_const(0), Ty::int(ctx, 32).int_const(1)], true);
+    let size_p = b.gep(
+        tt,
+        tape,
+        &[i64t.int_const(0), Ty::int(ctx, 32).int_const(1)],
+        true,
+    );
     let size = b.load(i64t, size_p, 8);
     let new_size = b.sub(size, n);
     b.store(new_size, size_p, 8);
@@ -103,17 +118,16 @@ pub fn pop(b: &mut Builder, tape: Val, ty: Ty) -> Val {
     b.load(ty, slot, 1)
 }
 
-/// Emits a zeroed tape in the entry block `entry` (an alloca) and returns its address.
-pub fn new_tape(b: &mut Builder, entry: Block) -> Val {
-    let m = b.module();
-    let tt = tape_type(m);
-    let here = b.current_block();
-    match entry.first_instruction() {
+/// A zeroed tape for one gradient evaluation in `function`: the alloca goes at the top of the
+/// entry block, the zeroing before `before`, where the builder is left.
+pub fn new_tape(b: &mut Builder, function: Val, before: Val) -> Val {
+    let tt = tape_type(b.module());
+    match function.entry_block().first_instruction() {
         Some(first) => b.position_before(first),
-        None => b.position_at_end(entry),
+        None => b.position_at_end(function.entry_block()),
     }
     let t = b.alloca(tt, "tape");
-    b.position_at_end(here);
+    b.position_before(before);
     b.store(tt.zero(), t, 8);
     t
 }

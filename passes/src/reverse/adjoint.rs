@@ -1,0 +1,725 @@
+//! [`AdjointFn`]: builds `adjoint.f`, the reverse sweep. Blocks are visited backwards from the
+//! return; within a block, instructions in reverse order. At each instruction it pops exactly
+//! what the augmented sweep pushed there ([`needs`]) and propagates the instruction's adjoint to
+//! its operands. Adjoints live in entry-block stack slots (zeroed after their definition is
+//! passed, so loop iterations do not leak into each other); phi adjoints travel along per-edge
+//! blocks to the incoming values of the edge actually taken, chosen by the popped predecessor.
+
+use super::cfg::ReverseCfg;
+use super::classify::{reverse_callee, ReverseCallee};
+use super::memcopy::{adjoint_copy_helper, infer_contents, Contents};
+use super::needs::{needs, Need};
+use super::{call_activity, returns_adjoint, tape};
+use crate::analysis::activity::{forward_activity, ActiveSet};
+use crate::api::Activity;
+use crate::cache::{Key, Session};
+use crate::diag::{Error, Result};
+use crate::ir::{Block, Builder, Opcode, RealPred, Ty, TyKind, Val};
+use crate::rules::{self, Callee, RuleKind};
+use std::collections::HashMap;
+
+pub(super) struct AdjointFn<'s> {
+    session: &'s mut Session,
+    src: Val,
+    dst: Val,
+    activity: Vec<Activity>,
+    active: ActiveSet,
+    cfg: ReverseCfg,
+    b: Builder,
+    tape: Val,
+    /// Source arguments → the adjoint function's copies of them.
+    args: HashMap<Val, Val>,
+    /// Source arguments → their shadows.
+    arg_shadows: HashMap<Val, Val>,
+    dret: Option<Val>,
+    /// Adjoint slots (allocas in the entry block), by source value.
+    slots: HashMap<Val, Val>,
+    /// The entry block's terminator: slots are created before it.
+    entry_end: Option<Val>,
+    /// Reverse block of each source block.
+    rblocks: HashMap<Block, Block>,
+    /// The entry block (adjoint slots), the dispatch to the reverse of the taken return, and
+    /// the exit returning the parameters' adjoints.
+    entry: Block,
+    dispatch: Block,
+    exit: Block,
+    /// Values popped for the instruction being reversed.
+    popped: HashMap<(bool, Val), Val>,
+}
+
+impl<'s> AdjointFn<'s> {
+    pub(super) fn new(session: &'s mut Session, key: &Key, dst: Val) -> AdjointFn<'s> {
+        let src = key.function;
+        let active = forward_activity(src, &key.activity, &session.opts);
+        let b = Builder::new(session.module);
+        let cfg = ReverseCfg::of(src);
+        let entry = dst.append_block("entry");
+        let dispatch = dst.append_block("reverse");
+        let rblocks = cfg
+            .order
+            .iter()
+            .map(|&blk| (blk, dst.append_block("")))
+            .collect();
+        let exit = dst.append_block("exit");
+        AdjointFn {
+            session,
+            src,
+            dst,
+            activity: key.activity.clone(),
+            active,
+            cfg,
+            b,
+            tape: dst.params()[0],
+            args: HashMap::new(),
+            arg_shadows: HashMap::new(),
+            dret: None,
+            slots: HashMap::new(),
+            entry_end: None,
+            rblocks,
+            entry,
+            dispatch,
+            exit,
+            popped: HashMap::new(),
+        }
+    }
+
+    pub(super) fn run(mut self) -> Result<()> {
+        let mut dparams = self.dst.params().into_iter().skip(1);
+        for (p, a) in self.src.params().into_iter().zip(self.activity.clone()) {
+            if let Some(dp) = dparams.next() {
+                self.args.insert(p, dp);
+            }
+            if a.has_shadow() {
+                if let Some(dp) = dparams.next() {
+                    self.arg_shadows.insert(p, dp);
+                }
+            }
+        }
+        if returns_adjoint(self.src) {
+            self.dret = dparams.next();
+        }
+        let (entry, dispatch, exit) = (self.entry, self.dispatch, self.exit);
+        self.b.position_at_end(entry);
+        self.entry_end = Some(self.b.br(dispatch));
+
+        // Enter the reverse of the return that was taken.
+        self.b.position_at_end(dispatch);
+        let returns = self.cfg.returns.clone();
+        match returns.as_slice() {
+            [] => {
+                self.b.br(exit);
+            }
+            [r] => {
+                self.b.br(self.rblocks[r]);
+            }
+            _ => {
+                let i32t = Ty::int(self.session.module.context(), 32);
+                let k = tape::pop(&mut self.b, self.tape, i32t);
+                let sw = self
+                    .b
+                    .switch(k, self.rblocks[&returns[0]], returns.len() as u32);
+                for (n, r) in returns.iter().enumerate().skip(1) {
+                    self.b
+                        .add_case(sw, i32t.int_const(n as u64), self.rblocks[r]);
+                }
+            }
+        }
+
+        for b in self.cfg.order.clone() {
+            self.b.position_at_end(self.rblocks[&b]);
+            self.reverse_block(b)?;
+        }
+
+        self.b.position_at_end(exit);
+        self.return_adjoints();
+        Ok(())
+    }
+
+    fn is_active(&self, v: Val) -> bool {
+        self.active.contains(v)
+    }
+
+    // ----- adjoint slots -----
+
+    /// The slot holding `v`'s adjoint, created zeroed in the entry block.
+    fn slot(&mut self, v: Val) -> Val {
+        if let Some(&s) = self.slots.get(&v) {
+            return s;
+        }
+        let here = self.b.current_block();
+        if let Some(end) = self.entry_end {
+            self.b.position_before(end);
+        }
+        let s = self.b.alloca(v.ty(), "");
+        self.b.store(v.ty().zero(), s, 0);
+        self.b.position_at_end(here);
+        self.slots.insert(v, s);
+        s
+    }
+
+    /// `adjoint(v) += d` for active floating-point values; constants and inactive values
+    /// have no adjoint.
+    fn accumulate(&mut self, v: Val, d: Val) {
+        if !(v.is_instruction() || v.is_argument()) || !self.is_active(v) {
+            return;
+        }
+        if !v.ty().contains_float() || v.ty().contains_ptr() {
+            return;
+        }
+        let s = self.slot(v);
+        let cur = self.b.load(v.ty(), s, 0);
+        let sum = add_values(&mut self.b, cur, d);
+        self.b.store(sum, s, 0);
+    }
+
+    /// Reads and clears the adjoint of `v` (for active floating-point values).
+    fn take_adjoint(&mut self, v: Val) -> Option<Val> {
+        if !self.is_active(v) || !v.ty().contains_float() || v.ty().contains_ptr() {
+            return None;
+        }
+        let s = self.slot(v);
+        let d = self.b.load(v.ty(), s, 0);
+        self.b.store(v.ty().zero(), s, 0);
+        Some(d)
+    }
+
+    fn return_adjoints(&mut self) {
+        let ret_ty = self.dst.function_type().return_type();
+        if ret_ty.is_void() {
+            self.b.ret_void();
+            return;
+        }
+        let mut agg = ret_ty.poison();
+        let mut k = 0;
+        for (p, a) in self.src.params().into_iter().zip(self.activity.clone()) {
+            if a == Activity::Out {
+                let d = match self.slots.get(&p) {
+                    Some(&s) => self.b.load(p.ty(), s, 0),
+                    None => p.ty().zero(),
+                };
+                agg = self.b.insert_value(agg, d, k);
+                k += 1;
+            }
+        }
+        self.b.ret(agg);
+    }
+
+    // ----- values from the forward sweep -----
+
+    /// The primal value of `v` at the instruction being reversed.
+    fn primal(&self, v: Val, at: Val) -> Result<Val> {
+        if let Some(&p) = self.popped.get(&(false, v)) {
+            return Ok(p);
+        }
+        if let Some(&a) = self.args.get(&v) {
+            return Ok(a);
+        }
+        if !v.is_instruction() && !v.is_argument() {
+            return Ok(v);
+        }
+        Err(internal(
+            at,
+            "primal value not available in the adjoint sweep",
+        ))
+    }
+
+    /// The shadow of pointer `v` at the instruction being reversed.
+    fn shadow(&mut self, v: Val, at: Val) -> Result<Val> {
+        if let Some(&p) = self.popped.get(&(true, v)) {
+            return Ok(p);
+        }
+        if let Some(&s) = self.arg_shadows.get(&v) {
+            return Ok(s);
+        }
+        if !v.is_instruction() && !v.is_argument() {
+            return crate::clone::substitute_shadow(self.session, v, at);
+        }
+        Err(internal(at, "shadow not available in the adjoint sweep"))
+    }
+
+    // ----- blocks -----
+
+    fn reverse_block(&mut self, b: Block) -> Result<()> {
+        let insts = b.instructions();
+        if let Some(&term) = insts.last() {
+            if term.opcode() == Opcode::LLVMRet && term.num_operands() == 1 {
+                if let Some(dret) = self.dret {
+                    self.accumulate(term.operand(0), dret);
+                }
+            }
+        }
+        for &i in insts.iter().rev() {
+            if matches!(i.opcode(), Opcode::LLVMPHI) || Some(i) == b.terminator() {
+                continue;
+            }
+            self.b.clear_fast_math();
+            self.b.set_fast_math_from(i);
+            self.reverse_instruction(i)?;
+        }
+        self.b.clear_fast_math();
+        let preds = self.cfg.preds(b).to_vec();
+        let which = if preds.len() >= 2 {
+            let i32t = Ty::int(self.session.module.context(), 32);
+            Some(tape::pop(&mut self.b, self.tape, i32t))
+        } else {
+            None
+        };
+        let phis: Vec<(Val, Val)> = insts
+            .iter()
+            .filter(|i| i.opcode() == Opcode::LLVMPHI)
+            .filter_map(|&p| self.take_adjoint(p).map(|d| (p, d)))
+            .collect();
+        if preds.is_empty() {
+            self.b.br(self.exit);
+            return Ok(());
+        }
+        let from = self.b.current_block();
+        let mut edges = Vec::new();
+        for &p in &preds {
+            let e = self.dst.append_block("");
+            self.b.position_at_end(e);
+            for &(phi, d) in &phis {
+                if let Some((v, _)) = phi.incoming().into_iter().find(|(_, blk)| *blk == p) {
+                    self.accumulate(v, d);
+                }
+            }
+            self.b.br(self.rblocks[&p]);
+            edges.push(e);
+        }
+        self.b.position_at_end(from);
+        match which {
+            None => {
+                self.b.br(edges[0]);
+            }
+            Some(k) => {
+                let i32t = Ty::int(self.session.module.context(), 32);
+                let sw = self.b.switch(k, edges[0], edges.len() as u32);
+                for (n, &e) in edges.iter().enumerate().skip(1) {
+                    self.b.add_case(sw, i32t.int_const(n as u64), e);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    // ----- instructions -----
+
+    fn reverse_instruction(&mut self, i: Val) -> Result<()> {
+        self.popped.clear();
+        for n in needs(i, &self.active, &self.session.opts).into_iter().rev() {
+            if !n.is_taped() {
+                continue;
+            }
+            let (is_shadow, v) = match n {
+                Need::Primal(v) => (false, v),
+                Need::Shadow(v) => (true, v),
+            };
+            let val = tape::pop(&mut self.b, self.tape, v.ty());
+            self.popped.insert((is_shadow, v), val);
+        }
+        use Opcode::*;
+        match i.opcode() {
+            LLVMLoad => return self.reverse_load(i),
+            LLVMStore => return self.reverse_store(i),
+            LLVMAlloca => {
+                if self.is_active(i) {
+                    let s = self.shadow(i, i)?;
+                    self.free(s);
+                }
+                return Ok(());
+            }
+            LLVMCall => return self.reverse_call(i),
+            _ => {}
+        }
+        let Some(d) = self.take_adjoint(i) else {
+            return Ok(());
+        };
+        let op = |k| i.operand(k);
+        match i.opcode() {
+            LLVMFAdd => {
+                self.accumulate(op(0), d);
+                self.accumulate(op(1), d);
+            }
+            LLVMFSub => {
+                self.accumulate(op(0), d);
+                let nd = self.b.fneg(d);
+                self.accumulate(op(1), nd);
+            }
+            LLVMFMul => {
+                if self.is_active(op(0)) {
+                    let bv = self.primal(op(1), i)?;
+                    let t = self.b.fmul(d, bv);
+                    self.accumulate(op(0), t);
+                }
+                if self.is_active(op(1)) {
+                    let av = self.primal(op(0), i)?;
+                    let t = self.b.fmul(av, d);
+                    self.accumulate(op(1), t);
+                }
+            }
+            LLVMFDiv => {
+                let bv = self.primal(op(1), i)?;
+                if self.is_active(op(0)) {
+                    let t = self.b.fdiv(d, bv);
+                    self.accumulate(op(0), t);
+                }
+                if self.is_active(op(1)) {
+                    // d(a/b)/db = -r/b
+                    let r = self.primal(i, i)?;
+                    let rd = self.b.fmul(r, d);
+                    let q = self.b.fdiv(rd, bv);
+                    let nq = self.b.fneg(q);
+                    self.accumulate(op(1), nq);
+                }
+            }
+            LLVMFRem => {
+                self.accumulate(op(0), d);
+                if self.is_active(op(1)) {
+                    let (av, bv) = (self.primal(op(0), i)?, self.primal(op(1), i)?);
+                    let q = self.b.fdiv(av, bv);
+                    let t = self.b.math("llvm.trunc", &[q]);
+                    let td = self.b.fmul(t, d);
+                    let nt = self.b.fneg(td);
+                    self.accumulate(op(1), nt);
+                }
+            }
+            LLVMFNeg => {
+                let nd = self.b.fneg(d);
+                self.accumulate(op(0), nd);
+            }
+            LLVMFPExt | LLVMFPTrunc => {
+                let c = self.b.fp_cast(d, op(0).ty());
+                self.accumulate(op(0), c);
+            }
+            // Same element type (vector <-> vector of the same lanes): adjoints move as they
+            // are. Reinterpreting floats as another float type would add adjoints in the wrong
+            // format, so that is refused.
+            LLVMBitCast if op(0).ty().contains_float() => {
+                if op(0).ty().scalar() != d.ty().scalar() {
+                    return Err(Error::at(
+                        i,
+                        "bitcast reinterprets floating-point data as another floating-point type; reverse mode cannot add adjoints across it",
+                    ));
+                }
+                let c = self.b.cast(LLVMBitCast, d, op(0).ty());
+                self.accumulate(op(0), c);
+            }
+            LLVMFreeze => self.accumulate(op(0), d),
+            LLVMSelect => {
+                let c = self.primal(op(0), i)?;
+                let z = d.ty().zero();
+                let t = self.b.select(c, d, z);
+                let f = self.b.select(c, z, d);
+                self.accumulate(op(1), t);
+                self.accumulate(op(2), f);
+            }
+            LLVMExtractValue => {
+                let idx = i.aggregate_indices();
+                let agg_ty = op(0).ty();
+                let spread = insert_path(&mut self.b, agg_ty.zero(), d, &idx);
+                self.accumulate(op(0), spread);
+            }
+            LLVMInsertValue => {
+                let idx = i.aggregate_indices();
+                let part = extract_path(&mut self.b, d, &idx);
+                self.accumulate(op(1), part);
+                let rest = insert_path(&mut self.b, d, op(1).ty().zero(), &idx);
+                self.accumulate(op(0), rest);
+            }
+            LLVMExtractElement => {
+                let idx = self.primal(op(1), i)?;
+                let spread = self.b.insert_element(op(0).ty().zero(), d, idx);
+                self.accumulate(op(0), spread);
+            }
+            LLVMInsertElement => {
+                let idx = self.primal(op(2), i)?;
+                let part = self.b.extract_element(d, idx);
+                self.accumulate(op(1), part);
+                let zero = op(1).ty().zero();
+                let rest = self.b.insert_element(d, zero, idx);
+                self.accumulate(op(0), rest);
+            }
+            LLVMShuffleVector => self.reverse_shuffle(i, d),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn reverse_shuffle(&mut self, i: Val, d: Val) {
+        let (a, bv) = (i.operand(0), i.operand(1));
+        let n = a.ty().vector_len();
+        let mut da = a.ty().zero();
+        let mut db = bv.ty().zero();
+        for (lane, m) in i.shuffle_mask().into_iter().enumerate() {
+            let Some(m) = m else { continue };
+            let e = self.b.extract_lane(d, lane as u32);
+            let (target, k) = if m < n {
+                (&mut da, m)
+            } else {
+                (&mut db, m - n)
+            };
+            let cur = self.b.extract_lane(*target, k);
+            let sum = self.b.fadd(cur, e);
+            let idx = Ty::int(self.session.module.context(), 32).int_const(k as u64);
+            *target = self.b.insert_element(*target, sum, idx);
+        }
+        self.accumulate(a, da);
+        self.accumulate(bv, db);
+    }
+
+    /// `v = load p`: the shadow at `p` receives `v`'s adjoint.
+    fn reverse_load(&mut self, i: Val) -> Result<()> {
+        let Some(d) = self.take_adjoint(i) else {
+            return Ok(());
+        };
+        let sp = self.shadow(i.operand(0), i)?;
+        let align = i.alignment();
+        let cur = self.b.load(i.ty(), sp, align);
+        let sum = add_values(&mut self.b, cur, d);
+        self.b.store(sum, sp, align);
+        Ok(())
+    }
+
+    /// `store v, p`: `v` receives the adjoint waiting at `p`, which the store overwrote, and
+    /// that shadow is cleared.
+    fn reverse_store(&mut self, i: Val) -> Result<()> {
+        let (v, p) = (i.operand(0), i.operand(1));
+        if !self.is_active(p) || v.ty().contains_ptr() {
+            return Ok(());
+        }
+        let sp = self.shadow(p, i)?;
+        let align = i.alignment();
+        if self.is_active(v) && v.ty().contains_float() {
+            let d = self.b.load(v.ty(), sp, align);
+            self.accumulate(v, d);
+        }
+        self.b.store(v.ty().zero(), sp, align);
+        Ok(())
+    }
+
+    fn reverse_call(&mut self, i: Val) -> Result<()> {
+        match reverse_callee(i, &self.active, &self.session.opts) {
+            ReverseCallee::Primal | ReverseCallee::Free => Ok(()),
+            ReverseCallee::Math => self.reverse_math(i),
+            ReverseCallee::Reduction => self.reverse_reduction(i),
+            ReverseCallee::Derived(g) => self.reverse_derived(i, g),
+            ReverseCallee::Copy => self.reverse_copy(i),
+            ReverseCallee::Set => {
+                if self.is_active(i.operand(0)) {
+                    let sd = self.shadow(i.operand(0), i)?;
+                    let len = self.primal(i.operand(2), i)?;
+                    self.b.memset_zero(sd, len, 1);
+                }
+                Ok(())
+            }
+            ReverseCallee::Allocation => {
+                let s = self.shadow(i, i)?;
+                self.free(s);
+                Ok(())
+            }
+            ReverseCallee::Unsupported(why) => Err(super::augmented::unsupported_call(i, why)),
+        }
+    }
+
+    fn reverse_math(&mut self, i: Val) -> Result<()> {
+        let Some(d) = self.take_adjoint(i) else {
+            return Ok(());
+        };
+        let Callee::Rule(rule) = rules::classify(i, &self.session.opts) else {
+            return Ok(());
+        };
+        let RuleKind::Math(partials) = rule.kind else {
+            return Ok(());
+        };
+        let src_args = i.call_args();
+        let mut args = Vec::new();
+        for &a in &src_args {
+            args.push(self.primal(a, i)?);
+        }
+        let r = self.primal(i, i)?;
+        let ps = partials(&mut self.b, &args, r);
+        for (a, p) in src_args.into_iter().zip(ps) {
+            if let Some(p) = p {
+                if self.is_active(a) {
+                    let t = self.b.fmul(d, p);
+                    self.accumulate(a, t);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn reverse_reduction(&mut self, i: Val) -> Result<()> {
+        let Some(d) = self.take_adjoint(i) else {
+            return Ok(());
+        };
+        let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+        let args: Vec<Val> = i.call_args();
+        let r = self.primal(i, i)?;
+        if name.starts_with("llvm.vector.reduce.fadd") {
+            self.accumulate(args[0], d);
+            let splat = self.splat(d, args[1].ty());
+            self.accumulate(args[1], splat);
+        } else if name.starts_with("llvm.vector.reduce.fmul") {
+            let start = self.primal(args[0], i)?;
+            let v = self.primal(args[1], i)?;
+            let n = v.ty().vector_len();
+            let lanes: Vec<Val> = (0..n).map(|k| self.b.extract_lane(v, k)).collect();
+            let all = lanes.iter().fold(None, |acc: Option<Val>, &l| {
+                Some(acc.map_or(l, |a| self.b.fmul(a, l)))
+            });
+            if let Some(all) = all {
+                let ds = self.b.fmul(d, all);
+                self.accumulate(args[0], ds);
+            }
+            let mut dv = v.ty().zero();
+            for k in 0..n {
+                let mut prod = start;
+                for (l, &lane) in lanes.iter().enumerate() {
+                    if l as u32 != k {
+                        prod = self.b.fmul(prod, lane);
+                    }
+                }
+                let t = self.b.fmul(d, prod);
+                let idx = Ty::int(self.session.module.context(), 32).int_const(k as u64);
+                dv = self.b.insert_element(dv, t, idx);
+            }
+            self.accumulate(args[1], dv);
+        } else {
+            // fmax/fmin/fmaximum/fminimum: the first lane equal to the result.
+            let v = self.primal(args[0], i)?;
+            let n = v.ty().vector_len();
+            let bool_t = Ty::int(self.session.module.context(), 1);
+            let mut taken = bool_t.zero();
+            let mut dv = v.ty().zero();
+            for k in 0..n {
+                let e = self.b.extract_lane(v, k);
+                let hit = self.b.fcmp(RealPred::LLVMRealOEQ, e, r);
+                let first = self.b.binop(Opcode::LLVMXor, taken, bool_t.int_const(1));
+                let use_it = self.b.binop(Opcode::LLVMAnd, hit, first);
+                taken = self.b.binop(Opcode::LLVMOr, taken, hit);
+                let t = self.b.select(use_it, d, d.ty().zero());
+                let idx = Ty::int(self.session.module.context(), 32).int_const(k as u64);
+                dv = self.b.insert_element(dv, t, idx);
+            }
+            self.accumulate(args[0], dv);
+        }
+        Ok(())
+    }
+
+    fn splat(&mut self, d: Val, vty: Ty) -> Val {
+        let mut v = vty.zero();
+        for k in 0..vty.vector_len() {
+            let idx = Ty::int(self.session.module.context(), 32).int_const(k as u64);
+            v = self.b.insert_element(v, d, idx);
+        }
+        v
+    }
+
+    fn reverse_derived(&mut self, i: Val, g: Val) -> Result<()> {
+        let d = self.take_adjoint(i);
+        let mut acts = Vec::new();
+        let mut args = vec![self.tape];
+        let src_args = i.call_args();
+        for &a in &src_args {
+            let act = call_activity(a, |v| self.is_active(v));
+            args.push(self.primal(a, i)?);
+            if act.has_shadow() {
+                let s = self.shadow(a, i)?;
+                args.push(s);
+            }
+            acts.push(act);
+        }
+        let (_, adj) = self.session.declare_reverse(g, &acts)?;
+        if returns_adjoint(g) {
+            args.push(d.unwrap_or_else(|| i.ty().zero()));
+        }
+        let res = self.b.call_function(adj, &args);
+        let mut k = 0;
+        for (a, act) in src_args.into_iter().zip(acts) {
+            if act == Activity::Out {
+                let da = self.b.extract_value(res, k);
+                self.accumulate(a, da);
+                k += 1;
+            }
+        }
+        Ok(())
+    }
+
+    fn reverse_copy(&mut self, i: Val) -> Result<()> {
+        let (dst, src) = (i.operand(0), i.operand(1));
+        if !self.is_active(dst) {
+            return Ok(());
+        }
+        let sd = self.shadow(dst, i)?;
+        let len = self.primal(i.operand(2), i)?;
+        if self.is_active(src) {
+            if let Contents::Floats(elem) = infer_contents(self.src, i)? {
+                let ss = self.shadow(src, i)?;
+                let helper = adjoint_copy_helper(self.session.module, elem);
+                self.b.call_function(helper, &[sd, ss, len]);
+                return Ok(());
+            }
+        }
+        self.b.memset_zero(sd, len, 1);
+        Ok(())
+    }
+
+    fn free(&mut self, p: Val) {
+        let m = self.session.module;
+        let ctx = m.context();
+        let ptr = Ty::ptr(ctx);
+        let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+        self.b.call_function(free, &[p]);
+    }
+}
+
+fn internal(at: Val, what: &str) -> Error {
+    Error::at(
+        at,
+        format!("internal error in reverse mode: {what} (a bug in umbra: please report it with the input IR)"),
+    )
+}
+
+/// `a + b` for floating-point data; non-float parts (integers, pointers) keep `a`'s value.
+fn add_values(b: &mut Builder, x: Val, y: Val) -> Val {
+    let ty = x.ty();
+    match ty.kind() {
+        TyKind::Float => b.fadd(x, y),
+        TyKind::Vector if ty.is_fp_or_fp_vector() => b.fadd(x, y),
+        TyKind::Struct | TyKind::Array => {
+            let n = match ty.kind() {
+                TyKind::Struct => ty.struct_fields().len() as u32,
+                _ => ty.array_len() as u32,
+            };
+            let mut out = x;
+            for k in 0..n {
+                let (xe, ye) = (b.extract_value(x, k), b.extract_value(y, k));
+                if xe.ty().contains_float() {
+                    let s = add_values(b, xe, ye);
+                    out = b.insert_value(out, s, k);
+                }
+            }
+            out
+        }
+        _ => x,
+    }
+}
+
+/// `insertvalue` along a path of indices.
+fn insert_path(b: &mut Builder, agg: Val, v: Val, idx: &[u32]) -> Val {
+    match idx {
+        [] => v,
+        [k] => b.insert_value(agg, v, *k),
+        [k, rest @ ..] => {
+            let inner = b.extract_value(agg, *k);
+            let inner = insert_path(b, inner, v, rest);
+            b.insert_value(agg, inner, *k)
+        }
+    }
+}
+
+/// `extractvalue` along a path of indices.
+fn extract_path(b: &mut Builder, agg: Val, idx: &[u32]) -> Val {
+    idx.iter().fold(agg, |a, &k| b.extract_value(a, k))
+}

@@ -1,0 +1,410 @@
+//! [`AugmentedFn`]: builds `augfwd.f`, the forward sweep of reverse mode. It copies the primal,
+//! keeps the shadow of every active pointer (allocations get zeroed shadow allocations that
+//! outlive the sweep; pointers stored to memory have their shadows stored to shadow memory), and
+//! after each instruction pushes onto the tape what [`needs`] says its adjoint will use. It also
+//! records the predecessor of each block with several, and which return was taken.
+
+use super::cfg::ReverseCfg;
+use super::classify::{reverse_callee, ReverseCallee};
+use super::needs::{needs, Need};
+use super::{call_activity, returns_shadow, tape};
+use crate::analysis::activity::{forward_activity, ActiveSet};
+use crate::api::Activity;
+use crate::cache::{Key, Session};
+use crate::clone::{short, Cloner};
+use crate::diag::{Error, Result};
+use crate::ir::{Block, Builder, Opcode, Ty, Val};
+
+pub(super) struct AugmentedFn<'s> {
+    session: &'s mut Session,
+    src: Val,
+    dst: Val,
+    activity: Vec<Activity>,
+    active: ActiveSet,
+    cfg: ReverseCfg,
+    b: Builder,
+    vals: Cloner,
+    tape: Val,
+    /// (source phi, primal phi, shadow phi) awaiting incoming edges.
+    phis: Vec<(Val, Val, Option<Val>)>,
+    /// (source block, predecessor-index phi) awaiting incoming edges.
+    pred_index: Vec<(Block, Val)>,
+}
+
+impl<'s> AugmentedFn<'s> {
+    pub(super) fn new(session: &'s mut Session, key: &Key, dst: Val) -> AugmentedFn<'s> {
+        let src = key.function;
+        let active = forward_activity(src, &key.activity, &session.opts);
+        let b = Builder::new(session.module);
+        AugmentedFn {
+            session,
+            src,
+            dst,
+            activity: key.activity.clone(),
+            active,
+            cfg: ReverseCfg::of(src),
+            b,
+            vals: Cloner::default(),
+            tape: dst.params()[0],
+            phis: Vec::new(),
+            pred_index: Vec::new(),
+        }
+    }
+
+    pub(super) fn run(mut self) -> Result<()> {
+        let order = self.vals.create_blocks(self.src, self.dst);
+        let mut dparams = self.dst.params().into_iter().skip(1);
+        for (p, a) in self.src.params().into_iter().zip(self.activity.clone()) {
+            if let Some(dp) = dparams.next() {
+                self.vals.set_primal(p, dp);
+            }
+            if a.has_shadow() {
+                self.vals.set_shadow(p, dparams.next());
+            }
+        }
+        for b in order {
+            let Some(nb) = self.vals.block(b) else {
+                continue;
+            };
+            self.b.position_at_end(nb);
+            let insts = b.instructions();
+            let (phis, rest): (Vec<Val>, Vec<Val>) = insts
+                .into_iter()
+                .partition(|i| i.opcode() == Opcode::LLVMPHI);
+            for p in phis {
+                self.visit_phi(p);
+            }
+            if self.cfg.records_predecessor(b) {
+                let idx = self.b.phi(Ty::int(self.session.module.context(), 32));
+                self.pred_index.push((b, idx));
+                tape::push(&mut self.b, self.tape, idx);
+            }
+            for i in rest {
+                self.b.set_fast_math_from(i);
+                self.visit(i)?;
+                self.push_needs(i)?;
+            }
+            let exit = self.b.current_block();
+            self.vals.set_exit_block(b, exit);
+        }
+        self.fill_phis()
+    }
+
+    fn is_active(&self, v: Val) -> bool {
+        self.active.contains(v)
+    }
+
+    fn shadow(&mut self, v: Val, at: Val) -> Result<Val> {
+        self.vals.shadow_or_substitute(self.session, v, at)
+    }
+
+    /// Pushes what `i`'s adjoint will pop.
+    fn push_needs(&mut self, i: Val) -> Result<()> {
+        for n in needs(i, &self.active, &self.session.opts) {
+            let v = match n {
+                Need::Primal(v) => self.vals.map(v),
+                Need::Shadow(v) => self.shadow(v, i)?,
+            };
+            tape::push(&mut self.b, self.tape, v);
+        }
+        Ok(())
+    }
+
+    fn visit_phi(&mut self, i: Val) {
+        let p = self.b.phi(i.ty());
+        p.set_name(&i.name());
+        self.vals.set_primal(i, p);
+        let s = (self.is_active(i) && i.ty().contains_ptr()).then(|| self.b.phi(i.ty()));
+        self.vals.set_shadow(i, s);
+        self.phis.push((i, p, s));
+    }
+
+    fn fill_phis(&mut self) -> Result<()> {
+        for (src, p, s) in std::mem::take(&mut self.phis) {
+            for (v, from) in src.incoming() {
+                let Some(pred) = self.vals.exit_block_of(from) else {
+                    continue;
+                };
+                p.add_incoming(self.vals.map(v), pred);
+                if let Some(s) = s {
+                    let sv = self.shadow_or_zero(v, src)?;
+                    s.add_incoming(sv, pred);
+                }
+            }
+        }
+        let i32t = Ty::int(self.session.module.context(), 32);
+        for (b, idx) in std::mem::take(&mut self.pred_index) {
+            for (k, &pred) in self.cfg.preds(b).iter().enumerate() {
+                if let Some(exit) = self.vals.exit_block_of(pred) {
+                    idx.add_incoming(i32t.int_const(k as u64), exit);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The shadow of a pointer, or of a pointer-carrying aggregate (zero when it has none).
+    fn shadow_or_zero(&mut self, v: Val, at: Val) -> Result<Val> {
+        if v.ty().is_ptr() {
+            return self.shadow(v, at);
+        }
+        Ok(self.vals.shadow(v).unwrap_or_else(|| v.ty().zero()))
+    }
+
+    fn visit(&mut self, i: Val) -> Result<()> {
+        use Opcode::*;
+        match i.opcode() {
+            LLVMRet => self.visit_ret(i),
+            LLVMCall => self.visit_call(i),
+            LLVMAlloca => self.visit_alloca(i),
+            LLVMLoad => {
+                self.vals.clone_primal(&mut self.b, i);
+                if self.is_active(i) && i.ty().contains_ptr() {
+                    self.shadow_by_substitution(i, &[0])?;
+                }
+                Ok(())
+            }
+            LLVMStore => self.visit_store(i),
+            LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze
+            | LLVMExtractValue | LLVMExtractElement => self.visit_pointer_op(i, &[0]),
+            LLVMInsertValue | LLVMInsertElement | LLVMShuffleVector => {
+                self.visit_pointer_op(i, &[0, 1])
+            }
+            LLVMSelect => self.visit_pointer_op(i, &[1, 2]),
+            LLVMIndirectBr | LLVMInvoke | LLVMCallBr | LLVMResume | LLVMLandingPad
+            | LLVMCleanupPad | LLVMCatchPad | LLVMCatchSwitch | LLVMCatchRet | LLVMCleanupRet => {
+                Err(Error::at(
+                    i,
+                    "exception handling and indirect branches cannot be differentiated yet",
+                ))
+            }
+            LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMVAArg
+                if i.operands().into_iter().any(|v| self.is_active(v)) =>
+            {
+                Err(Error::at(
+                    i,
+                    "this instruction cannot be differentiated (atomic or va_arg on differentiable data)",
+                ))
+            }
+            _ => {
+                self.vals.clone_primal(&mut self.b, i);
+                Ok(())
+            }
+        }
+    }
+
+    /// Primal copy; for active pointer-carrying results, the shadow by operand substitution.
+    fn visit_pointer_op(&mut self, i: Val, diff: &[u32]) -> Result<()> {
+        self.vals.clone_primal(&mut self.b, i);
+        if self.is_active(i) && i.ty().contains_ptr() {
+            self.shadow_by_substitution(i, diff)?;
+        }
+        Ok(())
+    }
+
+    /// A copy of `i`'s primal with operands `diff` replaced by their shadows (or zero).
+    fn shadow_by_substitution(&mut self, i: Val, diff: &[u32]) -> Result<()> {
+        let c = self.vals.map(i).clone_instruction();
+        for &k in diff {
+            let op = i.operand(k);
+            let s = if op.ty().contains_ptr() {
+                self.shadow_or_zero(op, i)?
+            } else {
+                op.ty().zero()
+            };
+            c.set_operand(k, s);
+        }
+        self.b.insert(c);
+        self.vals.set_shadow(i, Some(c));
+        Ok(())
+    }
+
+    fn visit_ret(&mut self, i: Val) -> Result<()> {
+        if self.cfg.records_return() {
+            let k = self
+                .cfg
+                .returns
+                .iter()
+                .position(|&b| b == i.parent_block())
+                .unwrap_or(0);
+            let idx = Ty::int(self.session.module.context(), 32).int_const(k as u64);
+            tape::push(&mut self.b, self.tape, idx);
+        }
+        if i.num_operands() == 0 {
+            self.b.ret_void();
+            return Ok(());
+        }
+        let v = i.operand(0);
+        let pv = self.vals.map(v);
+        if returns_shadow(self.src) {
+            let sv = self.shadow(v, i)?;
+            let ty = self.dst.function_type().return_type();
+            let agg = self.b.insert_value(ty.poison(), pv, 0);
+            let agg = self.b.insert_value(agg, sv, 1);
+            self.b.ret(agg);
+        } else {
+            self.b.ret(pv);
+        }
+        Ok(())
+    }
+
+    /// Allocas get a heap shadow: the adjoint sweep runs after this function returns.
+    fn visit_alloca(&mut self, i: Val) -> Result<()> {
+        let p = self.vals.clone_primal(&mut self.b, i);
+        if !self.is_active(i) {
+            return Ok(());
+        }
+        let m = self.session.module;
+        let intptr = m.intptr_ty();
+        let count = self.vals.map(i.operand(0));
+        let count = self.b.zext_or_trunc(count, intptr);
+        let size = intptr.int_const(m.alloc_size(i.allocated_type()));
+        let bytes = self.b.mul(count, size);
+        let ptr = Ty::ptr(m.context());
+        let malloc = m.get_or_add_function("malloc", Ty::function(ptr, &[intptr], false));
+        let shadow = self.b.call_function(malloc, &[bytes]);
+        self.b.memset_zero(shadow, bytes, p.alignment().max(1));
+        self.vals.set_shadow(i, Some(shadow));
+        Ok(())
+    }
+
+    fn visit_store(&mut self, i: Val) -> Result<()> {
+        self.vals.clone_primal(&mut self.b, i);
+        let (v, p) = (i.operand(0), i.operand(1));
+        match self.vals.shadow(p) {
+            Some(sp) => {
+                if v.ty().contains_ptr() {
+                    // Later loads of this pointer must find its shadow.
+                    let sv = self.shadow_or_zero(v, i)?;
+                    let s = self.vals.map(i).clone_instruction();
+                    s.set_operand(0, sv);
+                    s.set_operand(1, sp);
+                    self.b.insert(s);
+                } else if v.ty().is_int() {
+                    check_integer_copy(i, v, &self.active)?;
+                }
+            }
+            None if self.is_active(v) && v.ty().carries_derivative() => {
+                return Err(Error::at(
+                    i,
+                    format!(
+                        "stores a value with a derivative into memory without a shadow ('{}' is a constant argument or a global); pass the destination as dup",
+                        short(p)
+                    ),
+                ))
+            }
+            None => {}
+        }
+        Ok(())
+    }
+
+    fn visit_call(&mut self, i: Val) -> Result<()> {
+        match reverse_callee(i, &self.active, &self.session.opts) {
+            ReverseCallee::Primal
+            | ReverseCallee::Math
+            | ReverseCallee::Reduction
+            | ReverseCallee::Set
+            | ReverseCallee::Free => {
+                self.vals.clone_primal(&mut self.b, i);
+            }
+            ReverseCallee::Copy => {
+                self.vals.clone_primal(&mut self.b, i);
+                let (dst, src) = (i.operand(0), i.operand(1));
+                if !self.is_active(dst) && self.is_active(src) {
+                    return Err(Error::at(
+                        i,
+                        "copies memory with derivatives into memory without a shadow (a constant argument or global); pass the destination as dup",
+                    ));
+                }
+                if let Some(sd) = self.vals.shadow(dst) {
+                    if i.ty().is_ptr() {
+                        self.vals.set_shadow(i, Some(sd));
+                    }
+                }
+            }
+            ReverseCallee::Allocation => {
+                let p = self.vals.clone_primal(&mut self.b, i);
+                let shadow = p.clone_instruction();
+                self.b.insert(shadow);
+                let zeroed = i.called_function().is_some_and(|f| f.name() == "calloc");
+                if !zeroed {
+                    let size = self.vals.map(i.operand(0));
+                    self.b.memset_zero(shadow, size, 1);
+                }
+                self.vals.set_shadow(i, Some(shadow));
+            }
+            ReverseCallee::Derived(g) => self.call_augmented(i, g)?,
+            ReverseCallee::Unsupported(why) => return Err(unsupported_call(i, why)),
+        }
+        Ok(())
+    }
+
+    fn call_augmented(&mut self, i: Val, g: Val) -> Result<()> {
+        let mut acts = Vec::new();
+        let mut args = vec![self.tape];
+        for a in i.call_args() {
+            let act = call_activity(a, |v| self.is_active(v));
+            args.push(self.vals.map(a));
+            if act.has_shadow() {
+                let s = self.shadow(a, i)?;
+                args.push(s);
+            }
+            acts.push(act);
+        }
+        let (aug, _) = self.session.declare_reverse(g, &acts)?;
+        let call = self.b.call_function(aug, &args);
+        if returns_shadow(g) {
+            let p = self.b.extract_value(call, 0);
+            p.set_name(&i.name());
+            let s = self.b.extract_value(call, 1);
+            self.vals.set_primal(i, p);
+            self.vals.set_shadow(i, Some(s));
+        } else {
+            call.set_name(&i.name());
+            self.vals.set_primal(i, call);
+        }
+        Ok(())
+    }
+}
+
+/// The error for a call reverse mode cannot differentiate.
+pub(super) fn unsupported_call(i: Val, why: &str) -> Error {
+    match i.called_function() {
+        Some(f) if why == "no derivative rule" => {
+            let name = f.name();
+            Error::at(
+                i,
+                format!(
+                    "no derivative rule for '{name}' (reverse mode): it has no body in this module and differentiable values flow into it; define it in the module being differentiated, register a rule for it, or mark it inactive (--inactive {name})"
+                ),
+            )
+        }
+        Some(f) => Error::at(i, format!("cannot differentiate the call to '{}': {why}", f.name())),
+        None => Error::at(
+            i,
+            "indirect call with differentiable arguments: the callee is not known at compile time; call the function directly, or mark the call's target inactive",
+        ),
+    }
+}
+
+/// An integer stored into differentiable memory may be floating-point data moved as bits (a
+/// struct copy at -O2). Reverse mode cannot propagate adjoints through integers, so it refuses
+/// unless the value is known to be integer data: loaded with an integer TBAA type, or computed.
+fn check_integer_copy(store: Val, v: Val, active: &ActiveSet) -> Result<()> {
+    if !(v.is_instruction() && v.opcode() == Opcode::LLVMLoad && active.contains(v.operand(0))) {
+        return Ok(());
+    }
+    let integer_tbaa = v.tbaa_access_type().is_some_and(|t| {
+        matches!(
+            t.as_str(),
+            "int" | "long" | "long long" | "short" | "_Bool" | "bool"
+        )
+    });
+    if integer_tbaa {
+        return Ok(());
+    }
+    Err(Error::at(
+        store,
+        "copies differentiable memory through an integer, which may hold floating-point data; reverse mode cannot tell (compile with TBAA, i.e. -O1 or higher without -fno-strict-aliasing, or copy with typed loads)",
+    ))
+}

@@ -1,0 +1,122 @@
+//! The adjoint of `memcpy`/`memmove`: the destination's shadow is added into the source's, then
+//! zeroed. Adding needs the element type the bytes hold, which a copy does not say; it is
+//! inferred from every other access to the same underlying objects in the function (load and
+//! store types, GEP element types). When that is ambiguous Umbra refuses rather than guess.
+
+use crate::diag::{Error, Result};
+use crate::ir::{Builder, IntPred, Module, Opcode, Ty, TyKind, Val};
+
+/// What a copied region holds, as far as adjoints are concerned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contents {
+    /// Floating-point elements of this scalar type.
+    Floats(Ty),
+    /// No floating-point data: nothing to accumulate.
+    NoFloats,
+}
+
+/// Infers what the memory copied by `copy` (a memcpy/memmove call in `f`) holds.
+pub fn infer_contents(f: Val, copy: Val) -> Result<Contents> {
+    let objects = [underlying(copy.operand(0)), underlying(copy.operand(1))];
+    let mut floats: Vec<Ty> = Vec::new();
+    let mut seen_any = false;
+    for b in f.blocks() {
+        for i in b.instructions() {
+            let (ptr, ty) = match i.opcode() {
+                Opcode::LLVMLoad => (i.operand(0), i.ty()),
+                Opcode::LLVMStore => (i.operand(1), i.operand(0).ty()),
+                Opcode::LLVMGetElementPtr => (i.operand(0), i.gep_source_type()),
+                _ => continue,
+            };
+            if objects.contains(&underlying(ptr)) {
+                seen_any = true;
+                collect_float_scalars(ty, &mut floats);
+            }
+        }
+    }
+    floats.dedup();
+    match floats.as_slice() {
+        [t] => Ok(Contents::Floats(*t)),
+        [] if seen_any => Ok(Contents::NoFloats),
+        [] => Err(Error::at(
+            copy,
+            "cannot tell what type of data this memcpy/memmove moves (no other access to the same memory in this function); reverse mode needs it to add adjoints",
+        )),
+        _ => Err(Error::at(
+            copy,
+            "this memcpy/memmove moves memory holding several floating-point types; reverse mode cannot add their adjoints yet",
+        )),
+    }
+}
+
+fn collect_float_scalars(t: Ty, out: &mut Vec<Ty>) {
+    match t.kind() {
+        TyKind::Float if !out.contains(&t) => out.push(t),
+        TyKind::Vector | TyKind::Array => collect_float_scalars(t.element(), out),
+        TyKind::Struct => {
+            for f in t.struct_fields() {
+                collect_float_scalars(f, out)
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The object a pointer is derived from, through GEPs and casts.
+fn underlying(mut p: Val) -> Val {
+    loop {
+        let op = if p.is_instruction() {
+            p.opcode()
+        } else if p.is_constant_expr() {
+            p.const_opcode()
+        } else {
+            return p;
+        };
+        match op {
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => {
+                p = p.operand(0)
+            }
+            _ => return p,
+        }
+    }
+}
+
+/// `void umbra.adjoint.copy.<ty>(ptr dst_shadow, ptr src_shadow, i64 bytes)`: for each element,
+/// `src[k] += dst[k]; dst[k] = 0`. Plain IR, so it can be differentiated again.
+pub fn adjoint_copy_helper(m: Module, elem: Ty) -> Val {
+    let name = format!("umbra.adjoint.copy.{}", elem.print());
+    if let Some(f) = m.function(&name) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = m.add_function(&name, Ty::function(Ty::void(ctx), &[ptr, ptr, i64t], false));
+    f.set_internal();
+    let [dst, src, bytes] = [f.params()[0], f.params()[1], f.params()[2]];
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    let body = f.append_block("body");
+    let done = f.append_block("done");
+    b.position_at_end(entry);
+    let size = i64t.int_const(m.alloc_size(elem));
+    let n = b.binop(Opcode::LLVMUDiv, bytes, size);
+    let empty = b.icmp(IntPred::LLVMIntEQ, n, i64t.zero());
+    b.cond_br(empty, done, body);
+    b.position_at_end(body);
+    let k = b.phi(i64t);
+    let pd = b.gep(elem, dst, &[k], true);
+    let ps = b.gep(elem, src, &[k], true);
+    let d = b.load(elem, pd, 1);
+    let s = b.load(elem, ps, 1);
+    let sum = b.fadd(s, d);
+    b.store(sum, ps, 1);
+    b.store(elem.zero(), pd, 1);
+    let next = b.add(k, i64t.int_const(1));
+    let more = b.icmp(IntPred::LLVMIntULT, next, n);
+    b.cond_br(more, body, done);
+    k.add_incoming(i64t.zero(), entry);
+    k.add_incoming(next, body);
+    b.position_at_end(done);
+    b.ret_void();
+    f
+}
