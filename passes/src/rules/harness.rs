@@ -1,10 +1,11 @@
 //! The shared rule-test harness: builds a tiny module whose function `f` calls one rule's
-//! callee, differentiates `f` with the real session (so the rule is reached exactly as in user
-//! code), JIT-compiles it, and compares every partial derivative with a central finite
-//! difference. Scalar cases run in `double` and `float`.
+//! callee, differentiates `f` with the real session in both modes (so the rule is reached
+//! exactly as in user code), JIT-compiles it, and compares every partial derivative with a
+//! central finite difference: forward mode one tangent direction at a time, reverse mode the
+//! whole gradient at once. Scalar cases run in `double` and `float`.
 //!
-//! The JIT entry point takes and returns everything through memory (`test(x*, dx*, out*)`) so
-//! no aggregate-return ABI questions arise.
+//! The JIT entry points take and return everything through memory (`fwd(x*, dx*, out*)`,
+//! `rev(x*, grad*)`) so no aggregate-return ABI questions arise.
 
 use crate::api::Activity;
 use crate::cache::Session;
@@ -65,7 +66,8 @@ impl Case {
     }
 }
 
-type TestFn = unsafe extern "C" fn(*const f64, *const f64, *mut f64);
+type ForwardFn = unsafe extern "C" fn(*const f64, *const f64, *mut f64);
+type ReverseFn = unsafe extern "C" fn(*const f64, *mut f64);
 
 /// Checks every partial of `case` against central finite differences; panics with the rule's
 /// name, the point and both values on a mismatch.
@@ -86,30 +88,35 @@ pub fn check_rule(case: &Case) {
         let ee = module
             .create_jit_execution_engine(OptimizationLevel::None)
             .expect("JIT");
-        // SAFETY: `test` was built above with exactly this signature.
-        let test = unsafe { ee.get_function::<TestFn>("test") }.expect("test function");
-        let eval = |x: &[f64], dx: &[f64]| {
-            let mut out = [0.0f64; 2];
-            unsafe { test.call(x.as_ptr(), dx.as_ptr(), out.as_mut_ptr()) };
-            out
-        };
+        // SAFETY: `fwd` and `rev` were built above with exactly these signatures.
+        let fwd = unsafe { ee.get_function::<ForwardFn>("fwd") }.expect("fwd function");
+        let rev = unsafe { ee.get_function::<ReverseFn>("rev") }.expect("rev function");
         let n = case.xs.len();
+        let primal = |x: &[f64]| {
+            let mut out = [0.0f64; 2];
+            unsafe { fwd.call(x.as_ptr(), vec![0.0; n].as_ptr(), out.as_mut_ptr()) };
+            out[0]
+        };
+        let mut grad = vec![0.0f64; n];
+        unsafe { rev.call(case.xs.as_ptr(), grad.as_mut_ptr()) };
         for j in 0..n {
             let mut dx = vec![0.0; n];
             dx[j] = 1.0;
-            let ad = eval(&case.xs, &dx)[1];
-            let fd = central_difference(|x| eval(x, &vec![0.0; n])[0], &case.xs, j, single);
+            let mut out = [0.0f64; 2];
+            unsafe { fwd.call(case.xs.as_ptr(), dx.as_ptr(), out.as_mut_ptr()) };
+            let fd = central_difference(primal, &case.xs, j, single);
             assert!(
                 fd.is_finite(),
                 "{case:?}: finite differences are not finite at this point; pick another"
             );
             let tol = if single { 2e-3 } else { 1e-6 };
-            let ok = (ad - fd).abs() <= tol * (1.0 + fd.abs());
-            assert!(
-                ok,
-                "{case:?} ({}): d/dx{j} = {ad} but finite differences give {fd}",
-                if single { "float" } else { "double" }
-            );
+            let precision = if single { "float" } else { "double" };
+            for (mode, ad) in [("forward", out[1]), ("reverse", grad[j])] {
+                assert!(
+                    (ad - fd).abs() <= tol * (1.0 + fd.abs()),
+                    "{case:?} ({precision}, {mode} mode): d/dx{j} = {ad} but finite differences give {fd}"
+                );
+            }
         }
     }
 }
@@ -142,29 +149,63 @@ fn build_case(m: Module, case: &Case, single: bool) {
     let d = session
         .forward_function(f, &vec![Activity::Dup; n])
         .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+    let (aug, adj) = session
+        .reverse_functions(f, &vec![Activity::Out; n])
+        .unwrap_or_else(|e| panic!("{case:?}: {e}"));
 
     let ptr = Ty::ptr(ctx);
     let dbl = Ty::double(ctx);
-    let test = m.add_function("test", Ty::function(Ty::void(ctx), &[ptr, ptr, ptr], false));
-    b.position_at_end(test.append_block("entry"));
-    let [x, dx, out] = [test.params()[0], test.params()[1], test.params()[2]];
     let i64t = Ty::int(ctx, 64);
+    let load_arg = |b: &mut Builder, base: Val, k: u64| {
+        let p = b.gep(dbl, base, &[i64t.int_const(k)], true);
+        let v = b.load(dbl, p, 8);
+        if single {
+            b.fp_cast(v, fty)
+        } else {
+            v
+        }
+    };
+    let store_out = |b: &mut Builder, v: Val, base: Val, k: u64| {
+        let v = if single { b.fp_cast(v, dbl) } else { v };
+        let p = b.gep(dbl, base, &[i64t.int_const(k)], true);
+        b.store(v, p, 8);
+    };
+
+    // fwd(x, dx, out): out = {f(x), J dx}
+    let fwd = m.add_function("fwd", Ty::function(Ty::void(ctx), &[ptr, ptr, ptr], false));
+    b.position_at_end(fwd.append_block("entry"));
+    let [x, dx, out] = [fwd.params()[0], fwd.params()[1], fwd.params()[2]];
     let mut args = Vec::new();
     for k in 0..n as u64 {
-        for base in [x, dx] {
-            let p = b.gep(dbl, base, &[i64t.int_const(k)], true);
-            let v = b.load(dbl, p, 8);
-            args.push(if single { b.fp_cast(v, fty) } else { v });
-        }
+        args.push(load_arg(&mut b, x, k));
+        args.push(load_arg(&mut b, dx, k));
     }
     let res = b.call_function(d, &args);
     for k in 0..2u32 {
         let v = b.extract_value(res, k);
-        let v = if single { b.fp_cast(v, dbl) } else { v };
-        let p = b.gep(dbl, out, &[i64t.int_const(k as u64)], true);
-        b.store(v, p, 8);
+        store_out(&mut b, v, out, k as u64);
     }
     b.ret_void();
+
+    // rev(x, grad): grad = gradient of f at x
+    let rev = m.add_function("rev", Ty::function(Ty::void(ctx), &[ptr, ptr], false));
+    let entry = rev.append_block("entry");
+    b.position_at_end(entry);
+    let [x, grad] = [rev.params()[0], rev.params()[1]];
+    let ret = b.ret_void();
+    let tape = crate::reverse::new_tape(&mut b, rev, ret);
+    let mut args = vec![tape];
+    for k in 0..n as u64 {
+        args.push(load_arg(&mut b, x, k));
+    }
+    b.call_function(aug, &args);
+    args.push(fty.float_const(1.0));
+    let adjoints = b.call_function(adj, &args);
+    for k in 0..n as u32 {
+        let g = b.extract_value(adjoints, k);
+        store_out(&mut b, g, grad, k as u64);
+    }
+    crate::reverse::free_tape(&mut b, tape);
 }
 
 fn call_rule(b: &mut Builder, m: Module, case: &Case, fty: Ty, xs: &[Val]) -> Val {
