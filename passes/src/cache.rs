@@ -20,6 +20,9 @@ pub struct Key {
     pub mode: Mode,
     /// Activity of each parameter.
     pub activity: Vec<Activity>,
+    /// Reverse mode: the caller runs the adjoint right after the augmented sweep with no
+    /// memory writes in between, so loads may be replayed instead of taped.
+    pub memory_stable: bool,
 }
 
 /// The functions derived for one key.
@@ -83,8 +86,13 @@ impl Session {
 
     /// The reverse-mode pair (augmented forward, adjoint) of `f` for `activity`, with bodies
     /// built for it and everything it needs.
-    pub fn reverse_functions(&mut self, f: Val, activity: &[Activity]) -> Result<(Val, Val)> {
-        let pair = self.declare_reverse(f, activity)?;
+    pub fn reverse_functions(
+        &mut self,
+        f: Val,
+        activity: &[Activity],
+        memory_stable: bool,
+    ) -> Result<(Val, Val)> {
+        let pair = self.declare_reverse(f, activity, memory_stable)?;
         self.generate_pending()?;
         Ok(pair)
     }
@@ -100,16 +108,23 @@ impl Session {
     }
 
     /// Declares (or finds) the reverse-mode pair of `f`; bodies are built later.
-    pub fn declare_reverse(&mut self, f: Val, activity: &[Activity]) -> Result<(Val, Val)> {
+    pub fn declare_reverse(
+        &mut self,
+        f: Val,
+        activity: &[Activity],
+        memory_stable: bool,
+    ) -> Result<(Val, Val)> {
         let key = Key {
             function: f,
             mode: Mode::Reverse,
             activity: activity.to_vec(),
+            memory_stable,
         };
         if let Some(&Derived::Reverse { augmented, adjoint }) = self.cache.get(&key) {
             return Ok((augmented, adjoint));
         }
-        let (augmented, adjoint) = crate::reverse::declare(self.module, f, activity)?;
+        let (augmented, adjoint) =
+            crate::reverse::declare(self.module, f, activity, memory_stable)?;
         let derived = Derived::Reverse { augmented, adjoint };
         self.cache.insert(key.clone(), derived);
         self.pending.push(Job { key, derived });
@@ -122,6 +137,7 @@ impl Session {
             function: f,
             mode: Mode::Forward,
             activity: activity.to_vec(),
+            memory_stable: false,
         };
         if let Some(&Derived::Forward(d)) = self.cache.get(&key) {
             return Ok(d);

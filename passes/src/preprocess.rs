@@ -12,7 +12,9 @@ use crate::ir::{run_function_passes, sys, Module, Val};
 use crate::options::Options;
 use std::collections::HashSet;
 
-const PIPELINE: &str = "sroa<modify-cfg>,early-cse,instsimplify";
+/// SROA and mem2reg for SSA form; loop-simplify gives loops a preheader, one latch and
+/// dedicated exits, the shape reverse mode counts down without a per-iteration tape.
+const PIPELINE: &str = "sroa<modify-cfg>,early-cse,instsimplify,loop-simplify";
 
 /// Canonicalises every defined function reachable through direct calls from a request target.
 pub fn canonicalize_reachable(_module: Module, requests: &[Request], opts: &Options) -> Result<()> {

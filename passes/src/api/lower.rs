@@ -55,7 +55,8 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
         ));
     }
     let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
-    let (aug, adj) = session.reverse_functions(f, &acts)?;
+    // Nothing runs between the two sweeps here, so memory is stable.
+    let (aug, adj) = session.reverse_functions(f, &acts, true)?;
 
     let mut b = Builder::new(session.module);
     let caller = req

@@ -8,7 +8,8 @@
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
 use super::memcopy::{adjoint_copy_helper, infer_contents, Contents};
-use super::needs::{needs, Need};
+use super::needs::{taped_needs, Need};
+use super::plan::ReversePlan;
 use super::{call_activity, returns_adjoint, tape};
 use crate::analysis::activity::{forward_activity, ActiveSet};
 use crate::api::Activity;
@@ -25,8 +26,13 @@ pub(super) struct AdjointFn<'s> {
     activity: Vec<Activity>,
     active: ActiveSet,
     cfg: ReverseCfg,
+    plan: ReversePlan,
     b: Builder,
     tape: Val,
+    /// Structured loops' induction variables → the slot counting them down.
+    counters: HashMap<Val, Val>,
+    /// Structured loops' induction variables → the slot holding their start value.
+    starts: HashMap<Val, Val>,
     /// Source arguments → the adjoint function's copies of them.
     args: HashMap<Val, Val>,
     /// Source arguments → their shadows.
@@ -53,6 +59,7 @@ impl<'s> AdjointFn<'s> {
         let active = forward_activity(src, &key.activity, &session.opts);
         let b = Builder::new(session.module);
         let cfg = ReverseCfg::of(src);
+        let plan = ReversePlan::new(src, &cfg, &active, &session.opts, key.memory_stable);
         let entry = dst.append_block("entry");
         let dispatch = dst.append_block("reverse");
         let rblocks = cfg
@@ -68,8 +75,11 @@ impl<'s> AdjointFn<'s> {
             activity: key.activity.clone(),
             active,
             cfg,
+            plan,
             b,
             tape: dst.params()[0],
+            counters: HashMap::new(),
+            starts: HashMap::new(),
             args: HashMap::new(),
             arg_shadows: HashMap::new(),
             dret: None,
@@ -157,6 +167,37 @@ impl<'s> AdjointFn<'s> {
         s
     }
 
+    /// The slot counting structured loop `iv` down in the adjoint.
+    fn counter(&mut self, iv: Val) -> Val {
+        if let Some(&c) = self.counters.get(&iv) {
+            return c;
+        }
+        let here = self.b.current_block();
+        if let Some(end) = self.entry_end {
+            self.b.position_before(end);
+        }
+        let c = self.b.alloca(iv.ty(), "counter");
+        self.b.position_at_end(here);
+        self.counters.insert(iv, c);
+        c
+    }
+
+    /// The slot holding structured loop `iv`'s start value (when it is not a constant or an
+    /// argument), popped where the adjoint enters the loop.
+    fn start_slot(&mut self, iv: Val) -> Val {
+        if let Some(&s) = self.starts.get(&iv) {
+            return s;
+        }
+        let here = self.b.current_block();
+        if let Some(end) = self.entry_end {
+            self.b.position_before(end);
+        }
+        let s = self.b.alloca(iv.ty(), "start");
+        self.b.position_at_end(here);
+        self.starts.insert(iv, s);
+        s
+    }
+
     /// `adjoint(v) += d` for active floating-point values; constants and inactive values
     /// have no adjoint.
     fn accumulate(&mut self, v: Val, d: Val) {
@@ -206,8 +247,9 @@ impl<'s> AdjointFn<'s> {
 
     // ----- values from the forward sweep -----
 
-    /// The primal value of `v` at the instruction being reversed.
-    fn primal(&self, v: Val, at: Val) -> Result<Val> {
+    /// The primal value of `v` at the instruction being reversed: popped from the tape,
+    /// an argument, a constant, a structured loop's counter, or rebuilt from those.
+    fn primal(&mut self, v: Val, at: Val) -> Result<Val> {
         if let Some(&p) = self.popped.get(&(false, v)) {
             return Ok(p);
         }
@@ -217,13 +259,31 @@ impl<'s> AdjointFn<'s> {
         if !v.is_instruction() && !v.is_argument() {
             return Ok(v);
         }
+        if self.plan.loops().iter().any(|l| l.iv == v) {
+            let c = self.counter(v);
+            let p = self.b.load(v.ty(), c, 0);
+            self.popped.insert((false, v), p);
+            return Ok(p);
+        }
+        if v.is_instruction() && self.plan.primal_recomputable(v, at.parent_block()) {
+            let c = v.clone_instruction();
+            for k in 0..v.num_operands() {
+                let o = self.primal(v.operand(k), at)?;
+                c.set_operand(k, o);
+            }
+            self.b.insert(c);
+            c.strip_metadata_except_tbaa();
+            self.popped.insert((false, v), c);
+            return Ok(c);
+        }
         Err(internal(
             at,
             "primal value not available in the adjoint sweep",
         ))
     }
 
-    /// The shadow of pointer `v` at the instruction being reversed.
+    /// The shadow of pointer `v` at the instruction being reversed: popped, an argument's
+    /// shadow, a constant's substitute, or rebuilt (a GEP or cast of a rebuildable shadow).
     fn shadow(&mut self, v: Val, at: Val) -> Result<Val> {
         if let Some(&p) = self.popped.get(&(true, v)) {
             return Ok(p);
@@ -233,6 +293,19 @@ impl<'s> AdjointFn<'s> {
         }
         if !v.is_instruction() && !v.is_argument() {
             return crate::clone::substitute_shadow(self.session, v, at);
+        }
+        if v.is_instruction() && self.plan.shadow_recomputable(v, at.parent_block()) {
+            let c = v.clone_instruction();
+            let base = self.shadow(v.operand(0), at)?;
+            c.set_operand(0, base);
+            for k in 1..v.num_operands() {
+                let o = self.primal(v.operand(k), at)?;
+                c.set_operand(k, o);
+            }
+            self.b.insert(c);
+            c.strip_metadata_except_tbaa();
+            self.popped.insert((true, v), c);
+            return Ok(c);
         }
         Err(internal(at, "shadow not available in the adjoint sweep"))
     }
@@ -257,8 +330,21 @@ impl<'s> AdjointFn<'s> {
             self.reverse_instruction(i)?;
         }
         self.b.clear_fast_math();
+        self.popped.clear();
+        // Entering a structured loop backwards: the counter starts at the last iteration.
+        for k in self.plan.exits_at(b).to_vec().into_iter().rev() {
+            let (iv, start) = (self.plan.loops()[k].iv, self.plan.loops()[k].start);
+            let last = tape::pop(&mut self.b, self.tape, iv.ty());
+            let c = self.counter(iv);
+            self.b.store(last, c, 0);
+            if start.is_instruction() {
+                let first = tape::pop(&mut self.b, self.tape, start.ty());
+                let s = self.start_slot(iv);
+                self.b.store(first, s, 0);
+            }
+        }
         let preds = self.cfg.preds(b).to_vec();
-        let which = if preds.len() >= 2 {
+        let which = if self.plan.records_predecessor(&self.cfg, b) {
             let i32t = Ty::int(self.session.module.context(), 32);
             Some(tape::pop(&mut self.b, self.tape, i32t))
         } else {
@@ -287,6 +373,9 @@ impl<'s> AdjointFn<'s> {
             edges.push(e);
         }
         self.b.position_at_end(from);
+        if let Some(l) = self.plan.loop_at_header(b).cloned() {
+            return self.count_down(&l, &preds, &edges);
+        }
         match which {
             None => {
                 self.b.br(edges[0]);
@@ -302,14 +391,44 @@ impl<'s> AdjointFn<'s> {
         Ok(())
     }
 
+    /// The reverse of a structured loop's header: back to the preheader when the counter is
+    /// at its start, else one iteration down and back to the latch.
+    fn count_down(
+        &mut self,
+        l: &super::plan::StructuredLoop,
+        preds: &[Block],
+        edges: &[Block],
+    ) -> Result<()> {
+        let edge_to = |p: Block| preds.iter().position(|&q| q == p).map(|k| edges[k]);
+        let (Some(to_pre), Some(to_latch)) = (edge_to(l.preheader), edge_to(l.latch)) else {
+            return Err(internal(l.iv, "structured loop without its two edges"));
+        };
+        let start = if l.start.is_instruction() {
+            let s = self.start_slot(l.iv);
+            self.b.load(l.start.ty(), s, 0)
+        } else {
+            self.primal(l.start, l.iv)?
+        };
+        let c = self.counter(l.iv);
+        let cur = self.b.load(l.iv.ty(), c, 0);
+        let at_start = self.b.icmp(crate::ir::IntPred::LLVMIntEQ, cur, start);
+        let down = self.dst.append_block("");
+        self.b.cond_br(at_start, to_pre, down);
+        self.b.position_at_end(down);
+        let prev = self.b.sub(cur, l.step);
+        self.b.store(prev, c, 0);
+        self.b.br(to_latch);
+        Ok(())
+    }
+
     // ----- instructions -----
 
     fn reverse_instruction(&mut self, i: Val) -> Result<()> {
         self.popped.clear();
-        for n in needs(i, &self.active, &self.session.opts).into_iter().rev() {
-            if !n.is_taped() {
-                continue;
-            }
+        for n in taped_needs(i, &self.active, &self.session.opts, &self.plan)
+            .into_iter()
+            .rev()
+        {
             let (is_shadow, v) = match n {
                 Need::Primal(v) => (false, v),
                 Need::Shadow(v) => (true, v),
@@ -531,12 +650,22 @@ impl<'s> AdjointFn<'s> {
         let RuleKind::Math(partials) = rule.kind else {
             return Ok(());
         };
+        // Only what the partials read was taped; the rest are placeholders they ignore.
+        let read = rules::partials_read(rule, i);
         let src_args = i.call_args();
         let mut args = Vec::new();
-        for &a in &src_args {
-            args.push(self.primal(a, i)?);
+        for (k, &a) in src_args.iter().enumerate() {
+            args.push(if read[k] {
+                self.primal(a, i)?
+            } else {
+                a.ty().poison()
+            });
         }
-        let r = self.primal(i, i)?;
+        let r = if read[src_args.len()] {
+            self.primal(i, i)?
+        } else {
+            i.ty().poison()
+        };
         let ps = partials(&mut self.b, &args, r);
         for (a, p) in src_args.into_iter().zip(ps) {
             if let Some(p) = p {
@@ -630,7 +759,8 @@ impl<'s> AdjointFn<'s> {
             }
             acts.push(act);
         }
-        let (_, adj) = self.session.declare_reverse(g, &acts)?;
+        let stable = self.plan.loads_recomputable;
+        let (_, adj) = self.session.declare_reverse(g, &acts, stable)?;
         if returns_adjoint(g) {
             args.push(d.unwrap_or_else(|| i.ty().zero()));
         }

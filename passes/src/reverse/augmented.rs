@@ -6,7 +6,8 @@
 
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
-use super::needs::{needs, Need};
+use super::needs::{taped_needs, Need};
+use super::plan::ReversePlan;
 use super::{call_activity, returns_shadow, tape};
 use crate::analysis::activity::{forward_activity, ActiveSet};
 use crate::api::Activity;
@@ -22,6 +23,7 @@ pub(super) struct AugmentedFn<'s> {
     activity: Vec<Activity>,
     active: ActiveSet,
     cfg: ReverseCfg,
+    plan: ReversePlan,
     b: Builder,
     vals: Cloner,
     tape: Val,
@@ -36,13 +38,16 @@ impl<'s> AugmentedFn<'s> {
         let src = key.function;
         let active = forward_activity(src, &key.activity, &session.opts);
         let b = Builder::new(session.module);
+        let cfg = ReverseCfg::of(src);
+        let plan = ReversePlan::new(src, &cfg, &active, &session.opts, key.memory_stable);
         AugmentedFn {
             session,
             src,
             dst,
             activity: key.activity.clone(),
             active,
-            cfg: ReverseCfg::of(src),
+            cfg,
+            plan,
             b,
             vals: Cloner::default(),
             tape: dst.params()[0],
@@ -74,10 +79,20 @@ impl<'s> AugmentedFn<'s> {
             for p in phis {
                 self.visit_phi(p);
             }
-            if self.cfg.records_predecessor(b) {
+            if self.plan.records_predecessor(&self.cfg, b) {
                 let idx = self.b.phi(Ty::int(self.session.module.context(), 32));
                 self.pred_index.push((b, idx));
                 tape::push(&mut self.b, self.tape, idx);
+            }
+            // Leaving a structured loop: its last induction value, once per loop execution.
+            for k in self.plan.exits_at(b).to_vec() {
+                let l = &self.plan.loops()[k];
+                let (iv, start) = (self.vals.map(l.iv), l.start);
+                if start.is_instruction() {
+                    let s = self.vals.map(start);
+                    tape::push(&mut self.b, self.tape, s);
+                }
+                tape::push(&mut self.b, self.tape, iv);
             }
             for i in rest {
                 self.b.set_fast_math_from(i);
@@ -100,7 +115,7 @@ impl<'s> AugmentedFn<'s> {
 
     /// Pushes what `i`'s adjoint will pop.
     fn push_needs(&mut self, i: Val) -> Result<()> {
-        for n in needs(i, &self.active, &self.session.opts) {
+        for n in taped_needs(i, &self.active, &self.session.opts, &self.plan) {
             let v = match n {
                 Need::Primal(v) => self.vals.map(v),
                 Need::Shadow(v) => self.shadow(v, i)?,
@@ -351,7 +366,8 @@ impl<'s> AugmentedFn<'s> {
             }
             acts.push(act);
         }
-        let (aug, _) = self.session.declare_reverse(g, &acts)?;
+        let stable = self.plan.loads_recomputable;
+        let (aug, _) = self.session.declare_reverse(g, &acts, stable)?;
         let call = self.b.call_function(aug, &args);
         if returns_shadow(g) {
             let p = self.b.extract_value(call, 0);

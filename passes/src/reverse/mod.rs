@@ -24,6 +24,7 @@ mod cfg;
 mod classify;
 mod memcopy;
 mod needs;
+mod plan;
 mod tape;
 
 pub use tape::{free_tape, new_tape, tape_type};
@@ -45,7 +46,12 @@ pub fn returns_shadow(f: Val) -> bool {
 }
 
 /// Declares the augmented forward and adjoint functions of `f` for `activity`.
-pub fn declare(module: Module, f: Val, activity: &[Activity]) -> Result<(Val, Val)> {
+pub fn declare(
+    module: Module,
+    f: Val,
+    activity: &[Activity],
+    memory_stable: bool,
+) -> Result<(Val, Val)> {
     let fty = f.function_type();
     if fty.is_var_arg() {
         return Err(Error::in_function(
@@ -81,7 +87,10 @@ pub fn declare(module: Module, f: Val, activity: &[Activity]) -> Result<(Val, Va
     } else {
         ret
     };
-    let codes: String = activity.iter().map(|a| a.code()).collect();
+    let mut codes: String = activity.iter().map(|a| a.code()).collect();
+    if memory_stable {
+        codes.push_str(".s");
+    }
     let aug = module.add_function(
         &format!("augfwd.{}.{}", f.name(), codes),
         Ty::function(aug_ret, &params, false),

@@ -8,9 +8,11 @@
 //! the same tape in between.
 
 use super::classify::{reverse_callee, ReverseCallee};
+use super::plan::ReversePlan;
 use crate::analysis::activity::ActiveSet;
 use crate::ir::{Opcode, Val};
 use crate::options::Options;
+use crate::rules::{self, Callee};
 
 /// One value the adjoint sweep needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,19 +30,27 @@ impl Need {
             Need::Primal(v) | Need::Shadow(v) => v,
         }
     }
+}
 
-    /// True when the value must travel through the tape (instructions only).
-    pub fn is_taped(self) -> bool {
-        self.value().is_instruction()
-    }
+/// The values `i`'s adjoint reads from the tape: its [`needs`] less what the adjoint can
+/// rebuild where it is used ([`ReversePlan`]).
+pub fn taped_needs(i: Val, active: &ActiveSet, opts: &Options, plan: &ReversePlan) -> Vec<Need> {
+    let at = i.parent_block();
+    needs(i, active, opts)
+        .into_iter()
+        .filter(|n| match *n {
+            Need::Primal(v) => !plan.primal_recomputable(v, at),
+            Need::Shadow(v) => !plan.shadow_recomputable(v, at),
+        })
+        .collect()
 }
 
 /// The values instruction `i`'s adjoint uses, in push order (no duplicates).
-pub fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
+fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
     let act = |v: Val| active.contains(v);
     let mut out: Vec<Need> = Vec::new();
     let mut add = |n: Need| {
-        if n.is_taped() && !out.contains(&n) {
+        if n.value().is_instruction() && !out.contains(&n) {
             out.push(n);
         }
     };
@@ -72,11 +82,25 @@ pub fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
         LLVMStore if act(i.operand(1)) => add(Need::Shadow(i.operand(1))),
         LLVMAlloca if act(i) => add(Need::Shadow(i)),
         LLVMCall => match reverse_callee(i, active, opts) {
-            ReverseCallee::Math | ReverseCallee::Reduction => {
-                for a in i.call_args() {
-                    if a.ty().is_fp_or_fp_vector() || a.ty().is_int() {
+            ReverseCallee::Math => {
+                let rule = match rules::classify(i, opts) {
+                    Callee::Rule(r) => Some(r),
+                    _ => None,
+                };
+                let read = rule.map(|r| rules::partials_read(r, i)).unwrap_or_default();
+                let args = i.call_args();
+                for (k, &a) in args.iter().enumerate() {
+                    if read.get(k).copied().unwrap_or(true) {
                         add(Need::Primal(a));
                     }
+                }
+                if read.get(args.len()).copied().unwrap_or(true) {
+                    add(Need::Primal(i));
+                }
+            }
+            ReverseCallee::Reduction => {
+                for a in i.call_args() {
+                    add(Need::Primal(a));
                 }
                 add(Need::Primal(i));
             }

@@ -150,7 +150,7 @@ fn build_case(m: Module, case: &Case, single: bool) {
         .forward_function(f, &vec![Activity::Dup; n])
         .unwrap_or_else(|e| panic!("{case:?}: {e}"));
     let (aug, adj) = session
-        .reverse_functions(f, &vec![Activity::Out; n])
+        .reverse_functions(f, &vec![Activity::Out; n], true)
         .unwrap_or_else(|e| panic!("{case:?}: {e}"));
 
     let ptr = Ty::ptr(ctx);

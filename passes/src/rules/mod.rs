@@ -121,6 +121,53 @@ impl Rule {
     }
 }
 
+/// Which inputs a math rule's partials read: one flag per argument, then one for the result.
+/// Found by building the partials once on placeholder values and looking at which are used,
+/// so reverse mode tapes only what the formula needs (`fmuladd` needs neither its addend nor
+/// its result). Cached per rule and argument types.
+pub fn partials_read(rule: &'static Rule, call: Val) -> Vec<bool> {
+    use std::sync::Mutex;
+    static CACHE: OnceLock<Mutex<HashMap<String, Vec<bool>>>> = OnceLock::new();
+    let RuleKind::Math(partials) = rule.kind else {
+        return Vec::new();
+    };
+    let fty = call.call_function_type();
+    let key = format!("{} {}", rule.name, fty.print());
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(v) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return v;
+    }
+    let ctx = fty.context();
+    let name = crate::ir::cstr("umbra.scratch");
+    // SAFETY: a scratch module in the same context, disposed below.
+    let raw =
+        unsafe { crate::ir::sys::core::LLVMModuleCreateWithNameInContext(name.as_ptr(), ctx) };
+    let m = crate::ir::Module(raw);
+    let mut params = fty.param_types();
+    params.push(fty.return_type());
+    let f = m.add_function(
+        "probe",
+        crate::ir::Ty::function(crate::ir::Ty::void(ctx), &params, false),
+    );
+    let mut b = Builder::new(m);
+    b.position_at_end(f.append_block("entry"));
+    let ps = f.params();
+    let (args, result) = ps.split_at(ps.len() - 1);
+    let produced = partials(&mut b, args, result[0]);
+    b.ret_void();
+    // Read: used by the emitted formula, or itself a partial (`fmuladd`'s d/da is `b`).
+    let read: Vec<bool> = ps
+        .iter()
+        .map(|p| p.has_uses() || produced.contains(&Some(*p)))
+        .collect();
+    drop(b);
+    unsafe { crate::ir::sys::core::LLVMDisposeModule(raw) };
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key, read.clone());
+    }
+    read
+}
+
 /// Every built-in rule.
 pub fn all() -> impl Iterator<Item = &'static Rule> {
     math::RULES
