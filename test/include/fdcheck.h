@@ -17,6 +17,10 @@
  * inputs, and compare with fd_check_f() (looser tolerance: FD_RTOL_F).  If the
  * formula can only be evaluated in float, use fd_dir_f()/fd_step_f() (large step).
  *
+ * Reverse mode: fd_grad(f, ctx, x, n, g) fills g with the full FD gradient
+ * (one coordinate at a time) to compare entry by entry with the shadows and
+ * returned adjoints, e.g. fd_check_array("dx", dx, g, n).
+ *
  * Output: one line per check, "ok <name>: ad=<..> fd=<..>" or
  * "FAIL <name>: ...".  fd_finish() returns the exit code for main().
  *
@@ -24,7 +28,11 @@
  * the derivative-request functions and marker globals get stub definitions,
  * the comparator ignores the AD value, and every FD is computed at two steps
  * (h, h/4) that must agree -- this checks the FD plumbing and that test points
- * are away from kinks.
+ * are away from kinks.  Stubs exist for the common request prototypes
+ * (double __enzyme_autodiff, or void with -DFD_AUTODIFF_VOID; void
+ * __enzyme_autodiff_v; ...); a test declaring another prototype (e.g. a
+ * struct-returning __enzyme_autodiff_two) defines its own stub under
+ * #ifdef FD_SELFTEST.
  */
 #ifndef UMBRA_FDCHECK_H
 #define UMBRA_FDCHECK_H
@@ -222,6 +230,44 @@ static inline void fd_dir_vec(fd_fnvv f, void *ctx, const double *x,
   fd_dir_vec_h(f, ctx, x, v, n, dy, m, 0.0);
 }
 
+/* Full gradient of scalar f at x by finite differences, one coordinate at a
+ * time (step fd_step(x[i]); fd_grad_f: the large float step). */
+typedef struct {
+  fd_fnv f;
+  void *ctx;
+  double *x;
+  int i;
+} fd_grad_ctx_;
+static inline double fd_grad_1_(double t, void *c) {
+  fd_grad_ctx_ *g = (fd_grad_ctx_ *)c;
+  double saved = g->x[g->i];
+  g->x[g->i] = t;
+  double r = g->f(g->x, g->ctx);
+  g->x[g->i] = saved;
+  return r;
+}
+static inline void fd_grad_h_(fd_fnv f, void *ctx, const double *x, int n,
+                              double *g, int flt) {
+  double *xc = (double *)malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+  memcpy(xc, x, sizeof(double) * (size_t)n);
+  fd_grad_ctx_ c = {f, ctx, xc, 0};
+  if (flt) fd_selftest_rtol_ = FD_RTOL_F / 10;
+  for (int i = 0; i < n; i++) {
+    c.i = i;
+    g[i] = fd_deriv1_h(fd_grad_1_, &c, x[i], flt ? fd_step_f(x[i]) : 0.0);
+  }
+  fd_selftest_rtol_ = FD_RTOL / 10;
+  free(xc);
+}
+static inline void fd_grad(fd_fnv f, void *ctx, const double *x, int n,
+                           double *g) {
+  fd_grad_h_(f, ctx, x, n, g, 0);
+}
+static inline void fd_grad_f(fd_fnv f, void *ctx, const double *x, int n,
+                             double *g) {
+  fd_grad_h_(f, ctx, x, n, g, 1);
+}
+
 /* Compare ad against fd with |ad-fd| <= atol + rtol*max(|ad|,|fd|). */
 static inline int fd_check_tol(const char *name, double ad, double fd,
                                double rtol, double atol) {
@@ -329,6 +375,13 @@ float __enzyme_fwddiff_f(void *f, ...) { (void)f; return 0; }
 void __enzyme_fwddiff_v(void *f, ...) { (void)f; }
 double __umbra_fwddiff(void *f, ...) { (void)f; return 0; }
 float __umbra_fwddiff_f(void *f, ...) { (void)f; return 0; }
+#ifdef FD_AUTODIFF_VOID /* test declares: void __enzyme_autodiff(void *, ...) */
+void __enzyme_autodiff(void *f, ...) { (void)f; }
+#else
+double __enzyme_autodiff(void *f, ...) { (void)f; return 0; }
+#endif
+double __umbra_autodiff(void *f, ...) { (void)f; return 0; }
+void __enzyme_autodiff_v(void *f, ...) { (void)f; }
 #endif
 
 #endif /* UMBRA_FDCHECK_H */

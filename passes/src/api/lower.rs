@@ -80,8 +80,8 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
     adjoints.copy_debug_location(req.call);
     crate::reverse::free_tape(&mut b, tape);
 
-    let want = req.call.ty();
-    if !want.is_void() && req.call.has_uses() {
+    let want = req.sret.map_or(req.call.ty(), |(_, ty)| ty);
+    if !want.is_void() && (req.call.has_uses() || req.sret.is_some()) {
         let outs: Vec<Ty> = params
             .iter()
             .zip(&req.args)
@@ -89,15 +89,36 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
             .map(|(t, _)| *t)
             .collect();
         let result = gradient_result(&mut b, req, adjoints, &outs, want)?;
-        req.call.replace_all_uses_with(result);
+        deliver(&mut b, req, result);
     }
     finish(req);
     Ok(())
 }
 
+/// Hands the request's result to its caller: through the `sret` memory, or as the call's value.
+fn deliver(b: &mut Builder, req: &Request, v: Val) {
+    match req.sret {
+        Some((ptr, _)) => {
+            b.store(v, ptr, 0);
+        }
+        None => req.call.replace_all_uses_with(v),
+    }
+}
+
 /// Maps the adjoint function's `{out adjoints...}` to the request's declared return type: one
-/// scalar, or a struct with one field per `out` argument.
+/// scalar, or a struct (or, as C passes `struct {float a, b;}`, a vector) with one field per
+/// `out` argument.
 fn gradient_result(b: &mut Builder, req: &Request, adj: Val, outs: &[Ty], want: Ty) -> Result<Val> {
+    if want.is_vector() && want.vector_len() as usize == outs.len() && outs.len() > 1 {
+        let mut v = want.poison();
+        for k in 0..outs.len() as u32 {
+            let d = b.extract_value(adj, k);
+            let d = convert_result(b, req, d, want.element())?;
+            let idx = Ty::int(b.module().context(), 32).int_const(k as u64);
+            v = b.insert_element(v, d, idx);
+        }
+        return Ok(v);
+    }
     if outs.len() == 1 && !(want.kind() == TyKind::Struct) {
         let d = b.extract_value(adj, 0);
         return convert_result(b, req, d, want);
@@ -161,13 +182,13 @@ fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
     let call = b.call_function(derived, &args);
     call.copy_debug_location(req.call);
 
-    let want = req.call.ty();
+    let want = req.sret.map_or(req.call.ty(), |(_, ty)| ty);
     let tangent = crate::forward::returns_tangent(f).then(|| b.extract_value(call, 1));
     match tangent {
-        _ if want.is_void() || !req.call.has_uses() => {}
+        _ if want.is_void() || !(req.call.has_uses() || req.sret.is_some()) => {}
         Some(t) => {
             let t = convert_result(&mut b, req, t, want)?;
-            req.call.replace_all_uses_with(t);
+            deliver(&mut b, req, t);
         }
         None => {
             return Err(Error::at(

@@ -63,6 +63,9 @@ pub struct Request {
     pub args: Vec<ArgPlan>,
     /// Marker loads consumed by this request (deleted once dead).
     pub marker_loads: Vec<Val>,
+    /// Where the result goes when the request returns a struct through memory (`sret`): the
+    /// pointer and the struct type.
+    pub sret: Option<(Val, crate::ir::Ty)>,
 }
 
 /// Finds and decodes every request call in `module`, in module order.
@@ -92,7 +95,12 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
 
 fn decode(call: Val, mode: Mode) -> Result<Request> {
     let req_name = call.called_value().name();
-    let args = call.call_args();
+    let mut args = call.call_args();
+    // A struct result returned through memory arrives as a hidden first argument.
+    let sret = call.call_arg_sret_type(0).map(|ty| (args[0], ty));
+    if sret.is_some() {
+        args.remove(0);
+    }
     let Some(&first) = args.first() else {
         return Err(Error::at(
             call,
@@ -194,6 +202,7 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
         function,
         args: plans,
         marker_loads,
+        sret,
     })
 }
 

@@ -177,6 +177,21 @@ impl Val {
     pub fn call_function_type(self) -> Ty {
         Ty(unsafe { c::LLVMGetCalledFunctionType(self.0) })
     }
+    /// The type of the `sret` attribute on call argument `k`, when it has one (a struct returned
+    /// through memory, as the x86-64 ABI does for three or more doubles).
+    pub fn call_arg_sret_type(self, k: u32) -> Option<Ty> {
+        let name = "sret";
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            let mut a = c::LLVMGetCallSiteEnumAttribute(self.0, k + 1, kind);
+            if a.is_null() {
+                if let Some(f) = self.called_function() {
+                    a = c::LLVMGetEnumAttributeAtIndex(f.0, k + 1, kind);
+                }
+            }
+            (!a.is_null()).then(|| Ty(c::LLVMGetTypeAttributeValue(a)))
+        }
+    }
     /// Number of call arguments.
     pub fn num_call_args(self) -> u32 {
         unsafe { c::LLVMGetNumArgOperands(self.0) }

@@ -5,6 +5,7 @@
 
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, TyKind, Val};
+use std::collections::HashSet;
 
 /// What a copied region holds, as far as adjoints are concerned.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,7 +18,8 @@ pub enum Contents {
 
 /// Infers what the memory copied by `copy` (a memcpy/memmove call in `f`) holds.
 pub fn infer_contents(f: Val, copy: Val) -> Result<Contents> {
-    let objects = [underlying(copy.operand(0)), underlying(copy.operand(1))];
+    let mut objects = underlying_objects(copy.operand(0));
+    objects.extend(underlying_objects(copy.operand(1)));
     let mut floats: Vec<Ty> = Vec::new();
     let mut seen_any = false;
     for b in f.blocks() {
@@ -28,7 +30,7 @@ pub fn infer_contents(f: Val, copy: Val) -> Result<Contents> {
                 Opcode::LLVMGetElementPtr => (i.operand(0), i.gep_source_type()),
                 _ => continue,
             };
-            if objects.contains(&underlying(ptr)) {
+            if underlying_objects(ptr).iter().any(|o| objects.contains(o)) {
                 seen_any = true;
                 collect_float_scalars(ty, &mut floats);
             }
@@ -62,23 +64,35 @@ fn collect_float_scalars(t: Ty, out: &mut Vec<Ty>) {
     }
 }
 
-/// The object a pointer is derived from, through GEPs and casts.
-fn underlying(mut p: Val) -> Val {
-    loop {
+/// The objects a pointer may be derived from, through GEPs, casts, phis and selects.
+fn underlying_objects(p: Val) -> HashSet<Val> {
+    let mut out = HashSet::new();
+    let mut seen = HashSet::new();
+    let mut stack = vec![p];
+    while let Some(p) = stack.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
         let op = if p.is_instruction() {
             p.opcode()
         } else if p.is_constant_expr() {
             p.const_opcode()
         } else {
-            return p;
+            out.insert(p);
+            continue;
         };
         match op {
             Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => {
-                p = p.operand(0)
+                stack.push(p.operand(0))
             }
-            _ => return p,
+            Opcode::LLVMPHI => stack.extend(p.incoming().into_iter().map(|(v, _)| v)),
+            Opcode::LLVMSelect => stack.extend([p.operand(1), p.operand(2)]),
+            _ => {
+                out.insert(p);
+            }
         }
     }
+    out
 }
 
 /// `void umbra.adjoint.copy.<ty>(ptr dst_shadow, ptr src_shadow, i64 bytes)`: for each element,

@@ -1,0 +1,19 @@
+// RUN: %clang -O1 -g -c -emit-llvm %s -o %t.bc
+// RUN: rm -f %t.o
+// RUN: not %umbra %t.bc -o %t.o 2>&1 | FileCheck %s
+// RUN: test ! -e %t.o
+// Reverse mode: an active value flows into an external function Umbra has no
+// rule for. The message names the callee, the mode, and the way out.
+double __enzyme_autodiff(void *, ...);
+double mystery(double);
+
+double f(double x) {
+  double y = x * x;
+  // CHECK: reverse-missing-rule.c:[[@LINE+1]]:{{[0-9]+}}: {{.*}}no derivative rule for 'mystery' (reverse mode){{.*}}inactive
+  return mystery(y) + x;
+}
+
+int main(void) {
+  double d = __enzyme_autodiff((void *)f, 1.5);
+  return d > 0;
+}
