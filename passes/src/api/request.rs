@@ -68,9 +68,10 @@ pub struct Request {
     pub sret: Option<(Val, crate::ir::Ty)>,
 }
 
-/// Finds and decodes every request call in `module`, in module order.
+/// Finds and decodes every request call in `module`, in module order (functions, then blocks,
+/// then instructions), so every host lowers them identically.
 pub fn find_requests(module: Module) -> Result<Vec<Request>> {
-    let mut out = Vec::new();
+    let mut requests: Vec<(Val, Mode)> = Vec::new();
     for f in module.functions() {
         let Some(mode) = Mode::of_name(&f.name()) else {
             continue;
@@ -85,11 +86,26 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
                     ),
                 ));
             }
-            out.push(decode(user, mode)?);
+        }
+        requests.push((f, mode));
+    }
+    let mut out = Vec::new();
+    if requests.is_empty() {
+        return Ok(out);
+    }
+    for f in module.functions() {
+        for b in f.blocks() {
+            for i in b.instructions() {
+                if !i.is_call() {
+                    continue;
+                }
+                let callee = i.called_value();
+                if let Some(&(_, mode)) = requests.iter().find(|(r, _)| *r == callee) {
+                    out.push(decode(i, mode)?);
+                }
+            }
         }
     }
-    out.sort_by_key(|r| r.call);
-    out.dedup_by_key(|r| r.call);
     Ok(out)
 }
 

@@ -1,0 +1,91 @@
+; The tape helpers umbra.tape.push/pop are defined once per module, internal, however many
+; requests use them. push reserves at the old end (growing the buffer with realloc when full),
+; pop releases the last bytes and returns the new end.
+; RUN: %opt-umbra -passes=umbra %s | FileCheck %s
+; RUN: %umbra %s --emit=llvm-ir -O0 -o - | FileCheck %s
+
+declare double @__enzyme_autodiff(ptr, ...)
+declare double @sin(double)
+declare double @cos(double)
+
+; Call results cannot be rebuilt in the adjoint: s goes on the tape for the product.
+define double @f(double %x) {
+entry:
+  %s = call double @sin(double %x)
+  %t = fmul double %s, %s
+  ret double %t
+}
+
+define double @g(double %x) {
+entry:
+  %s = call double @cos(double %x)
+  %t = fmul double %s, %s
+  ret double %t
+}
+
+define double @caller(double %x) {
+entry:
+  %r1 = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x)
+  %r2 = call double (ptr, ...) @__enzyme_autodiff(ptr @g, double %x)
+  %r = fadd double %r1, %r2
+  ret double %r
+}
+
+; Requests are lowered in no particular order, so this file only checks order-independent
+; facts: each request gets its own tape, zeroed, used by both sweeps and freed after them.
+; CHECK-LABEL: define double @caller(double %x)
+; CHECK-DAG:     [[TA:%tape[0-9]*]] = alloca { ptr, i64, i64 }, align 8
+; CHECK-DAG:     [[TB:%tape[0-9]*]] = alloca { ptr, i64, i64 }, align 8
+; CHECK:         store { ptr, i64, i64 } zeroinitializer, ptr [[T1:%tape[0-9]*]], align 8
+; CHECK-NEXT:    call double @augfwd.f.a{{[.a-z]*}}(ptr [[T1]], double %x)
+; CHECK-NEXT:    call { double } @adjoint.f.a{{[.a-z]*}}(ptr [[T1]], double %x, double 1.000000e+00)
+; CHECK-NEXT:    [[B1:%[0-9]+]] = load ptr, ptr [[T1]], align 8
+; CHECK-NEXT:    call void @free(ptr [[B1]])
+; CHECK:         store { ptr, i64, i64 } zeroinitializer, ptr [[T2:%tape[0-9]*]], align 8
+; CHECK-NEXT:    call double @augfwd.g.a{{[.a-z]*}}(ptr [[T2]], double %x)
+; CHECK-NEXT:    call { double } @adjoint.g.a{{[.a-z]*}}(ptr [[T2]], double %x, double 1.000000e+00)
+; CHECK-NEXT:    [[B2:%[0-9]+]] = load ptr, ptr [[T2]], align 8
+; CHECK-NEXT:    call void @free(ptr [[B2]])
+
+; Exactly one definition of each helper, internal.
+; CHECK-NOT:   define {{.*}}@umbra.tape.
+; CHECK:       define internal ptr @umbra.tape.push(ptr %0, i64 %1) {
+; CHECK-NEXT:  entry:
+; CHECK-NEXT:    [[SIZEP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 1
+; CHECK-NEXT:    [[CAPP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 2
+; CHECK-NEXT:    [[SIZE:%[0-9]+]] = load i64, ptr [[SIZEP]], align 8
+; CHECK-NEXT:    [[CAP:%[0-9]+]] = load i64, ptr [[CAPP]], align 8
+; CHECK-NEXT:    [[NEW:%[0-9]+]] = add i64 [[SIZE]], %1
+; CHECK-NEXT:    [[FULL:%[0-9]+]] = icmp ugt i64 [[NEW]], [[CAP]]
+; CHECK-NEXT:    br i1 [[FULL]], label %grow, label %done
+; Growing: max(2 * capacity, new size + 4096) bytes, data and capacity updated.
+; CHECK:       grow:
+; CHECK-NEXT:    [[DBL:%[0-9]+]] = add i64 [[CAP]], [[CAP]]
+; CHECK-NEXT:    [[MIN:%[0-9]+]] = add i64 [[NEW]], 4096
+; CHECK-NEXT:    [[BIG:%[0-9]+]] = icmp ugt i64 [[DBL]], [[MIN]]
+; CHECK-NEXT:    [[NCAP:%[0-9]+]] = select i1 [[BIG]], i64 [[DBL]], i64 [[MIN]]
+; CHECK-NEXT:    [[OLD:%[0-9]+]] = load ptr, ptr %0, align 8
+; CHECK-NEXT:    [[NDATA:%[0-9]+]] = call ptr @realloc(ptr [[OLD]], i64 [[NCAP]])
+; CHECK-NEXT:    store ptr [[NDATA]], ptr %0, align 8
+; CHECK-NEXT:    store i64 [[NCAP]], ptr [[CAPP]], align 8
+; CHECK-NEXT:    br label %done
+; The slot is at the old end; the size grows.
+; CHECK:       done:
+; CHECK-NEXT:    store i64 [[NEW]], ptr [[SIZEP]], align 8
+; CHECK-NEXT:    [[DATA:%[0-9]+]] = load ptr, ptr %0, align 8
+; CHECK-NEXT:    [[SLOT:%[0-9]+]] = getelementptr inbounds i8, ptr [[DATA]], i64 [[SIZE]]
+; CHECK-NEXT:    ret ptr [[SLOT]]
+; CHECK-NEXT:  }
+; CHECK-NOT:   define {{.*}}@umbra.tape.push
+; The slot is at the new end, after the size shrinks.
+; CHECK:       define internal ptr @umbra.tape.pop(ptr %0, i64 %1) {
+; CHECK-NEXT:  entry:
+; CHECK-NEXT:    [[PSIZEP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 1
+; CHECK-NEXT:    [[PSIZE:%[0-9]+]] = load i64, ptr [[PSIZEP]], align 8
+; CHECK-NEXT:    [[PNEW:%[0-9]+]] = sub i64 [[PSIZE]], %1
+; CHECK-NEXT:    store i64 [[PNEW]], ptr [[PSIZEP]], align 8
+; CHECK-NEXT:    [[PDATA:%[0-9]+]] = load ptr, ptr %0, align 8
+; CHECK-NEXT:    [[PSLOT:%[0-9]+]] = getelementptr inbounds i8, ptr [[PDATA]], i64 [[PNEW]]
+; CHECK-NEXT:    ret ptr [[PSLOT]]
+; CHECK-NEXT:  }
+; CHECK-NOT:   define {{.*}}@umbra.tape.
