@@ -26,8 +26,7 @@
  * holds the tangents of the memory it points to (input tangents on entry, the tangents of
  * whatever f stores there on return).
  *
- * Reverse mode (__umbra_autodiff) is NOT IMPLEMENTED YET: such requests are rejected at compile
- * time with an error. When it lands it computes gradients, seeding f's (scalar) return value with
+ * Reverse mode (__umbra_autodiff) computes gradients, seeding f's (scalar) return value with
  * a derivative of 1.0. The partial derivatives with respect to `out` (active) floating-point
  * arguments are returned by the call, as in Enzyme: one such argument, as a double; several,
  * as a struct with one field per `out` argument, in order (declare the prototype, see "Return
