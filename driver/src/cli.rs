@@ -48,6 +48,14 @@ pub struct Args {
     #[arg(long, value_name = "NAME[,NAME...]", value_delimiter = ',')]
     pub inactive: Vec<String>,
 
+    /// Print on stderr which values carry derivatives in each differentiated function
+    #[arg(long)]
+    pub print_activity: bool,
+
+    /// Print on stderr what each access to differentiable memory carries (reverse mode)
+    #[arg(long)]
+    pub print_types: bool,
+
     /// Report on stderr how many requests were lowered and derived functions generated
     #[arg(short = 'v', long)]
     pub verbose: bool,

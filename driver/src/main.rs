@@ -57,9 +57,14 @@ fn run(args: &Args) -> Result<()> {
     }
     let options = umbra_passes::Options {
         inactive: args.inactive.clone(),
+        print_activity: args.print_activity,
+        print_types: args.print_types,
         reoptimize: None,
     };
     let summary = umbra_passes::differentiate_module(raw, &options).map_err(|e| anyhow!("{e}"))?;
+    for line in &summary.report {
+        eprintln!("{line}");
+    }
     diagnostics::check("differentiation failed")?;
     raw.verify().map_err(|e| {
         anyhow!(

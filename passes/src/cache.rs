@@ -57,6 +57,8 @@ pub struct Session {
     cache: HashMap<Key, Derived>,
     pending: Vec<Job>,
     zero_shadows: HashMap<Val, Val>,
+    /// Lines for `--print-activity` / `--print-types`, in generation order.
+    pub report: Vec<String>,
 }
 
 impl Session {
@@ -68,6 +70,7 @@ impl Session {
             cache: HashMap::new(),
             pending: Vec::new(),
             zero_shadows: HashMap::new(),
+            report: Vec::new(),
         }
     }
 

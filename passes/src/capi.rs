@@ -59,7 +59,11 @@ fn run(module: Module, params: &str) -> Result<(), String> {
     if let Ok(env) = std::env::var("UMBRA_OPTIONS") {
         opts.merge(&env).map_err(|e| e.to_string())?;
     }
-    crate::differentiate_module(module, &opts).map_err(|e| e.to_string())?;
+    let summary = crate::differentiate_module(module, &opts).map_err(|e| e.to_string())?;
+    // The plugin has no other channel for the reports the user asked for.
+    for line in &summary.report {
+        eprintln!("{line}");
+    }
     if let Some(level) = opts.reoptimize {
         crate::reoptimize::reoptimize(module, level)?;
     }

@@ -36,6 +36,8 @@ pub struct Summary {
     pub requests: usize,
     /// Derived functions generated (including those for callees).
     pub derived_functions: usize,
+    /// What `print_activity` / `print_types` asked for, one line each.
+    pub report: Vec<String>,
 }
 
 /// Differentiates every derivative request in `module` in place. On error the module may hold
@@ -55,5 +57,6 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     Ok(Summary {
         requests: requests.len(),
         derived_functions,
+        report: session.report,
     })
 }

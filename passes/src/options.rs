@@ -8,6 +8,10 @@ use crate::diag::{Error, Result};
 pub struct Options {
     /// Functions to treat as having no derivative: calls to them run in the primal only.
     pub inactive: Vec<String>,
+    /// Report which values carry derivatives in each differentiated function.
+    pub print_activity: bool,
+    /// Report what each differentiable memory access carries (reverse mode).
+    pub print_types: bool,
     /// Re-optimise the module after differentiation at this level (0-3). The driver runs its own
     /// pipeline and leaves this `None`; the clang plugin sets it to clang's level.
     pub reoptimize: Option<u8>,
@@ -38,6 +42,8 @@ impl Options {
                         .filter(|s| !s.is_empty())
                         .map(str::to_string),
                 ),
+                "print-activity" => self.print_activity = true,
+                "print-types" => self.print_types = true,
                 "reopt" => {
                     let level = value.trim_start_matches(['O', 'o']);
                     match level.parse::<u8>() {
@@ -51,7 +57,7 @@ impl Options {
                 }
                 _ => {
                     return Err(Error::general(format!(
-                    "unknown umbra option '{item}' (known: inactive=NAME[,NAME...], reopt=O0..O3)"
+                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], reopt=O0..O3, print-activity, print-types)"
                 )))
                 }
             }

@@ -19,6 +19,28 @@ pub struct ActiveSet {
 }
 
 impl ActiveSet {
+    /// The `--print-activity` report for `f` differentiated as `derived`: each parameter's
+    /// activity, then every active instruction.
+    pub fn describe(&self, f: Val, derived: &str, acts: &[Activity]) -> Vec<String> {
+        let mut out = vec![format!("activity of @{} in @{derived}:", f.name())];
+        for (k, (p, a)) in f.params().into_iter().zip(acts).enumerate() {
+            let name = if p.name().is_empty() {
+                format!("#{k}")
+            } else {
+                format!("%{}", p.name())
+            };
+            out.push(format!("  param {name}: {a:?}"));
+        }
+        for b in reverse_post_order(f) {
+            for i in b.instructions() {
+                if self.active.contains(&i) {
+                    out.push(format!("  active: {}", i.print()));
+                }
+            }
+        }
+        out
+    }
+
     /// True when `v` carries a derivative.
     pub fn contains(&self, v: Val) -> bool {
         self.active.contains(&v)

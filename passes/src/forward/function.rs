@@ -17,6 +17,13 @@ use crate::ir::{Block, Builder, Opcode, Val};
 
 pub(super) use crate::clone::short;
 
+fn job_name(job: &Job) -> String {
+    match job.derived {
+        Derived::Forward(d) => d.name(),
+        Derived::Reverse { augmented, .. } => augmented.name(),
+    }
+}
+
 /// Builds one forward derivative.
 pub(crate) struct ForwardFn<'s> {
     pub(super) session: &'s mut Session,
@@ -34,6 +41,10 @@ impl<'s> ForwardFn<'s> {
     pub(crate) fn new(session: &'s mut Session, job: &Job) -> ForwardFn<'s> {
         let src = job.key.function;
         let active = forward_activity(src, &job.key.activity, &session.opts);
+        if session.opts.print_activity {
+            let lines = active.describe(src, &job_name(job), &job.key.activity);
+            session.report.extend(lines);
+        }
         let b = Builder::new(session.module);
         let dst = match job.derived {
             Derived::Forward(d) => d,

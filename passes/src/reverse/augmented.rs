@@ -40,6 +40,14 @@ impl<'s> AugmentedFn<'s> {
         let b = Builder::new(session.module);
         let cfg = ReverseCfg::of(src);
         let plan = ReversePlan::new(src, &cfg, &active, &session.opts, key.memory_stable);
+        if session.opts.print_activity {
+            let lines = active.describe(src, &dst.name(), &key.activity);
+            session.report.extend(lines);
+        }
+        if session.opts.print_types {
+            let lines = super::memcopy::describe_types(src, &dst.name(), &active);
+            session.report.extend(lines);
+        }
         AugmentedFn {
             session,
             src,

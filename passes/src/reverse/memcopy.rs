@@ -16,6 +16,55 @@ pub enum Contents {
     NoFloats,
 }
 
+/// The `--print-types` report: what each access to differentiable memory in `f` carries, as
+/// reverse mode sees it (the value type of loads and stores, the inferred element type of
+/// copies, or why it cannot tell).
+pub fn describe_types(
+    f: Val,
+    derived: &str,
+    active: &crate::analysis::activity::ActiveSet,
+) -> Vec<String> {
+    let mut out = vec![format!("memory types of @{} in @{derived}:", f.name())];
+    for b in crate::analysis::cfg::reverse_post_order(f) {
+        for i in b.instructions() {
+            let what = match i.opcode() {
+                Opcode::LLVMLoad if active.contains(i.operand(0)) => carried(i.ty(), i),
+                Opcode::LLVMStore if active.contains(i.operand(1)) => carried(i.operand(0).ty(), i),
+                Opcode::LLVMCall if is_copy(i) && active.contains(i.operand(0)) => {
+                    match infer_contents(f, i) {
+                        Ok(Contents::Floats(t)) => format!("{} elements", t.print()),
+                        Ok(Contents::NoFloats) => "no floating-point data".to_string(),
+                        Err(e) => format!("unknown ({})", e.message),
+                    }
+                }
+                _ => continue,
+            };
+            out.push(format!("  {}: {what}", i.print()));
+        }
+    }
+    out
+}
+
+fn carried(t: Ty, i: Val) -> String {
+    if t.contains_float() || t.contains_ptr() {
+        return t.print();
+    }
+    match i.tbaa_access_type() {
+        Some(tbaa) => format!("{} (TBAA '{tbaa}')", t.print()),
+        None => format!("{} (no TBAA: may hold floating-point bits)", t.print()),
+    }
+}
+
+fn is_copy(i: Val) -> bool {
+    i.called_function().is_some_and(|f| {
+        let n = f.name();
+        n.starts_with("llvm.memcpy")
+            || n.starts_with("llvm.memmove")
+            || n == "memcpy"
+            || n == "memmove"
+    })
+}
+
 /// Infers what the memory copied by `copy` (a memcpy/memmove call in `f`) holds.
 pub fn infer_contents(f: Val, copy: Val) -> Result<Contents> {
     let mut objects = underlying_objects(copy.operand(0));
