@@ -7,6 +7,7 @@
 //! ([`Cloner::shadow_or_substitute`]).
 
 use crate::analysis::cfg::reverse_post_order;
+use crate::api::Activity;
 use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Val};
@@ -76,6 +77,14 @@ impl Cloner {
     /// The shadow (or tangent) of source value `v`, if it has one.
     pub fn shadow(&self, v: Val) -> Option<Val> {
         self.shadow.get(&v).copied()
+    }
+
+    /// Maps `src`'s parameters to `dst`'s (see [`paired_params`]).
+    pub fn map_params(&mut self, src: Val, dst: Val, activity: &[Activity], skip: usize) {
+        for (p, dp, shadow) in paired_params(src, dst, activity, skip) {
+            self.set_primal(p, dp);
+            self.set_shadow(p, shadow);
+        }
     }
 
     /// Records the shadow of `v` (ignored for `None`).
@@ -151,6 +160,37 @@ fn zero_shadow_of_constant_data(session: &mut Session, v: Val) -> Option<Val> {
         return Some(Val::const_gep(v.gep_source_type(), base, &idx));
     }
     None
+}
+
+/// Each parameter of `src` with the derived function `dst`'s copy of it and, when duplicated,
+/// its shadow parameter; `dst`'s first `skip` parameters (the tape) are passed over.
+pub fn paired_params(
+    src: Val,
+    dst: Val,
+    activity: &[Activity],
+    skip: usize,
+) -> Vec<(Val, Val, Option<Val>)> {
+    let mut dparams = dst.params().into_iter().skip(skip);
+    let mut out = Vec::new();
+    for (p, a) in src.params().into_iter().zip(activity) {
+        let Some(dp) = dparams.next() else { break };
+        let shadow = if a.has_shadow() { dparams.next() } else { None };
+        out.push((p, dp, shadow));
+    }
+    out
+}
+
+/// Names `dst`'s parameters after `src`'s: `%x` and its shadow `%d.x`.
+pub fn name_params(src: Val, dst: Val, activity: &[Activity], skip: usize) {
+    for (p, dp, shadow) in paired_params(src, dst, activity, skip) {
+        let name = p.name();
+        dp.set_name(&name);
+        if let Some(s) = shadow {
+            if !name.is_empty() {
+                s.set_name(&format!("d.{name}"));
+            }
+        }
+    }
 }
 
 /// A value's IR text, cut short for messages.

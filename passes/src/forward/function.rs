@@ -65,15 +65,7 @@ impl<'s> ForwardFn<'s> {
 
     pub(crate) fn run(mut self) -> Result<()> {
         let order = self.vals.create_blocks(self.src, self.dst);
-        let mut dparams = self.dst.params().into_iter();
-        for (p, a) in self.src.params().into_iter().zip(self.activity.clone()) {
-            if let Some(dp) = dparams.next() {
-                self.vals.set_primal(p, dp);
-            }
-            if a.has_shadow() {
-                self.vals.set_shadow(p, dparams.next());
-            }
-        }
+        self.vals.map_params(self.src, self.dst, &self.activity, 0);
         for b in order {
             let Some(nb) = self.vals.block(b) else {
                 continue;

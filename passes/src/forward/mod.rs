@@ -54,20 +54,7 @@ pub fn declare(module: Module, f: Val, activity: &[Activity]) -> Result<Val> {
     );
     d.set_internal();
     copy_target_attributes(f, d);
-    let mut dparams = d.params().into_iter();
-    for (p, a) in f.params().into_iter().zip(activity) {
-        let name = p.name();
-        if let Some(dp) = dparams.next() {
-            dp.set_name(&name);
-        }
-        if a.has_shadow() {
-            if let Some(dp) = dparams.next() {
-                if !name.is_empty() {
-                    dp.set_name(&format!("d.{name}"));
-                }
-            }
-        }
-    }
+    crate::clone::name_params(f, d, activity, 0);
     Ok(d)
 }
 

@@ -94,19 +94,14 @@ impl<'s> AdjointFn<'s> {
     }
 
     pub(super) fn run(mut self) -> Result<()> {
-        let mut dparams = self.dst.params().into_iter().skip(1);
-        for (p, a) in self.src.params().into_iter().zip(self.activity.clone()) {
-            if let Some(dp) = dparams.next() {
-                self.args.insert(p, dp);
-            }
-            if a.has_shadow() {
-                if let Some(dp) = dparams.next() {
-                    self.arg_shadows.insert(p, dp);
-                }
+        for (p, dp, shadow) in crate::clone::paired_params(self.src, self.dst, &self.activity, 1) {
+            self.args.insert(p, dp);
+            if let Some(s) = shadow {
+                self.arg_shadows.insert(p, s);
             }
         }
         if returns_adjoint(self.src) {
-            self.dret = dparams.next();
+            self.dret = self.dst.params().last().copied();
         }
         let (entry, dispatch, exit) = (self.entry, self.dispatch, self.exit);
         self.b.position_at_end(entry);

@@ -66,15 +66,7 @@ impl<'s> AugmentedFn<'s> {
 
     pub(super) fn run(mut self) -> Result<()> {
         let order = self.vals.create_blocks(self.src, self.dst);
-        let mut dparams = self.dst.params().into_iter().skip(1);
-        for (p, a) in self.src.params().into_iter().zip(self.activity.clone()) {
-            if let Some(dp) = dparams.next() {
-                self.vals.set_primal(p, dp);
-            }
-            if a.has_shadow() {
-                self.vals.set_shadow(p, dparams.next());
-            }
-        }
+        self.vals.map_params(self.src, self.dst, &self.activity, 1);
         for b in order {
             let Some(nb) = self.vals.block(b) else {
                 continue;

@@ -117,24 +117,11 @@ pub fn declare(
 }
 
 fn name_params(f: Val, d: Val, activity: &[Activity]) {
-    let mut dparams = d.params().into_iter();
-    if let Some(t) = dparams.next() {
-        t.set_name("tape");
-    }
-    for (p, a) in f.params().into_iter().zip(activity) {
-        let name = p.name();
-        if let Some(dp) = dparams.next() {
-            dp.set_name(&name);
-        }
-        if a.has_shadow() {
-            if let Some(dp) = dparams.next() {
-                if !name.is_empty() {
-                    dp.set_name(&format!("d.{name}"));
-                }
-            }
-        }
-    }
-    if let Some(dret) = dparams.next() {
+    let params = d.params();
+    params[0].set_name("tape");
+    crate::clone::name_params(f, d, activity, 1);
+    let used = 1 + activity.len() + activity.iter().filter(|a| a.has_shadow()).count();
+    if let Some(dret) = params.get(used) {
         dret.set_name("dret");
     }
 }
