@@ -65,12 +65,7 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
         .ok_or_else(|| Error::at(req.call, "request outside a function"))?;
     let tape = crate::reverse::new_tape(&mut b, caller, req.call);
     let mut args = vec![tape];
-    for (k, (plan, &pty)) in req.args.iter().zip(&params).enumerate() {
-        args.push(convert(&mut b, req, plan.primal, pty, k, "argument")?);
-        if let Some(s) = plan.shadow {
-            args.push(convert(&mut b, req, s, pty, k, "shadow")?);
-        }
-    }
+    args.extend(request_args(&mut b, req)?);
     let aug_call = b.call_function(aug, &args);
     aug_call.copy_debug_location(req.call);
     if crate::reverse::returns_adjoint(f) {
@@ -168,17 +163,10 @@ fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
     let f = req.function;
     let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
     let derived = session.forward_function(f, &acts)?;
-    let params = f.function_type().param_types();
 
     let mut b = Builder::new(session.module);
     b.position_before(req.call);
-    let mut args = Vec::new();
-    for (k, (plan, &pty)) in req.args.iter().zip(&params).enumerate() {
-        args.push(convert(&mut b, req, plan.primal, pty, k, "argument")?);
-        if let Some(s) = plan.shadow {
-            args.push(convert(&mut b, req, s, pty, k, "shadow")?);
-        }
-    }
+    let args = request_args(&mut b, req)?;
     let call = b.call_function(derived, &args);
     call.copy_debug_location(req.call);
 
@@ -204,6 +192,20 @@ fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
     }
     finish(req);
     Ok(())
+}
+
+/// The request's primal arguments and shadows, converted to the parameter types, in the
+/// derived functions' order (each parameter followed by its shadow when duplicated).
+fn request_args(b: &mut Builder, req: &Request) -> Result<Vec<Val>> {
+    let params = req.function.function_type().param_types();
+    let mut args = Vec::new();
+    for (k, (plan, &pty)) in req.args.iter().zip(&params).enumerate() {
+        args.push(convert(b, req, plan.primal, pty, k, "argument")?);
+        if let Some(s) = plan.shadow {
+            args.push(convert(b, req, s, pty, k, "shadow")?);
+        }
+    }
+    Ok(args)
 }
 
 /// Converts a request argument to the parameter type it stands for.

@@ -679,7 +679,6 @@ impl<'s> AdjointFn<'s> {
         };
         let name = i.called_function().map(|f| f.name()).unwrap_or_default();
         let args: Vec<Val> = i.call_args();
-        let r = self.primal(i, i)?;
         if name.starts_with("llvm.vector.reduce.fadd") {
             self.accumulate(args[0], d);
             let splat = self.splat(d, args[1].ty());
@@ -711,6 +710,7 @@ impl<'s> AdjointFn<'s> {
             self.accumulate(args[1], dv);
         } else {
             // fmax/fmin/fmaximum/fminimum: the first lane equal to the result.
+            let r = self.primal(i, i)?;
             let v = self.primal(args[0], i)?;
             let n = v.ty().vector_len();
             let bool_t = Ty::int(self.session.module.context(), 1);

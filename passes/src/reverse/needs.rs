@@ -79,7 +79,10 @@ fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
         LLVMExtractElement if act(i) => add(Need::Primal(i.operand(1))),
         LLVMInsertElement if act(i) => add(Need::Primal(i.operand(2))),
         LLVMLoad if act(i) && i.ty().contains_float() => add(Need::Shadow(i.operand(0))),
-        LLVMStore if act(i.operand(1)) => add(Need::Shadow(i.operand(1))),
+        // Pointer stores have no adjoint (their shadows were stored in the forward sweep).
+        LLVMStore if act(i.operand(1)) && !i.operand(0).ty().contains_ptr() => {
+            add(Need::Shadow(i.operand(1)))
+        }
         LLVMAlloca if act(i) => add(Need::Shadow(i)),
         LLVMCall => match reverse_callee(i, active, opts) {
             ReverseCallee::Math => {
@@ -99,10 +102,19 @@ fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
                 }
             }
             ReverseCallee::Reduction => {
-                for a in i.call_args() {
-                    add(Need::Primal(a));
+                // A sum's adjoint is the same for every lane; a product needs the lanes; a
+                // min/max needs the lanes and the result to find the chosen lane.
+                let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+                if !name.starts_with("llvm.vector.reduce.fadd") {
+                    for a in i.call_args() {
+                        add(Need::Primal(a));
+                    }
                 }
-                add(Need::Primal(i));
+                if !name.starts_with("llvm.vector.reduce.fadd")
+                    && !name.starts_with("llvm.vector.reduce.fmul")
+                {
+                    add(Need::Primal(i));
+                }
             }
             ReverseCallee::Derived(_) => {
                 for a in i.call_args() {
