@@ -2,8 +2,10 @@
 # Idempotent set-up: installs the system packages Umbra needs (LLVM 22 toolchain, lit, FileCheck,
 # cmake) when they are missing. Called first by `make demo`, `make test`, `make bench`.
 set -euo pipefail
-PKGS=(llvm-22-dev llvm-22-tools clang-22 libpolly-22-dev libzstd-dev cmake libclang-rt-22-dev)
-if [ "${UMBRA_WITH_BENCH:-0}" = 1 ]; then PKGS+=(libadolc-dev); fi
+# libopenblas-dev: the BLAS rules' execution tests; libadolc-dev: the benchmark suite's ADOL-C
+# column (make test builds and checks the benchmarks at small sizes too).
+PKGS=(llvm-22-dev llvm-22-tools clang-22 libpolly-22-dev libzstd-dev cmake libclang-rt-22-dev
+  libopenblas-dev libadolc-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
