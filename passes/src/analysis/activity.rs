@@ -120,7 +120,7 @@ fn call_is_active(call: Val, active: &HashSet<Val>, opts: &Options) -> bool {
             RuleKind::Inactive => false,
             // Allocations always get a shadow; copies and sets return their destination.
             RuleKind::Forward(..) => {
-                r.area == rules::Area::Alloc && call.ty().is_ptr()
+                r.effects.allocates && call.ty().is_ptr()
                     || any_arg && call.ty().carries_derivative()
             }
         },

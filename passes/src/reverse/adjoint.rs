@@ -16,7 +16,7 @@ use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, RealPred, Ty, TyKind, Val};
-use crate::rules::{self, Callee, RuleKind};
+use crate::rules::{self, AdjointCall, Callee, CustomReverse, RuleKind};
 use std::collections::HashMap;
 
 pub(super) struct AdjointFn<'s> {
@@ -51,6 +51,8 @@ pub(super) struct AdjointFn<'s> {
     exit: Block,
     /// Values popped for the instruction being reversed.
     popped: HashMap<(bool, Val), Val>,
+    /// What a custom rule saved, popped for the call being reversed.
+    saved: Option<Val>,
 }
 
 impl<'s> AdjointFn<'s> {
@@ -90,6 +92,7 @@ impl<'s> AdjointFn<'s> {
             dispatch,
             exit,
             popped: HashMap::new(),
+            saved: None,
         }
     }
 
@@ -420,6 +423,7 @@ impl<'s> AdjointFn<'s> {
 
     fn reverse_instruction(&mut self, i: Val) -> Result<()> {
         self.popped.clear();
+        self.saved = None;
         for n in taped_needs(i, &self.active, &self.session.opts, &self.plan)
             .into_iter()
             .rev()
@@ -427,6 +431,11 @@ impl<'s> AdjointFn<'s> {
             let (is_shadow, v) = match n {
                 Need::Primal(v) => (false, v),
                 Need::Shadow(v) => (true, v),
+                Need::Saved(_) => {
+                    let ptr = Ty::ptr(self.session.module.context());
+                    self.saved = Some(tape::pop(&mut self.b, self.tape, ptr));
+                    continue;
+                }
             };
             let val = tape::pop(&mut self.b, self.tape, v.ty());
             self.popped.insert((is_shadow, v), val);
@@ -626,11 +635,7 @@ impl<'s> AdjointFn<'s> {
                 }
                 Ok(())
             }
-            ReverseCallee::Allocation => {
-                let s = self.shadow(i, i)?;
-                self.free(s);
-                Ok(())
-            }
+            ReverseCallee::Custom(_, custom) => self.reverse_custom(i, custom),
             ReverseCallee::Unsupported(why) => Err(super::augmented::unsupported_call(i, why)),
         }
     }
@@ -668,6 +673,51 @@ impl<'s> AdjointFn<'s> {
                     let t = self.b.fmul(d, p);
                     self.accumulate(a, t);
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// A rule with hand-written sweeps: its adjoint half, then the scalar adjoints it returns.
+    fn reverse_custom(&mut self, i: Val, custom: &CustomReverse) -> Result<()> {
+        let d_result = self.take_adjoint(i);
+        let src_args = i.call_args();
+        let (mut args, mut shadows, mut active) = (Vec::new(), Vec::new(), Vec::new());
+        for &a in &src_args {
+            let act = self.is_active(a);
+            let needed = custom.needs.args;
+            args.push(if needed {
+                self.primal(a, i)?
+            } else {
+                a.ty().poison()
+            });
+            shadows.push(if needed && act && a.ty().is_ptr() {
+                Some(self.shadow(a, i)?)
+            } else {
+                None
+            });
+            active.push(act);
+        }
+        let result = if custom.needs.result && !i.ty().is_void() {
+            Some(self.primal(i, i)?)
+        } else {
+            None
+        };
+        let mut call = AdjointCall {
+            b: &mut self.b,
+            session: self.session,
+            src: i,
+            args,
+            shadows,
+            active,
+            result,
+            d_result,
+            saved: self.saved,
+        };
+        let adjoints = (custom.adjoint)(&mut call)?;
+        for (a, d) in src_args.into_iter().zip(adjoints) {
+            if let Some(d) = d {
+                self.accumulate(a, d);
             }
         }
         Ok(())

@@ -15,6 +15,8 @@ use crate::cache::{Key, Session};
 use crate::clone::{short, Cloner};
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Ty, Val};
+use crate::rules::{AugmentCall, CustomReverse, Rule, RuleKind};
+use std::collections::HashMap;
 
 pub(super) struct AugmentedFn<'s> {
     session: &'s mut Session,
@@ -31,6 +33,8 @@ pub(super) struct AugmentedFn<'s> {
     phis: Vec<(Val, Val, Option<Val>)>,
     /// (source block, predecessor-index phi) awaiting incoming edges.
     pred_index: Vec<(Block, Val)>,
+    /// What custom rules saved for the adjoint sweep, by source call.
+    saved: HashMap<Val, Val>,
 }
 
 impl<'s> AugmentedFn<'s> {
@@ -61,6 +65,7 @@ impl<'s> AugmentedFn<'s> {
             tape: dst.params()[0],
             phis: Vec::new(),
             pred_index: Vec::new(),
+            saved: HashMap::new(),
         }
     }
 
@@ -119,6 +124,10 @@ impl<'s> AugmentedFn<'s> {
             let v = match n {
                 Need::Primal(v) => self.vals.map(v),
                 Need::Shadow(v) => self.shadow(v, i)?,
+                Need::Saved(v) => match self.saved.get(&v) {
+                    Some(&s) => s,
+                    None => return Err(Error::at(i, "internal error in reverse mode: a custom rule saved nothing (a bug in umbra: please report it with the input IR)")),
+                },
             };
             tape::push(&mut self.b, self.tape, v);
         }
@@ -337,19 +346,48 @@ impl<'s> AugmentedFn<'s> {
                     }
                 }
             }
-            ReverseCallee::Allocation => {
-                let p = self.vals.clone_primal(&mut self.b, i);
-                let shadow = p.clone_instruction();
-                self.b.insert(shadow);
-                let zeroed = i.called_function().is_some_and(|f| f.name() == "calloc");
-                if !zeroed {
-                    let size = self.vals.map(i.operand(0));
-                    self.b.memset_zero(shadow, size, 1);
-                }
-                self.vals.set_shadow(i, Some(shadow));
-            }
+            ReverseCallee::Custom(rule, custom) => self.call_custom(i, rule, custom)?,
             ReverseCallee::Derived(g) => self.call_augmented(i, g)?,
             ReverseCallee::Unsupported(why) => return Err(unsupported_call(i, why)),
+        }
+        Ok(())
+    }
+
+    /// A rule with hand-written sweeps: its augment half emits the call.
+    fn call_custom(&mut self, i: Val, rule: &'static Rule, custom: &CustomReverse) -> Result<()> {
+        let RuleKind::Forward(forward, _) = rule.kind else {
+            return Err(unsupported_call(
+                i,
+                "a custom reverse rule without a forward half",
+            ));
+        };
+        let src_args = i.call_args();
+        let args: Vec<Val> = src_args.iter().map(|&a| self.vals.map(a)).collect();
+        let mut shadows = Vec::new();
+        for &a in &src_args {
+            shadows.push(if self.is_active(a) && a.ty().is_ptr() {
+                Some(self.shadow(a, i)?)
+            } else {
+                None
+            });
+        }
+        let mut call = AugmentCall {
+            b: &mut self.b,
+            session: self.session,
+            src: i,
+            args,
+            shadows,
+            forward,
+        };
+        let out = (custom.augment)(&mut call)?;
+        if let Some(r) = out.result {
+            self.vals.set_primal(i, r);
+        }
+        if self.is_active(i) && i.ty().is_ptr() {
+            self.vals.set_shadow(i, out.shadow);
+        }
+        if let Some(s) = out.saved {
+            self.saved.insert(i, s);
         }
         Ok(())
     }

@@ -4,10 +4,10 @@
 use crate::analysis::activity::{carries_into_call, ActiveSet};
 use crate::ir::Val;
 use crate::options::Options;
-use crate::rules::{self, Callee, Reverse, RuleKind};
+use crate::rules::{self, Callee, CustomReverse, Reverse, Rule, RuleKind};
 
 /// A call site as reverse mode sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub enum ReverseCallee {
     /// No derivative flows through the call: it runs in the forward sweep only.
     Primal,
@@ -21,9 +21,9 @@ pub enum ReverseCallee {
     Copy,
     /// `memset` of shadowed memory.
     Set,
-    /// An allocation with a shadow.
-    Allocation,
-    /// `free`.
+    /// A rule with hand-written sweeps (allocations, BLAS, ...).
+    Custom(&'static Rule, &'static CustomReverse),
+    /// `free` and its kin: the primal is released, the shadow lives on for the adjoint.
     Free,
     /// Derivatives flow into a call reverse mode cannot handle; the message says why.
     Unsupported(&'static str),
@@ -50,7 +50,7 @@ pub fn reverse_callee(i: Val, active: &ActiveSet, opts: &Options) -> ReverseCall
                 Reverse::Reduction => ReverseCallee::Reduction,
                 Reverse::Copy => ReverseCallee::Copy,
                 Reverse::Set => ReverseCallee::Set,
-                Reverse::Allocate => ReverseCallee::Allocation,
+                Reverse::Custom(c) => ReverseCallee::Custom(r, c),
                 Reverse::Free => ReverseCallee::Free,
                 Reverse::NotYet(why) => ReverseCallee::Unsupported(why),
             },

@@ -21,13 +21,15 @@ pub enum Need {
     Primal(Val),
     /// The shadow of a source pointer.
     Shadow(Val),
+    /// The value a custom rule's augmented half saved at call `Val` (a pointer).
+    Saved(Val),
 }
 
 impl Need {
     /// The source value concerned.
     pub fn value(self) -> Val {
         match self {
-            Need::Primal(v) | Need::Shadow(v) => v,
+            Need::Primal(v) | Need::Shadow(v) | Need::Saved(v) => v,
         }
     }
 }
@@ -41,6 +43,7 @@ pub fn taped_needs(i: Val, active: &ActiveSet, opts: &Options, plan: &ReversePla
         .filter(|n| match *n {
             Need::Primal(v) => !plan.primal_recomputable(v, at),
             Need::Shadow(v) => !plan.shadow_recomputable(v, at),
+            Need::Saved(_) => true,
         })
         .collect()
 }
@@ -138,7 +141,22 @@ fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
                     add(Need::Primal(i.operand(2)));
                 }
             }
-            ReverseCallee::Allocation => add(Need::Shadow(i)),
+            ReverseCallee::Custom(_, c) => {
+                if c.needs.args {
+                    for a in i.call_args() {
+                        add(Need::Primal(a));
+                        if act(a) && a.ty().is_ptr() {
+                            add(Need::Shadow(a));
+                        }
+                    }
+                }
+                if c.needs.result && !i.ty().is_void() {
+                    add(Need::Primal(i));
+                }
+                if c.needs.saved {
+                    add(Need::Saved(i));
+                }
+            }
             ReverseCallee::Free | ReverseCallee::Primal | ReverseCallee::Unsupported(_) => {}
         },
         _ => {}

@@ -219,7 +219,8 @@ fn writes_memory(cfg: &ReverseCfg, active: &ActiveSet, opts: &Options) -> bool {
         .any(|i| match i.opcode() {
             Opcode::LLVMStore | Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => true,
             Opcode::LLVMCall => match reverse_callee(i, active, opts) {
-                ReverseCallee::Math | ReverseCallee::Reduction | ReverseCallee::Allocation => false,
+                ReverseCallee::Math | ReverseCallee::Reduction => false,
+                ReverseCallee::Custom(r, _) => r.effects.writes || r.effects.frees,
                 ReverseCallee::Primal => {
                     // Inactive calls still run: only pure math and allocation are known harmless.
                     !(is_pure_call(i))

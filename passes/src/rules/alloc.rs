@@ -1,54 +1,303 @@
 //! Allocation rules: every allocation of differentiable memory gets a shadow allocation of the
-//! same size, zeroed, made by the same allocator; `free` releases the shadow alongside.
+//! same size, made by the same allocator and zeroed; deallocation releases the shadow alongside.
+//!
+//! In reverse mode the shadow must outlive the primal: the adjoint sweep still accumulates into
+//! it after the forward sweep has freed the primal. So the augmented sweep saves the shadow on
+//! the tape, deallocations release only the primal there, and the adjoint sweep releases the
+//! shadow when it passes the allocation (the last point it can be used), with the deallocator
+//! matching the allocator.
+//!
+//! Covered: C (`malloc`, `calloc`, `aligned_alloc`, `memalign`, `posix_memalign`, `realloc`,
+//! `free`), C++ `operator new`/`new[]` and `delete`/`delete[]` in every mangled variant (sized,
+//! aligned, nothrow; 64- and 32-bit `size_t`), and Rust's `__rust_alloc`, `__rust_alloc_zeroed`,
+//! `__rust_realloc`, `__rust_dealloc`.
 
-use super::{Area, ForwardCall, ForwardRule, Reverse, Rule, RuleKind};
+use super::{
+    AdjointCall, Area, ArgAdjoints, AugmentCall, Augmented, CustomNeeds, CustomReverse, Effects,
+    ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+};
 use crate::diag::{Error, Result};
-use crate::ir::Val;
+use crate::ir::{Builder, Module, Ty, Val};
 
 macro_rules! alloc {
-    ($name:literal, [$($alias:literal),*], $fwd:expr, $rev:expr) => {
+    ($name:literal, [$($alias:literal),*], $fwd:expr, $rev:expr, $effects:expr) => {
         Rule {
             name: $name,
             aliases: &[$($alias),*],
             libm_variants: false,
             area: Area::Alloc,
             kind: RuleKind::Forward($fwd as ForwardRule, $rev),
+            effects: $effects,
         }
     };
 }
 
+/// Shadow saved by the augmented sweep; released by the adjoint sweep with a one-pointer
+/// deallocator (`free`, `operator delete`).
+macro_rules! release_with {
+    ($name:ident, $dealloc:literal) => {
+        pub(super) static $name: CustomReverse = CustomReverse {
+            augment: allocate_augment,
+            adjoint: |c| release_saved(c, $dealloc),
+            needs: CustomNeeds {
+                args: false,
+                result: false,
+                saved: true,
+            },
+        };
+    };
+}
+
+release_with!(FREE_SHADOW, "free");
+release_with!(DELETE_SHADOW, "_ZdlPv");
+release_with!(DELETE_ARRAY_SHADOW, "_ZdaPv");
+
+/// Aligned `operator new`: released by the aligned `delete` with the same alignment.
+static DELETE_ALIGNED_SHADOW: CustomReverse = CustomReverse {
+    augment: allocate_augment,
+    adjoint: |c| release_aligned(c, "_ZdlPvSt11align_val_t"),
+    needs: NEEDS_ARGS_AND_SHADOW,
+};
+static DELETE_ARRAY_ALIGNED_SHADOW: CustomReverse = CustomReverse {
+    augment: allocate_augment,
+    adjoint: |c| release_aligned(c, "_ZdaPvSt11align_val_t"),
+    needs: NEEDS_ARGS_AND_SHADOW,
+};
+/// `__rust_alloc(size, align)`: released by `__rust_dealloc(ptr, size, align)`.
+static RUST_DEALLOC_SHADOW: CustomReverse = CustomReverse {
+    augment: allocate_augment,
+    adjoint: rust_release,
+    needs: NEEDS_ARGS_AND_SHADOW,
+};
+/// `posix_memalign(&p, align, size)`: the shadow goes to the shadow of `p`.
+static POSIX_MEMALIGN: CustomReverse = CustomReverse {
+    augment: posix_memalign_augment,
+    adjoint: |c| release_saved(c, "free"),
+    needs: CustomNeeds {
+        args: false,
+        result: false,
+        saved: true,
+    },
+};
+
+const NEEDS_ARGS_AND_SHADOW: CustomNeeds = CustomNeeds {
+    args: true,
+    result: false,
+    saved: true,
+};
+
+const REALLOC_NOT_YET: Reverse = Reverse::NotYet(
+    "reallocation is not supported in reverse mode yet (the adjoint sweep would need the shadow of the old block after the primal has moved it); allocate a new buffer and copy instead",
+);
+
 /// Every allocation rule.
 pub static RULES: &[Rule] = &[
-    alloc!("malloc", [], malloc_forward, Reverse::Allocate),
-    alloc!("calloc", [], calloc_forward, Reverse::Allocate),
+    alloc!(
+        "malloc",
+        ["aligned_alloc", "memalign", "valloc"],
+        malloc_forward,
+        Reverse::Custom(&FREE_SHADOW),
+        Effects::ALLOCATES
+    ),
+    alloc!(
+        "calloc",
+        [],
+        zeroed_forward,
+        Reverse::Custom(&FREE_SHADOW),
+        Effects::ALLOCATES
+    ),
+    alloc!(
+        "posix_memalign",
+        [],
+        posix_memalign_forward,
+        Reverse::Custom(&POSIX_MEMALIGN),
+        Effects {
+            writes: true,
+            ..Effects::ALLOCATES
+        }
+    ),
     alloc!(
         "realloc",
         [],
         realloc_forward,
-        Reverse::NotYet(
-            "realloc is not supported in reverse mode yet (earlier shadow addresses would dangle)"
-        )
+        REALLOC_NOT_YET,
+        Effects {
+            frees: true,
+            ..Effects::ALLOCATES
+        }
     ),
-    alloc!("free", [], free_forward, Reverse::Free),
+    alloc!("free", [], free_forward, Reverse::Free, Effects::FREES),
+    alloc!(
+        "operator new",
+        [
+            "_Znwm",
+            "_ZnwmRKSt9nothrow_t",
+            "_Znwj",
+            "_ZnwjRKSt9nothrow_t"
+        ],
+        malloc_forward,
+        Reverse::Custom(&DELETE_SHADOW),
+        Effects::ALLOCATES
+    ),
+    alloc!(
+        "operator new[]",
+        [
+            "_Znam",
+            "_ZnamRKSt9nothrow_t",
+            "_Znaj",
+            "_ZnajRKSt9nothrow_t"
+        ],
+        malloc_forward,
+        Reverse::Custom(&DELETE_ARRAY_SHADOW),
+        Effects::ALLOCATES
+    ),
+    alloc!(
+        "operator new(align_val_t)",
+        [
+            "_ZnwmSt11align_val_t",
+            "_ZnwmSt11align_val_tRKSt9nothrow_t",
+            "_ZnwjSt11align_val_t",
+            "_ZnwjSt11align_val_tRKSt9nothrow_t"
+        ],
+        malloc_forward,
+        Reverse::Custom(&DELETE_ALIGNED_SHADOW),
+        Effects::ALLOCATES
+    ),
+    alloc!(
+        "operator new[](align_val_t)",
+        [
+            "_ZnamSt11align_val_t",
+            "_ZnamSt11align_val_tRKSt9nothrow_t",
+            "_ZnajSt11align_val_t",
+            "_ZnajSt11align_val_tRKSt9nothrow_t"
+        ],
+        malloc_forward,
+        Reverse::Custom(&DELETE_ARRAY_ALIGNED_SHADOW),
+        Effects::ALLOCATES
+    ),
+    alloc!(
+        "operator delete",
+        [
+            "_ZdlPv",
+            "_ZdlPvm",
+            "_ZdlPvj",
+            "_ZdlPvRKSt9nothrow_t",
+            "_ZdlPvSt11align_val_t",
+            "_ZdlPvmSt11align_val_t",
+            "_ZdlPvjSt11align_val_t",
+            "_ZdlPvSt11align_val_tRKSt9nothrow_t"
+        ],
+        free_forward,
+        Reverse::Free,
+        Effects::FREES
+    ),
+    alloc!(
+        "operator delete[]",
+        [
+            "_ZdaPv",
+            "_ZdaPvm",
+            "_ZdaPvj",
+            "_ZdaPvRKSt9nothrow_t",
+            "_ZdaPvSt11align_val_t",
+            "_ZdaPvmSt11align_val_t",
+            "_ZdaPvjSt11align_val_t",
+            "_ZdaPvSt11align_val_tRKSt9nothrow_t"
+        ],
+        free_forward,
+        Reverse::Free,
+        Effects::FREES
+    ),
+    alloc!(
+        "__rust_alloc",
+        [],
+        malloc_forward,
+        Reverse::Custom(&RUST_DEALLOC_SHADOW),
+        Effects::ALLOCATES
+    ),
+    alloc!(
+        "__rust_alloc_zeroed",
+        [],
+        zeroed_forward,
+        Reverse::Custom(&RUST_DEALLOC_SHADOW),
+        Effects::ALLOCATES
+    ),
+    alloc!(
+        "__rust_realloc",
+        [],
+        realloc_forward,
+        REALLOC_NOT_YET,
+        Effects {
+            frees: true,
+            ..Effects::ALLOCATES
+        }
+    ),
+    alloc!(
+        "__rust_dealloc",
+        [],
+        free_forward,
+        Reverse::Free,
+        Effects::FREES
+    ),
 ];
 
-/// The same call again: a second allocation of the same size.
+/// The size argument of an allocation call: the last integer argument of a malloc-like
+/// allocator (`malloc(n)`, `aligned_alloc(a, n)`, `memalign(a, n)`, `new(n, align)` has it
+/// first), found by name.
+fn size_arg(c: &ForwardCall) -> Val {
+    let name = c
+        .call
+        .called_function()
+        .map(|f| f.name())
+        .unwrap_or_default();
+    match name.as_str() {
+        "aligned_alloc" | "memalign" => c.args[1],
+        _ => c.args[0],
+    }
+}
+
+/// The same call again: a second allocation with the same arguments.
 fn same_call_again(c: &mut ForwardCall) -> Val {
     let s = c.call.clone_instruction();
     c.b.insert(s);
     s
 }
 
+/// `malloc`-like: a second allocation, zeroed (the allocator does not zero it).
 fn malloc_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     let shadow = same_call_again(c);
-    let size = c.args[0];
+    let size = size_arg(c);
     c.b.memset_zero(shadow, size, 1);
     Ok(Some(shadow))
 }
 
-fn calloc_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
-    // calloc zeroes its memory already.
+/// `calloc`-like: the allocator zeroes the shadow already.
+fn zeroed_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     Ok(Some(same_call_again(c)))
+}
+
+/// `posix_memalign(&p, align, size)`: a second allocation written into the shadow of `p`.
+fn posix_memalign_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
+    posix_memalign_shadow(c.b, c.call, &c.args, &c.tangents)?;
+    Ok(None)
+}
+
+/// Allocates the shadow of `posix_memalign`'s block into the shadow slot; returns it.
+fn posix_memalign_shadow(
+    b: &mut Builder,
+    call: Val,
+    args: &[Val],
+    shadows: &[Option<Val>],
+) -> Result<Option<Val>> {
+    let Some(slot) = shadows[0] else {
+        return Ok(None);
+    };
+    let s = call.clone_instruction();
+    s.set_operand(0, slot);
+    b.insert(s);
+    let ptr = Ty::ptr(b.module().context());
+    let shadow = b.load(ptr, slot, 0);
+    b.memset_zero(shadow, args[2], 1);
+    Ok(Some(shadow))
 }
 
 fn realloc_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
@@ -57,7 +306,7 @@ fn realloc_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
         None if c.args[0].is_null_constant() => c.args[0],
         None => return Err(Error::at(
             c.src,
-            "realloc of memory without a shadow (a constant argument or global); pass it as dup",
+            "reallocation of memory without a shadow (a constant argument or global); pass it as dup",
         )),
     };
     let s = c.call.clone_instruction();
@@ -66,6 +315,7 @@ fn realloc_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     Ok(Some(s))
 }
 
+/// Deallocation: the shadow goes with the primal (forward mode; reverse mode keeps it).
 fn free_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     if let Some(shadow) = c.tangents[0] {
         let s = c.call.clone_instruction();
@@ -73,4 +323,68 @@ fn free_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
         c.b.insert(s);
     }
     Ok(None)
+}
+
+/// Augmented sweep of an allocation: the primal call, then the shadow as in forward mode,
+/// saved for the adjoint sweep to release.
+fn allocate_augment(c: &mut AugmentCall) -> Result<Augmented> {
+    let call = c.primal_call();
+    let shadow = c.forward_shadow(call)?;
+    Ok(Augmented {
+        result: Some(call),
+        shadow,
+        saved: shadow,
+    })
+}
+
+fn posix_memalign_augment(c: &mut AugmentCall) -> Result<Augmented> {
+    let call = c.primal_call();
+    let shadow = posix_memalign_shadow(c.b, call, &c.args, &c.shadows)?;
+    let null = Ty::ptr(c.b.module().context()).zero();
+    Ok(Augmented {
+        result: Some(call),
+        shadow: None,
+        saved: Some(shadow.unwrap_or(null)),
+    })
+}
+
+/// Calls `dealloc(saved, extra...)`, declaring it if needed.
+fn call_dealloc(b: &mut Builder, m: Module, dealloc: &str, saved: Val, extra: &[Val]) {
+    let ctx = m.context();
+    let mut params = vec![Ty::ptr(ctx)];
+    params.extend(extra.iter().map(|v| v.ty()));
+    let f = m.get_or_add_function(dealloc, Ty::function(Ty::void(ctx), &params, false));
+    let mut args = vec![saved];
+    args.extend_from_slice(extra);
+    b.call_function(f, &args);
+}
+
+fn release_saved(c: &mut AdjointCall, dealloc: &str) -> Result<ArgAdjoints> {
+    if let Some(s) = c.saved {
+        call_dealloc(c.b, c.session.module, dealloc, s, &[]);
+    }
+    Ok(Vec::new())
+}
+
+/// Aligned `operator delete(ptr, align)`; the alignment is the allocation's last argument
+/// (`new(size, align)` or `new(size, align, nothrow)`).
+fn release_aligned(c: &mut AdjointCall, dealloc: &str) -> Result<ArgAdjoints> {
+    if let Some(s) = c.saved {
+        call_dealloc(c.b, c.session.module, dealloc, s, &[c.args[1]]);
+    }
+    Ok(Vec::new())
+}
+
+/// `__rust_dealloc(ptr, size, align)` with the allocation's size and alignment.
+fn rust_release(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    if let Some(s) = c.saved {
+        call_dealloc(
+            c.b,
+            c.session.module,
+            "__rust_dealloc",
+            s,
+            &[c.args[0], c.args[1]],
+        );
+    }
+    Ok(Vec::new())
 }

@@ -7,7 +7,7 @@
 //! Non-differentiable points follow the usual conventions: `fabs'(0) = 1`, `fmin`/`fmax` pick
 //! the first argument on ties, the rounding functions have derivative zero.
 
-use super::{Area, Partials, Rule, RuleKind};
+use super::{Area, Effects, Partials, Rule, RuleKind};
 use crate::ir::{Builder, IntPred, RealPred, Val};
 use std::f64::consts::{LN_10, LN_2, PI};
 
@@ -19,6 +19,7 @@ macro_rules! math {
             libm_variants: !is_intrinsic_name($name),
             area: Area::Math,
             kind: RuleKind::Math($partials as Partials),
+            effects: Effects::NONE,
         }
     };
 }

@@ -4,18 +4,19 @@
 //! shadow. Copying differentiable data into memory without a shadow is an error, never a silent
 //! loss of derivative.
 
-use super::{Area, ForwardCall, ForwardRule, Reverse, Rule, RuleKind};
+use super::{Area, Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind};
 use crate::diag::{Error, Result};
 use crate::ir::{Ty, Val};
 
 macro_rules! mem {
-    ($name:literal, [$($alias:literal),*], $fwd:expr, $rev:expr) => {
+    ($name:literal, [$($alias:literal),*], $fwd:expr, $rev:expr, $effects:expr) => {
         Rule {
             name: $name,
             aliases: &[$($alias),*],
             libm_variants: false,
             area: Area::Memory,
             kind: RuleKind::Forward($fwd as ForwardRule, $rev),
+            effects: $effects,
         }
     };
 }
@@ -29,26 +30,36 @@ pub static RULES: &[Rule] = &[
         "llvm.memcpy",
         ["llvm.memcpy.inline", "memcpy"],
         copy_forward,
-        Reverse::Copy
+        Reverse::Copy,
+        Effects::READS_WRITES
     ),
-    mem!("llvm.memmove", ["memmove"], copy_forward, Reverse::Copy),
+    mem!(
+        "llvm.memmove",
+        ["memmove"],
+        copy_forward,
+        Reverse::Copy,
+        Effects::READS_WRITES
+    ),
     mem!(
         "llvm.memset",
         ["llvm.memset.inline", "memset"],
         set_forward,
-        Reverse::Set
+        Reverse::Set,
+        Effects::WRITES
     ),
     mem!(
         "llvm.masked.load",
         ["llvm.masked.gather"],
         masked_load_forward,
-        MASKED_NOT_YET
+        MASKED_NOT_YET,
+        Effects::READS
     ),
     mem!(
         "llvm.masked.store",
         ["llvm.masked.scatter"],
         masked_store_forward,
-        MASKED_NOT_YET
+        MASKED_NOT_YET,
+        Effects::READS_WRITES
     ),
 ];
 

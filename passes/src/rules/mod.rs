@@ -11,6 +11,7 @@
 //! an intrinsic with its type-overload suffixes (`llvm.sin.v4f64` matches `llvm.sin`).
 
 pub mod alloc;
+mod calls;
 pub mod inactive;
 pub mod math;
 pub mod memory;
@@ -19,12 +20,15 @@ pub mod vector;
 #[cfg(test)]
 mod harness;
 
-use crate::cache::Session;
-use crate::diag::Result;
 use crate::ir::{Builder, Val};
 use crate::options::Options;
 use std::collections::HashMap;
 use std::sync::OnceLock;
+
+pub use calls::{
+    AdjointCall, ArgAdjoints, AugmentCall, Augmented, CustomNeeds, CustomReverse, ForwardCall,
+    ForwardRule,
+};
 
 /// The area a rule belongs to (its file under `rules/`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,28 +50,9 @@ pub enum Area {
 /// e.g. an integer exponent, or the partial is identically zero).
 pub type Partials = fn(&mut Builder, &[Val], Val) -> Vec<Option<Val>>;
 
-/// What a forward rule sees at a call site. The primal call has already been emitted.
-pub struct ForwardCall<'a> {
-    /// Emits the tangent code (positioned after the primal call).
-    pub b: &'a mut Builder,
-    /// The session (for shadows of constant data and the like).
-    pub session: &'a mut Session,
-    /// The call in the user's function (for error locations).
-    pub src: Val,
-    /// The primal call in the derived function.
-    pub call: Val,
-    /// The primal arguments, as passed to `call`.
-    pub args: Vec<Val>,
-    /// Tangent (or shadow, for pointers) of each argument; `None` = zero / no shadow.
-    pub tangents: Vec<Option<Val>>,
-}
-
-/// A hand-written forward rule: returns the tangent (or shadow) of the call's result.
-pub type ForwardRule = fn(&mut ForwardCall) -> Result<Option<Val>>;
-
 /// The reverse half of a hand-written rule: which adjoint the reverse sweep emits. (Math rules
 /// need none: their partials give both modes.)
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug)]
 pub enum Reverse {
     /// A vector reduction: the adjoint is spread back over the lanes.
     Reduction,
@@ -75,9 +60,10 @@ pub enum Reverse {
     Copy,
     /// `memset`: the destination's shadow is zeroed.
     Set,
-    /// An allocation: its zeroed shadow is freed when the adjoint sweep passes it.
-    Allocate,
-    /// `free`: the shadow stays alive for the adjoint sweep, which frees it at the allocation.
+    /// Hand-written: the rule emits both sweeps (allocations, BLAS, ...).
+    Custom(&'static CustomReverse),
+    /// `free` and its kin: the shadow stays alive for the adjoint sweep, which releases it at
+    /// the allocation.
     Free,
     /// Not available in reverse mode yet; the message says why.
     NotYet(&'static str),
@@ -106,6 +92,59 @@ pub struct Rule {
     pub area: Area,
     /// How it differentiates.
     pub kind: RuleKind,
+    /// What the callee does to memory.
+    pub effects: Effects,
+}
+
+/// What a rule's callee does besides computing its result: memory it reads or writes through
+/// its arguments, and whether it allocates or frees. Reverse mode replays loads only across
+/// calls that write nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Effects {
+    /// Reads memory through its arguments.
+    pub reads: bool,
+    /// Writes memory through its arguments.
+    pub writes: bool,
+    /// Returns (or stores) fresh memory.
+    pub allocates: bool,
+    /// Releases memory.
+    pub frees: bool,
+}
+
+impl Effects {
+    /// A pure function of its arguments.
+    pub const NONE: Effects = Effects {
+        reads: false,
+        writes: false,
+        allocates: false,
+        frees: false,
+    };
+    /// Reads only.
+    pub const READS: Effects = Effects {
+        reads: true,
+        ..Effects::NONE
+    };
+    /// Reads and writes (copies, sets, BLAS updates, I/O into buffers).
+    pub const READS_WRITES: Effects = Effects {
+        reads: true,
+        writes: true,
+        ..Effects::NONE
+    };
+    /// Writes only (`memset`).
+    pub const WRITES: Effects = Effects {
+        writes: true,
+        ..Effects::NONE
+    };
+    /// An allocator.
+    pub const ALLOCATES: Effects = Effects {
+        allocates: true,
+        ..Effects::NONE
+    };
+    /// A deallocator.
+    pub const FREES: Effects = Effects {
+        frees: true,
+        ..Effects::NONE
+    };
 }
 
 impl Rule {
@@ -175,7 +214,8 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(vector::RULES)
         .chain(memory::RULES)
         .chain(alloc::RULES)
-        .chain(inactive::RULES)
+        .chain(inactive::WRITING)
+        .chain(inactive::PURE)
 }
 
 fn table() -> &'static HashMap<String, &'static Rule> {

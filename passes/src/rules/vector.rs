@@ -2,7 +2,7 @@
 //! tangent vector the same way; products and min/max are expanded lane by lane, since their
 //! derivatives depend on every lane.
 
-use super::{Area, ForwardCall, ForwardRule, Reverse, Rule, RuleKind};
+use super::{Area, Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind};
 use crate::diag::Result;
 use crate::ir::{RealPred, Val};
 
@@ -14,6 +14,7 @@ macro_rules! reduction {
             libm_variants: false,
             area: Area::Vector,
             kind: RuleKind::Forward($fwd as ForwardRule, Reverse::Reduction),
+            effects: Effects::NONE,
         }
     };
 }

@@ -1,0 +1,134 @@
+//! What a hand-written rule sees at a call site, in each mode: [`ForwardCall`] for the forward
+//! half, [`AugmentCall`] and [`AdjointCall`] for the two sweeps of a [`CustomReverse`] half.
+//!
+//! A custom reverse half owns the call in the augmented forward sweep (it emits the primal call,
+//! or a replacement, and any shadow) and may save one pointer-sized value for the adjoint sweep,
+//! which the tape carries. The contract that keeps tape pushes and pops paired lives in
+//! `reverse/needs.rs`: the rule's [`CustomNeeds`] say statically what is taped.
+
+use crate::cache::Session;
+use crate::diag::Result;
+use crate::ir::{Builder, Val};
+
+/// What a forward rule sees at a call site. The primal call has already been emitted.
+pub struct ForwardCall<'a> {
+    /// Emits the tangent code (positioned after the primal call).
+    pub b: &'a mut Builder,
+    /// The session (for shadows of constant data and the like).
+    pub session: &'a mut Session,
+    /// The call in the user's function (for error locations).
+    pub src: Val,
+    /// The primal call in the derived function.
+    pub call: Val,
+    /// The primal arguments, as passed to `call`.
+    pub args: Vec<Val>,
+    /// Tangent (or shadow, for pointers) of each argument; `None` = zero / no shadow.
+    pub tangents: Vec<Option<Val>>,
+}
+
+/// A hand-written forward rule: returns the tangent (or shadow) of the call's result.
+pub type ForwardRule = fn(&mut ForwardCall) -> Result<Option<Val>>;
+
+/// What the augmented forward sweep sees at a call with a custom reverse half. Nothing has been
+/// emitted for the call yet.
+pub struct AugmentCall<'a> {
+    /// Positioned where the call belongs in the augmented sweep.
+    pub b: &'a mut Builder,
+    /// The session.
+    pub session: &'a mut Session,
+    /// The call in the user's function.
+    pub src: Val,
+    /// The primal arguments.
+    pub args: Vec<Val>,
+    /// The shadow of each active pointer argument; `None` for everything else.
+    pub shadows: Vec<Option<Val>>,
+    /// The rule's forward half, for rules whose shadow is built the same way in both modes.
+    pub forward: ForwardRule,
+}
+
+impl AugmentCall<'_> {
+    /// Emits the primal call itself (the source call with the primal arguments).
+    pub fn primal_call(&mut self) -> Val {
+        let c = self.src.clone_instruction();
+        for (k, &a) in self.args.iter().enumerate() {
+            c.set_operand(k as u32, a);
+        }
+        self.b.insert(c);
+        c.strip_metadata_except_tbaa();
+        if !c.ty().is_void() {
+            c.set_name(&self.src.name());
+        }
+        c
+    }
+
+    /// Runs the rule's forward half after primal call `call`, for the shadow of its result.
+    pub fn forward_shadow(&mut self, call: Val) -> Result<Option<Val>> {
+        let mut fc = ForwardCall {
+            b: self.b,
+            session: self.session,
+            src: self.src,
+            call,
+            args: self.args.clone(),
+            tangents: self.shadows.clone(),
+        };
+        (self.forward)(&mut fc)
+    }
+}
+
+/// What the augmented sweep produced for a call with a custom reverse half.
+pub struct Augmented {
+    /// The primal result (`None` for `void`).
+    pub result: Option<Val>,
+    /// The shadow of a pointer result.
+    pub shadow: Option<Val>,
+    /// The one value saved for the adjoint (when [`CustomNeeds::saved`]).
+    pub saved: Option<Val>,
+}
+
+/// What the adjoint sweep sees at a call with a custom reverse half.
+pub struct AdjointCall<'a> {
+    /// Positioned at the call's mirrored place in the adjoint sweep.
+    pub b: &'a mut Builder,
+    /// The session.
+    pub session: &'a mut Session,
+    /// The call in the user's function.
+    pub src: Val,
+    /// The primal arguments (when [`CustomNeeds::args`]; poison otherwise).
+    pub args: Vec<Val>,
+    /// The shadow of each active pointer argument (when [`CustomNeeds::args`]).
+    pub shadows: Vec<Option<Val>>,
+    /// Which arguments carry derivatives.
+    pub active: Vec<bool>,
+    /// The primal result (when [`CustomNeeds::result`]).
+    pub result: Option<Val>,
+    /// The adjoint of a floating-point result, if it has one.
+    pub d_result: Option<Val>,
+    /// The value the augmented sweep saved.
+    pub saved: Option<Val>,
+}
+
+/// The adjoints of the call's floating-point scalar arguments (`None`: zero or not active);
+/// adjoints of memory go straight to shadow memory.
+pub type ArgAdjoints = Vec<Option<Val>>;
+
+/// What a custom reverse half needs carried from the augmented sweep to the adjoint sweep.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CustomNeeds {
+    /// Every primal argument, and the shadows of active pointer arguments.
+    pub args: bool,
+    /// The primal result.
+    pub result: bool,
+    /// The value the augment half returns in [`Augmented::saved`].
+    pub saved: bool,
+}
+
+/// A hand-written reverse half: its augmented-sweep and adjoint-sweep builders.
+#[derive(Clone, Copy, Debug)]
+pub struct CustomReverse {
+    /// Emits the call (and shadows, and what the adjoint needs saved) in the augmented sweep.
+    pub augment: fn(&mut AugmentCall) -> Result<Augmented>,
+    /// Emits the adjoint; returns the adjoints of scalar arguments.
+    pub adjoint: fn(&mut AdjointCall) -> Result<ArgAdjoints>,
+    /// What is taped between them.
+    pub needs: CustomNeeds,
+}
