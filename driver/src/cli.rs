@@ -48,6 +48,10 @@ pub struct Args {
     #[arg(long, value_name = "NAME[,NAME...]", value_delimiter = ',')]
     pub inactive: Vec<String>,
 
+    /// Rules file (TOML: `inactive`, `inactive_globals`, `[function_like]`). Repeatable
+    #[arg(long, value_name = "FILE")]
+    pub rules: Vec<PathBuf>,
+
     /// Print on stderr which values carry derivatives in each differentiated function
     #[arg(long)]
     pub print_activity: bool,

@@ -60,6 +60,12 @@ fn run(args: &Args) -> Result<()> {
         print_activity: args.print_activity,
         print_types: args.print_types,
         reoptimize: None,
+        rules_files: args
+            .rules
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect(),
+        user: Default::default(),
     };
     let summary = umbra_passes::differentiate_module(raw, &options).map_err(|e| anyhow!("{e}"))?;
     for line in &summary.report {

@@ -47,8 +47,10 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     if requests.is_empty() {
         return Ok(Summary::default());
     }
-    preprocess::canonicalize_reachable(module, &requests, opts)?;
-    let mut session = cache::Session::new(module, opts);
+    let mut opts = opts.clone();
+    rules::user::collect(module, &mut opts)?;
+    preprocess::canonicalize_reachable(module, &requests, &opts)?;
+    let mut session = cache::Session::new(module, &opts);
     for req in &requests {
         api::lower_request(&mut session, req)?;
     }

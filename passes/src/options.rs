@@ -2,6 +2,7 @@
 //! by the plugin's pass parameters (`-passes='umbra<...>'`) and the `UMBRA_OPTIONS` variable.
 
 use crate::diag::{Error, Result};
+use crate::rules::user::UserRules;
 
 /// Settings for one run over a module.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -15,6 +16,10 @@ pub struct Options {
     /// Re-optimise the module after differentiation at this level (0-3). The driver runs its own
     /// pipeline and leaves this `None`; the clang plugin sets it to clang's level.
     pub reoptimize: Option<u8>,
+    /// Rules files (`--rules FILE`, TOML) to read before differentiating.
+    pub rules_files: Vec<String>,
+    /// The user's rules, from the rules files and the module itself (filled in per module).
+    pub user: UserRules,
 }
 
 impl Options {
@@ -42,6 +47,7 @@ impl Options {
                         .filter(|s| !s.is_empty())
                         .map(str::to_string),
                 ),
+                "rules" if !value.is_empty() => self.rules_files.push(value.to_string()),
                 "print-activity" => self.print_activity = true,
                 "print-types" => self.print_types = true,
                 "reopt" => {
@@ -57,7 +63,7 @@ impl Options {
                 }
                 _ => {
                     return Err(Error::general(format!(
-                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], reopt=O0..O3, print-activity, print-types)"
+                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, reopt=O0..O3, print-activity, print-types)"
                 )))
                 }
             }

@@ -72,6 +72,56 @@
  *   void   __umbra_autodiff_v(void *, ...);           (no `out` arguments: pointers only)
  *
  * ----------------------------------------------------------------------------------------------
+ * User rules
+ *
+ * Tell Umbra how to differentiate a particular function. These override built-in rules and
+ * apply even to functions with a body; mark such functions noinline, or the optimiser may
+ * inline them before Umbra sees the call. The registrations are globals recognised by name
+ * prefix (as in Enzyme); the macros below write them, with a unique name per line.
+ *
+ *   UMBRA_INACTIVE_FN(log_value);          no derivative flows through calls to log_value
+ *   UMBRA_INACTIVE_GLOBAL(history);        history's contents carry no derivative (storing a
+ *                                          differentiable value there drops its derivative)
+ *   UMBRA_FUNCTION_LIKE(my_log1p, "log1p"); differentiate my_log1p with the built-in rule log1p
+ *                                          (`umbra rules` lists them)
+ *   __attribute__((annotate("umbra_inactive")))   on a function or global: same as the first two
+ *
+ *   UMBRA_DERIVATIVE(f, f_fwd);            forward mode calls f_fwd instead of differentiating f
+ *   UMBRA_GRADIENT(f, f_aug, f_grad);      reverse mode calls f_aug in the forward sweep and
+ *                                          f_grad in the adjoint sweep
+ *
+ * Conventions (checked at compile time against f's prototype; a mismatch is an error):
+ *
+ *   f_fwd   takes f's parameters, each floating-point or pointer parameter followed by its
+ *           tangent (pointers: the shadow, or NULL when the pointer is constant), and returns
+ *           the tangent of f's result (f itself runs first to produce the result), or a
+ *           struct {result, tangent}, or void when f returns void (then f_fwd must also do
+ *           f's work, e.g. write its outputs).
+ *   f_aug   takes f's parameters, each pointer followed by its shadow (NULL when constant), and
+ *           does f's work. It returns void, the result, a tape (void *: anything the gradient
+ *           needs), or struct {void *tape; result}; when it does not return the result, f runs
+ *           first to produce it.
+ *   f_grad  takes f's parameters with pointer shadows as for f_aug, then the adjoint of the
+ *           result (when f returns a floating-point value), then the tape (when f_aug returns
+ *           one). It adds the adjoints of pointed-to memory into the shadows and returns the
+ *           adjoints of f's floating-point parameters: void, a double, or a struct of them in
+ *           parameter order. It frees the tape if the tape was allocated.
+ *
+ *   double f(double x, double *y);                    for example:
+ *   double f_fwd(double x, double dx, double *y, double *dy);
+ *   void  *f_aug(double x, double *y, double *dy);
+ *   double f_grad(double x, double *y, double *dy, double dresult, void *tape);
+ *
+ * On the command line: `umbra --inactive NAME[,NAME...]` and `umbra --rules FILE`, a TOML file:
+ *
+ *   inactive = ["log_value", "trace"]
+ *   inactive_globals = ["history"]
+ *   [function_like]
+ *   my_log1p = "log1p"
+ *
+ * The plugin takes the same as pass parameters: -passes='umbra<inactive=a:b;rules=FILE>'.
+ *
+ * ----------------------------------------------------------------------------------------------
  * Building
  *
  *   clang-22 -O2 -c -emit-llvm prog.c -o prog.bc     (then the driver:)
@@ -106,6 +156,22 @@ extern int enzyme_dup;
 extern int enzyme_const;
 extern int enzyme_dupnoneed;
 extern int enzyme_out;
+
+/* User rules (see "User rules" above). The registration globals must be visible (not static)
+ * and kept (`used`); the unique suffix allows several per translation unit. */
+#define UMBRA_CAT2_(a, b) a##b
+#define UMBRA_CAT_(a, b) UMBRA_CAT2_(a, b)
+#define UMBRA_REGISTRATION_(prefix)                                                            \
+  __attribute__((used)) void *UMBRA_CAT_(prefix, UMBRA_CAT_(__LINE__, __COUNTER__))[]
+#define UMBRA_INACTIVE_FN(fn) UMBRA_REGISTRATION_(__enzyme_inactivefn_) = {(void *)(fn)}
+#define UMBRA_INACTIVE_GLOBAL(g) UMBRA_REGISTRATION_(__enzyme_inactive_global_) = {(void *)&(g)}
+#define UMBRA_FUNCTION_LIKE(fn, rule)                                                          \
+  UMBRA_REGISTRATION_(__enzyme_function_like_) = {(void *)(fn), (void *)(rule)}
+#define UMBRA_DERIVATIVE(fn, fwd)                                                              \
+  UMBRA_REGISTRATION_(__enzyme_register_derivative_) = {(void *)(fn), (void *)(fwd)}
+#define UMBRA_GRADIENT(fn, aug, grad)                                                          \
+  UMBRA_REGISTRATION_(__enzyme_register_gradient_) = {(void *)(fn), (void *)(aug),             \
+                                                       (void *)(grad)}
 
 #ifdef __cplusplus
 }

@@ -114,7 +114,7 @@ fn call_is_active(call: Val, active: &HashSet<Val>, opts: &Options) -> bool {
     let any_arg = call.call_args().into_iter().any(carries);
     match rules::classify(call, opts) {
         Callee::Inactive | Callee::Unknown => false,
-        Callee::Defined(_) => any_arg || call.ty().contains_ptr(),
+        Callee::Defined(_) | Callee::User(_) => any_arg || call.ty().contains_ptr(),
         Callee::Rule(r) => match r.kind {
             RuleKind::Math(_) => any_arg,
             RuleKind::Inactive => false,

@@ -6,8 +6,10 @@ use super::arith::sum;
 use super::function::ForwardFn;
 use crate::analysis::activity::carries_into_call;
 use crate::api::Activity;
+use crate::api::Mode;
 use crate::diag::{Error, Result};
 use crate::ir::Val;
+use crate::rules::user::{is_float_value, UserRule};
 use crate::rules::{self, Callee, ForwardCall, RuleKind};
 
 impl ForwardFn<'_> {
@@ -17,7 +19,12 @@ impl ForwardFn<'_> {
             .iter()
             .any(|&a| carries_into_call(a, |v| self.is_active(v)));
         let needed = passes_derivative || self.is_active(i);
-        match rules::classify(i, &self.session.opts) {
+        match rules::classify_for(i, &self.session.opts, Mode::Forward) {
+            Callee::User(u) if needed => self.call_user_forward(i, u),
+            Callee::User(_) => {
+                self.clone_primal(i);
+                Ok(())
+            }
             Callee::Inactive => {
                 self.clone_primal(i);
                 Ok(())
@@ -71,6 +78,50 @@ impl ForwardFn<'_> {
         Ok(())
     }
 
+    /// Calls the user's registered derivative: each argument followed by its tangent (pointers:
+    /// shadow, or null when inactive; floats: tangent or zero). A derivative returning only the
+    /// tangent runs after the primal call, which provides the result; one returning
+    /// `{result, tangent}` (or `void`, for a `void` function) replaces the primal call.
+    fn call_user_forward(&mut self, i: Val, u: UserRule) -> Result<()> {
+        let Some(fwd) = u.forward else {
+            return Err(missing_rule(i));
+        };
+        let mut args = Vec::new();
+        for a in i.call_args() {
+            args.push(self.map(a));
+            let t = a.ty();
+            if t.is_ptr() {
+                let s = if self.is_active(a) {
+                    self.tangent_or_zero(a, i)?
+                } else {
+                    t.zero()
+                };
+                args.push(s);
+            } else if is_float_value(t) {
+                args.push(self.tangent_or_zero(a, i)?);
+            }
+        }
+        let ret = i.ty();
+        let tangent_only = fwd.function_type().return_type() == ret;
+        if tangent_only && !ret.is_void() {
+            self.clone_primal(i);
+        }
+        let call = self.b.call_function(fwd, &args);
+        if ret.is_void() {
+            return Ok(());
+        }
+        if tangent_only {
+            self.set_tangent(i, Some(call));
+        } else {
+            let p = self.b.extract_value(call, 0);
+            p.set_name(&i.name());
+            let t = self.b.extract_value(call, 1);
+            self.set_primal(i, p);
+            self.set_tangent(i, Some(t));
+        }
+        Ok(())
+    }
+
     /// Applies a primitive rule after the primal call `call`.
     fn apply_rule(&mut self, i: Val, call: Val, rule: &'static rules::Rule) -> Result<()> {
         let src_args = i.call_args();
@@ -108,19 +159,5 @@ impl ForwardFn<'_> {
 
 /// The error for a call that passes derivatives to a function Umbra cannot see into.
 fn missing_rule(i: Val) -> Error {
-    match i.called_function() {
-        Some(f) => {
-            let name = f.name();
-            Error::at(
-                i,
-                format!(
-                    "no derivative rule for '{name}' (forward mode): it has no body in this module and differentiable values flow into it; define it in the module being differentiated, register a rule for it, or mark it inactive (--inactive {name})"
-                ),
-            )
-        }
-        None => Error::at(
-            i,
-            "indirect call with differentiable arguments: the callee is not known at compile time; call the function directly, or mark the call's target inactive",
-        ),
-    }
+    rules::missing_rule_error(i, Mode::Forward)
 }

@@ -5,6 +5,7 @@
 use super::function::{short, ForwardFn};
 use crate::diag::{Error, Result};
 use crate::ir::Val;
+use crate::rules::user::is_inactive_memory;
 
 impl ForwardFn<'_> {
     /// `alloca`: a shadow alloca of the same type, zeroed so that bytes never written by the
@@ -54,7 +55,9 @@ impl ForwardFn<'_> {
                 s.set_operand(1, shadow_ptr);
                 self.b.insert(s);
             }
-            None if self.tangent(value).is_some() => {
+            None if self.tangent(value).is_some()
+                && !is_inactive_memory(ptr, &self.session.opts) =>
+            {
                 return Err(Error::at(
                     i,
                     format!(

@@ -71,6 +71,17 @@ impl Module {
         out
     }
 
+    /// All global variables, in module order.
+    pub fn globals(self) -> Vec<Val> {
+        let mut out = Vec::new();
+        let mut g = unsafe { sys::core::LLVMGetFirstGlobal(self.0) };
+        while !g.is_null() {
+            out.push(Val(g));
+            g = unsafe { sys::core::LLVMGetNextGlobal(g) };
+        }
+        out
+    }
+
     /// The function called `name`, if any.
     pub fn function(self, name: &str) -> Option<Val> {
         let c = cstr(name);

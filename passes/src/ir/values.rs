@@ -258,6 +258,34 @@ impl Val {
     pub fn set_global_constant(self, yes: bool) {
         unsafe { c::LLVMSetGlobalConstant(self.0, yes as i32) }
     }
+    /// A global variable's initializer (`None` for declarations).
+    pub fn initializer(self) -> Option<Val> {
+        let i = unsafe { c::LLVMGetInitializer(self.0) };
+        (!i.is_null()).then_some(Val(i))
+    }
+    /// The text of a constant string (`c"log1p\00"`), without its terminating NUL; for a
+    /// global, the string it is initialised with.
+    pub fn const_string(self) -> Option<String> {
+        let v = if self.is_global_variable() {
+            self.initializer()?
+        } else {
+            self
+        };
+        if unsafe {
+            c::LLVMIsAConstantDataSequential(v.0).is_null() || c::LLVMIsConstantString(v.0) == 0
+        } {
+            return None;
+        }
+        let mut len = 0usize;
+        let p = unsafe { c::LLVMGetAsString(v.0, &mut len) };
+        if p.is_null() {
+            return None;
+        }
+        // SAFETY: LLVM returns `len` bytes owned by the constant, alive as long as the module.
+        let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len) };
+        let text = String::from_utf8_lossy(bytes);
+        Some(text.trim_end_matches('\0').to_string())
+    }
     /// Sets a global's initializer.
     pub fn set_initializer(self, init: Val) {
         unsafe { c::LLVMSetInitializer(self.0, init.0) }

@@ -8,7 +8,7 @@
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
 use super::memcopy::{adjoint_copy_helper, infer_contents, Contents};
-use super::needs::{taped_needs, Need};
+use super::needs::{taped_needs, user_tape, Need};
 use super::plan::ReversePlan;
 use super::{call_activity, returns_adjoint, tape};
 use crate::analysis::activity::{forward_activity, ActiveSet};
@@ -16,6 +16,7 @@ use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, RealPred, Ty, TyKind, Val};
+use crate::rules::user::{is_float_value, UserRule};
 use crate::rules::{self, AdjointCall, Callee, CustomReverse, RuleKind};
 use std::collections::HashMap;
 
@@ -636,6 +637,7 @@ impl<'s> AdjointFn<'s> {
                 Ok(())
             }
             ReverseCallee::Custom(_, custom) => self.reverse_custom(i, custom),
+            ReverseCallee::User(u) => self.reverse_user(i, u),
             ReverseCallee::Unsupported(why) => Err(super::augmented::unsupported_call(i, why)),
         }
     }
@@ -672,6 +674,53 @@ impl<'s> AdjointFn<'s> {
                 if self.is_active(a) {
                     let t = self.b.fmul(d, p);
                     self.accumulate(a, t);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A user-registered gradient: `grad(args with pointer shadows, [d_result], [tape])`
+    /// returns the adjoints of the floating-point arguments (none, one, or a struct).
+    fn reverse_user(&mut self, i: Val, u: UserRule) -> Result<()> {
+        let Some((_, grad)) = u.gradient else {
+            return Err(super::augmented::unsupported_call(i, "no derivative rule"));
+        };
+        let d = self.take_adjoint(i);
+        let src_args = i.call_args();
+        let mut args = Vec::new();
+        for &a in &src_args {
+            args.push(self.primal(a, i)?);
+            if a.ty().is_ptr() {
+                let s = if self.is_active(a) {
+                    self.shadow(a, i)?
+                } else {
+                    a.ty().zero()
+                };
+                args.push(s);
+            }
+        }
+        if is_float_value(i.ty()) {
+            args.push(d.unwrap_or_else(|| i.ty().zero()));
+        }
+        if user_tape(u) {
+            let Some(tape) = self.saved else {
+                return Err(internal(i, "the user rule's tape was not saved"));
+            };
+            args.push(tape);
+        }
+        let res = self.b.call_function(grad, &args);
+        let floats: Vec<Val> = src_args
+            .into_iter()
+            .filter(|a| is_float_value(a.ty()))
+            .collect();
+        match floats.as_slice() {
+            [] => {}
+            [one] => self.accumulate(*one, res),
+            many => {
+                for (k, &a) in many.iter().enumerate() {
+                    let da = self.b.extract_value(res, k as u32);
+                    self.accumulate(a, da);
                 }
             }
         }

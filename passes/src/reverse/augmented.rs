@@ -15,6 +15,7 @@ use crate::cache::{Key, Session};
 use crate::clone::{short, Cloner};
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Ty, Val};
+use crate::rules::user::{augment_layout, is_inactive_memory, UserRule, WHOLE};
 use crate::rules::{AugmentCall, CustomReverse, Rule, RuleKind};
 use std::collections::HashMap;
 
@@ -308,7 +309,10 @@ impl<'s> AugmentedFn<'s> {
                     check_integer_copy(i, v, &self.active)?;
                 }
             }
-            None if self.is_active(v) && v.ty().carries_derivative() => {
+            None if self.is_active(v)
+                && v.ty().carries_derivative()
+                && !is_inactive_memory(p, &self.session.opts) =>
+            {
                 return Err(Error::at(
                     i,
                     format!(
@@ -334,7 +338,10 @@ impl<'s> AugmentedFn<'s> {
             ReverseCallee::Copy => {
                 self.vals.clone_primal(&mut self.b, i);
                 let (dst, src) = (i.operand(0), i.operand(1));
-                if !self.is_active(dst) && self.is_active(src) {
+                if !self.is_active(dst)
+                    && self.is_active(src)
+                    && !is_inactive_memory(dst, &self.session.opts)
+                {
                     return Err(Error::at(
                         i,
                         "copies memory with derivatives into memory without a shadow (a constant argument or global); pass the destination as dup",
@@ -347,8 +354,68 @@ impl<'s> AugmentedFn<'s> {
                 }
             }
             ReverseCallee::Custom(rule, custom) => self.call_custom(i, rule, custom)?,
+            ReverseCallee::User(u) => self.call_user_augment(i, u)?,
             ReverseCallee::Derived(g) => self.call_augmented(i, g)?,
             ReverseCallee::Unsupported(why) => return Err(unsupported_call(i, why)),
+        }
+        Ok(())
+    }
+
+    /// A user-registered gradient: the augmented forward function runs in place of the call
+    /// (each pointer argument followed by its shadow, null when inactive). When it does not
+    /// return the result, the primal call runs first to provide it.
+    fn call_user_augment(&mut self, i: Val, u: UserRule) -> Result<()> {
+        let Some((aug, _)) = u.gradient else {
+            return Err(unsupported_call(i, "no derivative rule"));
+        };
+        let Some(layout) = augment_layout(u.primal, aug) else {
+            return Err(unsupported_call(i, "malformed augmented forward function"));
+        };
+        if self.is_active(i) && i.ty().is_ptr() && layout.shadow.is_none() {
+            return Err(Error::at(
+                i,
+                format!(
+                    "'{}' returns a pointer with derivatives, but its augmented forward function '{}' returns no shadow for it",
+                    u.primal.name(),
+                    aug.name()
+                ),
+            ));
+        }
+        let mut args = Vec::new();
+        for a in i.call_args() {
+            args.push(self.vals.map(a));
+            if a.ty().is_ptr() {
+                let s = if self.is_active(a) {
+                    self.shadow(a, i)?
+                } else {
+                    a.ty().zero()
+                };
+                args.push(s);
+            }
+        }
+        if layout.result.is_none() && !i.ty().is_void() {
+            self.vals.clone_primal(&mut self.b, i);
+        }
+        let call = self.b.call_function(aug, &args);
+        let mut field = |k: usize| {
+            if k == WHOLE {
+                call
+            } else {
+                self.b.extract_value(call, k as u32)
+            }
+        };
+        let result = layout.result.map(&mut field);
+        let shadow = layout.shadow.map(&mut field);
+        let tape = layout.tape.map(&mut field);
+        if let Some(r) = result {
+            r.set_name(&i.name());
+            self.vals.set_primal(i, r);
+        }
+        if let Some(s) = shadow {
+            self.vals.set_shadow(i, Some(s));
+        }
+        if let Some(t) = tape {
+            self.saved.insert(i, t);
         }
         Ok(())
     }
@@ -424,20 +491,11 @@ impl<'s> AugmentedFn<'s> {
 /// The error for a call reverse mode cannot differentiate.
 pub(super) fn unsupported_call(i: Val, why: &str) -> Error {
     match i.called_function() {
-        Some(f) if why == "no derivative rule" => {
-            let name = f.name();
-            Error::at(
-                i,
-                format!(
-                    "no derivative rule for '{name}' (reverse mode): it has no body in this module and differentiable values flow into it; define it in the module being differentiated, register a rule for it, or mark it inactive (--inactive {name})"
-                ),
-            )
-        }
-        Some(f) => Error::at(i, format!("cannot differentiate the call to '{}': {why}", f.name())),
-        None => Error::at(
+        Some(f) if why != "no derivative rule" => Error::at(
             i,
-            "indirect call with differentiable arguments: the callee is not known at compile time; call the function directly, or mark the call's target inactive",
+            format!("cannot differentiate the call to '{}': {why}", f.name()),
         ),
+        _ => crate::rules::missing_rule_error(i, crate::api::Mode::Reverse),
     }
 }
 

@@ -2,8 +2,10 @@
 //! recursively, or apply a rule's reverse half.
 
 use crate::analysis::activity::{carries_into_call, ActiveSet};
+use crate::api::Mode;
 use crate::ir::Val;
 use crate::options::Options;
+use crate::rules::user::UserRule;
 use crate::rules::{self, Callee, CustomReverse, Reverse, Rule, RuleKind};
 
 /// A call site as reverse mode sees it.
@@ -23,6 +25,8 @@ pub enum ReverseCallee {
     Set,
     /// A rule with hand-written sweeps (allocations, BLAS, ...).
     Custom(&'static Rule, &'static CustomReverse),
+    /// A function with a user-registered gradient (augmented forward + gradient functions).
+    User(UserRule),
     /// `free` and its kin: the primal is released, the shadow lives on for the adjoint.
     Free,
     /// Derivatives flow into a call reverse mode cannot handle; the message says why.
@@ -39,7 +43,8 @@ pub fn reverse_callee(i: Val, active: &ActiveSet, opts: &Options) -> ReverseCall
     if !flows {
         return ReverseCallee::Primal;
     }
-    match rules::classify(i, opts) {
+    match rules::classify_for(i, opts, Mode::Reverse) {
+        Callee::User(u) => ReverseCallee::User(u),
         Callee::Inactive => ReverseCallee::Primal,
         Callee::Defined(f) => ReverseCallee::Derived(f),
         Callee::Unknown => ReverseCallee::Unsupported("no derivative rule"),

@@ -12,7 +12,15 @@ use super::plan::ReversePlan;
 use crate::analysis::activity::ActiveSet;
 use crate::ir::{Opcode, Val};
 use crate::options::Options;
+use crate::rules::user::{augment_layout, UserRule};
 use crate::rules::{self, Callee};
+
+/// True when the user's augmented forward function returns a tape for the gradient.
+pub fn user_tape(u: UserRule) -> bool {
+    u.gradient
+        .and_then(|(aug, _)| augment_layout(u.primal, aug))
+        .is_some_and(|l| l.tape.is_some())
+}
 
 /// One value the adjoint sweep needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,6 +147,17 @@ fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
                 if act(i.operand(0)) {
                     add(Need::Shadow(i.operand(0)));
                     add(Need::Primal(i.operand(2)));
+                }
+            }
+            ReverseCallee::User(u) => {
+                for a in i.call_args() {
+                    add(Need::Primal(a));
+                    if act(a) && a.ty().is_ptr() {
+                        add(Need::Shadow(a));
+                    }
+                }
+                if user_tape(u) {
+                    add(Need::Saved(i));
                 }
             }
             ReverseCallee::Custom(_, c) => {

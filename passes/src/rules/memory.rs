@@ -7,6 +7,7 @@
 use super::{Area, Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind};
 use crate::diag::{Error, Result};
 use crate::ir::{Ty, Val};
+use crate::rules::user::is_inactive_memory;
 
 macro_rules! mem {
     ($name:literal, [$($alias:literal),*], $fwd:expr, $rev:expr, $effects:expr) => {
@@ -118,13 +119,13 @@ fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
             let len = c.args[2];
             c.b.memset_zero(sd, len, 1);
         }
-        (None, Some(_)) => {
+        (None, Some(_)) if !is_inactive_memory(c.src.operand(0), &c.session.opts) => {
             return Err(Error::at(
                 c.src,
                 "copies memory with derivatives into memory without a shadow (a constant argument or global); pass the destination as dup",
             ))
         }
-        (None, None) => {}
+        (None, _) => {}
     }
     Ok(returned_pointer(c, dst))
 }

@@ -15,11 +15,13 @@ mod calls;
 pub mod inactive;
 pub mod math;
 pub mod memory;
+pub mod user;
 pub mod vector;
 
 #[cfg(test)]
 mod harness;
 
+use crate::api::Mode;
 use crate::ir::{Builder, Val};
 use crate::options::Options;
 use std::collections::HashMap;
@@ -257,13 +259,16 @@ pub enum Callee {
     Defined(Val),
     /// A primitive rule.
     Rule(&'static Rule),
+    /// A rule the user registered (see [`user`]).
+    User(user::UserRule),
     /// No derivative (user-declared inactive, or an intrinsic that touches no floating point).
     Inactive,
     /// A declaration without a rule, or an indirect call.
     Unknown,
 }
 
-/// Classifies call instruction `call`.
+/// Classifies call instruction `call` for both modes (a user rule stays [`Callee::User`] even
+/// when it lacks the half one mode needs; see [`classify_for`]).
 pub fn classify(call: Val, opts: &Options) -> Callee {
     let Some(f) = call.called_function() else {
         return Callee::Unknown;
@@ -271,6 +276,23 @@ pub fn classify(call: Val, opts: &Options) -> Callee {
     let name = f.name();
     if opts.is_inactive(&name) {
         return Callee::Inactive;
+    }
+    // User rules first: they override built-in rules and apply even to defined functions.
+    if let Some(like) = opts.user.function_like.get(&name) {
+        return match lookup(like) {
+            Some(r) if matches!(r.kind, RuleKind::Inactive) => Callee::Inactive,
+            Some(r) => Callee::Rule(r),
+            None => Callee::Unknown,
+        };
+    }
+    let forward = opts.user.derivatives.get(&name).copied();
+    let gradient = opts.user.gradients.get(&name).copied();
+    if forward.is_some() || gradient.is_some() {
+        return Callee::User(user::UserRule {
+            primal: f,
+            forward,
+            gradient,
+        });
     }
     if !f.is_declaration() {
         return Callee::Defined(f);
@@ -290,4 +312,45 @@ pub fn classify(call: Val, opts: &Options) -> Callee {
         return Callee::Inactive;
     }
     Callee::Unknown
+}
+
+/// The error for call `i` that passes derivatives to a function without a body or a rule (or
+/// to an unknown target), in `mode`: it names the callee, the call site and the three ways out
+/// (cf. Mooncake's `MissingForeigncallRuleError`).
+pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
+    let mode = match mode {
+        Mode::Forward => "forward mode",
+        Mode::Reverse => "reverse mode",
+    };
+    let text = match i.called_function() {
+        Some(f) => {
+            let name = f.name();
+            format!(
+                "no derivative rule for '{name}' ({mode}): it has no body in this module and differentiable values flow into it. Ways out: define '{name}' in the module being differentiated; register a rule for it (UMBRA_DERIVATIVE / UMBRA_GRADIENT / UMBRA_FUNCTION_LIKE in umbra.h, or function_like in a --rules file); or mark it inactive (--inactive {name}, or UMBRA_INACTIVE_FN)"
+            )
+        }
+        None => format!(
+            "indirect call with differentiable arguments ({mode}): the callee is not known at compile time. Ways out: call the function directly so its body or rule is used; or, if no derivative flows through it, mark the function called inactive"
+        ),
+    };
+    crate::diag::Error::at(i, text)
+}
+
+/// Classifies `call` for one mode: a user rule without that mode's half falls back to the
+/// function's body (or, for a declaration, to no rule at all).
+pub fn classify_for(call: Val, opts: &Options, mode: Mode) -> Callee {
+    match classify(call, opts) {
+        Callee::User(u) => {
+            let has_half = match mode {
+                Mode::Forward => u.forward.is_some(),
+                Mode::Reverse => u.gradient.is_some(),
+            };
+            match (has_half, u.primal.is_declaration()) {
+                (true, _) => Callee::User(u),
+                (false, false) => Callee::Defined(u.primal),
+                (false, true) => Callee::Unknown,
+            }
+        }
+        other => other,
+    }
 }
