@@ -345,3 +345,53 @@ pub fn intrinsic_declaration(module: Module, name: &str, overloads: &[Ty]) -> Op
     let f = unsafe { c::LLVMGetIntrinsicDeclaration(module.0, id, tys.as_mut_ptr(), tys.len()) };
     (!f.is_null()).then_some(Val(f))
 }
+
+impl Builder {
+    /// Calls the libm function `base` in the precision of its floating-point operand (`j0` for
+    /// `double`, `j0f` for `float`, `j0l` otherwise), declaring it if the module lacks it. For a
+    /// vector operand libm has no entry point, so it is called once per lane; scalar operands
+    /// (such as `jn`'s order) are passed unchanged to every lane.
+    pub fn call_libm(&mut self, base: &str, args: &[Val]) -> Val {
+        let ty = args
+            .iter()
+            .map(|a| a.ty())
+            .find(|t| t.is_fp_or_fp_vector())
+            .unwrap_or_else(|| panic!("libm call {base} without a floating-point operand"));
+        if !ty.is_vector() {
+            return self.call_libm_scalar(base, ty, args);
+        }
+        let mut out = ty.poison();
+        for lane in 0..ty.vector_len() {
+            let lane_args: Vec<Val> = args
+                .iter()
+                .map(|&a| {
+                    if a.ty().is_vector() {
+                        self.extract_lane(a, lane)
+                    } else {
+                        a
+                    }
+                })
+                .collect();
+            let v = self.call_libm_scalar(base, ty.element(), &lane_args);
+            let idx = Ty::int(self.module.context(), 32).int_const(lane as u64);
+            out = self.insert_element(out, v, idx);
+        }
+        out
+    }
+
+    fn call_libm_scalar(&mut self, base: &str, ty: Ty, args: &[Val]) -> Val {
+        let ctx = self.module.context();
+        let suffix = if ty == Ty::double(ctx) {
+            ""
+        } else if ty == Ty(unsafe { c::LLVMFloatTypeInContext(ctx) }) {
+            "f"
+        } else {
+            "l"
+        };
+        let params: Vec<Ty> = args.iter().map(|a| a.ty()).collect();
+        let f = self
+            .module
+            .get_or_add_function(&format!("{base}{suffix}"), Ty::function(ty, &params, false));
+        self.call_function(f, args)
+    }
+}

@@ -234,3 +234,25 @@ impl Ty {
         take_message(unsafe { c::LLVMPrintTypeToString(self.0) })
     }
 }
+
+impl Ty {
+    /// The type as LLVM spells it in overloaded intrinsic names (`f64`, `f32`, `v4f64`, `i32`),
+    /// for naming per-type helper functions; other types fall back to their printed form.
+    pub fn mangled(self) -> String {
+        match unsafe { c::LLVMGetTypeKind(self.0) } {
+            K::LLVMHalfTypeKind => "f16".into(),
+            K::LLVMBFloatTypeKind => "bf16".into(),
+            K::LLVMFloatTypeKind => "f32".into(),
+            K::LLVMDoubleTypeKind => "f64".into(),
+            K::LLVMX86_FP80TypeKind => "f80".into(),
+            K::LLVMFP128TypeKind => "f128".into(),
+            K::LLVMPPC_FP128TypeKind => "ppcf128".into(),
+            K::LLVMIntegerTypeKind => format!("i{}", self.int_width()),
+            K::LLVMVectorTypeKind => format!("v{}{}", self.vector_len(), self.element().mangled()),
+            K::LLVMScalableVectorTypeKind => {
+                format!("nxv{}{}", self.vector_len(), self.element().mangled())
+            }
+            _ => self.print(),
+        }
+    }
+}

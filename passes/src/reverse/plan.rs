@@ -219,7 +219,10 @@ fn writes_memory(cfg: &ReverseCfg, active: &ActiveSet, opts: &Options) -> bool {
         .any(|i| match i.opcode() {
             Opcode::LLVMStore | Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => true,
             Opcode::LLVMCall => match reverse_callee(i, active, opts) {
-                ReverseCallee::Math | ReverseCallee::Reduction => false,
+                ReverseCallee::Math => {
+                    crate::rules::lookup_call(i).is_some_and(|r| r.effects.writes)
+                }
+                ReverseCallee::Reduction => false,
                 ReverseCallee::Custom(r, _) => r.effects.writes || r.effects.frees,
                 ReverseCallee::Primal => {
                     // Inactive calls still run: only pure math and allocation are known harmless.
@@ -241,10 +244,8 @@ fn is_pure_call(i: Val) -> bool {
         || name.starts_with("llvm.assume")
         || name.starts_with("llvm.dbg")
         || name.starts_with("llvm.experimental.noalias.scope.decl")
-        || matches!(
-            crate::rules::lookup(&name).map(|r| r.kind),
-            Some(crate::rules::RuleKind::Math(_))
-        )
+        || crate::rules::lookup(&name)
+            .is_some_and(|r| matches!(r.kind, crate::rules::RuleKind::Math(_)) && !r.effects.writes)
         || (f.intrinsic_id() != 0
             && !i.call_function_type().return_type().contains_ptr()
             && i.call_function_type()

@@ -2,7 +2,8 @@
 //! callee, differentiates `f` with the real session in both modes (so the rule is reached
 //! exactly as in user code), JIT-compiles it, and compares every partial derivative with a
 //! central finite difference: forward mode one tangent direction at a time, reverse mode the
-//! whole gradient at once. Scalar cases run in `double` and `float`.
+//! whole gradient at once. Scalar cases run in `double`, `float` and `long double` (`x86_fp80`,
+//! which reaches the libm `l` spellings); vector cases in `double` and `float`.
 //!
 //! The JIT entry points take and return everything through memory (`fwd(x*, dx*, out*)`,
 //! `rev(x*, grad*)`) so no aggregate-return ABI questions arise.
@@ -26,6 +27,65 @@ enum Shape {
     WithInt(String, i32),
     /// `name([start,] <4 x ty> (x0..x3))`.
     Reduction(String),
+    /// A libm call with non-float arguments: its double, float and long double spellings, and
+    /// the arguments in order (the float ones take the case's inputs in order).
+    Call([String; 3], Vec<Arg>),
+    /// `llvm.name.v2<ty>(a, b, ...)` on two-lane vectors `a = (x0, x1)`, `b = (x2, x3)`, ...;
+    /// `f` returns `r[0] + 3 r[1]`, so a swapped or dropped lane shows.
+    Vector(String),
+    /// `f` is whatever the function builds from the inputs (for helpers with a body, such as
+    /// the digamma helper, whose own derivative is then checked). The label is only read
+    /// through `Debug`, to name the case in failure messages.
+    #[allow(dead_code)]
+    Built(String, BuildFn),
+}
+
+/// Builds a value from `f`'s parameters (see [`Shape::Built`]).
+pub type BuildFn = fn(&mut Builder, &[Val]) -> Val;
+
+/// One argument of a [`Case::call`] shape.
+#[derive(Clone, Copy, Debug)]
+pub enum Arg {
+    /// The next input, in the case's floating-point type (differentiated).
+    X(f64),
+    /// The next input, converted to `x86_fp80` (`nexttoward`'s `long double`; differentiated).
+    LongDouble(f64),
+    /// A constant integer of this many bits.
+    Int(u32, i64),
+    /// A pointer to a fresh `i32` slot the callee writes (`frexp`'s exponent, a sign).
+    IntSlot,
+}
+
+/// The floating-point type a case runs in. Inputs and outputs cross the JIT boundary as
+/// `double` either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Precision {
+    /// `double`: libm names as written.
+    Double,
+    /// `float`: libm names with an `f` suffix.
+    Float,
+    /// `x86_fp80` (C `long double` on x86-64): libm names with an `l` suffix.
+    LongDouble,
+}
+
+impl Precision {
+    /// The case's floating-point type in `ctx`.
+    fn ty(self, ctx: crate::ir::sys::prelude::LLVMContextRef) -> Ty {
+        use crate::ir::sys::core as c;
+        match self {
+            Precision::Double => Ty::double(ctx),
+            Precision::Float => Ty(unsafe { c::LLVMFloatTypeInContext(ctx) }),
+            Precision::LongDouble => Ty(unsafe { c::LLVMX86FP80TypeInContext(ctx) }),
+        }
+    }
+    /// The libm suffix of this precision.
+    fn suffix(self) -> &'static str {
+        match self {
+            Precision::Double => "",
+            Precision::Float => "f",
+            Precision::LongDouble => "l",
+        }
+    }
 }
 
 /// One rule test case: a call shape and the point to differentiate at.
@@ -57,6 +117,54 @@ impl Case {
             xs: vec![x],
         }
     }
+    /// A libm call with some non-float arguments (`jn`'s order, `frexp`'s exponent slot); the
+    /// float and long double spellings are `name` + `f` and `name` + `l`.
+    pub fn call(name: &str, args: &[Arg]) -> Case {
+        Case::call_named([name, &format!("{name}f"), &format!("{name}l")], args)
+    }
+    /// Like [`Case::call`] with explicit spellings (`lgamma_r`, `lgammaf_r`, `lgammal_r`).
+    pub fn call_named(names: [&str; 3], args: &[Arg]) -> Case {
+        let xs = args
+            .iter()
+            .filter_map(|a| match a {
+                Arg::X(x) | Arg::LongDouble(x) => Some(*x),
+                Arg::Int(..) | Arg::IntSlot => None,
+            })
+            .collect();
+        Case {
+            shape: Shape::Call(names.map(String::from), args.to_vec()),
+            xs,
+        }
+    }
+    /// An overloaded math intrinsic on two-lane vectors: `xs` holds both lanes of the first
+    /// argument, then both lanes of the next, ...
+    pub fn vector(name: &str, xs: &[f64]) -> Case {
+        assert!(xs.len().is_multiple_of(2), "{name}: two lanes per argument");
+        Case {
+            shape: Shape::Vector(name.into()),
+            xs: xs.to_vec(),
+        }
+    }
+    /// A function built by `build` (named `label` in failure messages).
+    pub fn built(label: &str, build: BuildFn, xs: &[f64]) -> Case {
+        Case {
+            shape: Shape::Built(label.into(), build),
+            xs: xs.to_vec(),
+        }
+    }
+    /// The callee names this case calls, in every precision it runs (for coverage checks).
+    pub fn callee_names(&self) -> Vec<String> {
+        let spellings = |n: &str| vec![n.to_string(), format!("{n}f"), format!("{n}l")];
+        match &self.shape {
+            Shape::Libm(n) => spellings(n),
+            Shape::WithInt(n, _) if !n.starts_with("llvm.") => spellings(n),
+            Shape::Call(names, _) => names.to_vec(),
+            Shape::Intrinsic(n) | Shape::WithInt(n, _) | Shape::Vector(n) | Shape::Reduction(n) => {
+                vec![n.clone()]
+            }
+            Shape::Built(..) => Vec::new(),
+        }
+    }
     /// A vector reduction over four lanes.
     pub fn reduction(name: &str, lanes: &[f64; 4]) -> Case {
         Case {
@@ -72,51 +180,79 @@ type ReverseFn = unsafe extern "C" fn(*const f64, *mut f64);
 /// Checks every partial of `case` against central finite differences; panics with the rule's
 /// name, the point and both values on a mismatch.
 pub fn check_rule(case: &Case) {
-    let floats: &[bool] = match case.shape {
-        Shape::Reduction(_) => &[false],
-        _ => &[false, true],
+    use Precision::*;
+    let precisions: &[Precision] = match case.shape {
+        Shape::Reduction(_) => &[Double],
+        // Intrinsics exist for x86_fp80 but are not all selectable by the x86 backend
+        // (`llvm.minimum.f80` aborts LLVM 22), which would abort the test process; the libm `l`
+        // spellings are what long double code calls.
+        Shape::Vector(_) | Shape::Intrinsic(_) => &[Double, Float],
+        Shape::WithInt(ref n, _) if n.starts_with("llvm.") => &[Double, Float],
+        _ => &[Double, Float, LongDouble],
     };
-    for &single in floats {
-        let ctx = Context::create();
-        let module = ctx.create_module("rule_case");
-        let m = Module(module.as_mut_ptr());
-        build_case(m, case, single);
-        if let Err(e) = m.verify() {
-            panic!("{case:?}: invalid module: {e}");
-        }
-        Target::initialize_native(&InitializationConfig::default()).expect("native target");
-        let ee = module
-            .create_jit_execution_engine(OptimizationLevel::None)
-            .expect("JIT");
-        // SAFETY: `fwd` and `rev` were built above with exactly these signatures.
-        let fwd = unsafe { ee.get_function::<ForwardFn>("fwd") }.expect("fwd function");
-        let rev = unsafe { ee.get_function::<ReverseFn>("rev") }.expect("rev function");
-        let n = case.xs.len();
-        let primal = |x: &[f64]| {
-            let mut out = [0.0f64; 2];
-            unsafe { fwd.call(x.as_ptr(), vec![0.0; n].as_ptr(), out.as_mut_ptr()) };
-            out[0]
-        };
-        let mut grad = vec![0.0f64; n];
-        unsafe { rev.call(case.xs.as_ptr(), grad.as_mut_ptr()) };
-        for j in 0..n {
-            let mut dx = vec![0.0; n];
-            dx[j] = 1.0;
-            let mut out = [0.0f64; 2];
-            unsafe { fwd.call(case.xs.as_ptr(), dx.as_ptr(), out.as_mut_ptr()) };
-            let fd = central_difference(primal, &case.xs, j, single);
+    for &p in precisions {
+        with_jit(case, p, |fwd, rev| check_point(case, p, fwd, rev));
+    }
+}
+
+/// The value of `case`'s function at its point, computed in precision `p`.
+pub fn evaluate(case: &Case, p: Precision) -> f64 {
+    with_jit(case, p, |fwd, _| primal(fwd, &case.xs))
+}
+
+/// Builds `case` in a fresh module, JIT-compiles it and hands its entry points to `run`.
+fn with_jit<T>(case: &Case, p: Precision, run: impl FnOnce(ForwardFn, ReverseFn) -> T) -> T {
+    let ctx = Context::create();
+    let module = ctx.create_module("rule_case");
+    let m = Module(module.as_mut_ptr());
+    build_case(m, case, p);
+    if let Err(e) = m.verify() {
+        panic!("{case:?}: invalid module: {e}");
+    }
+    Target::initialize_native(&InitializationConfig::default()).expect("native target");
+    let ee = module
+        .create_jit_execution_engine(OptimizationLevel::None)
+        .expect("JIT");
+    // SAFETY: `fwd` and `rev` were built by `build_case` with exactly these signatures, and the
+    // raw function pointers do not outlive `ee` (they are only used inside `run`).
+    unsafe {
+        let fwd = ee.get_function::<ForwardFn>("fwd").expect("fwd function");
+        let rev = ee.get_function::<ReverseFn>("rev").expect("rev function");
+        run(fwd.as_raw(), rev.as_raw())
+    }
+}
+
+fn primal(fwd: ForwardFn, x: &[f64]) -> f64 {
+    let mut out = [0.0f64; 2];
+    let dx = vec![0.0; x.len()];
+    // SAFETY: `fwd` reads `x.len()` inputs and tangents and writes two outputs.
+    unsafe { fwd(x.as_ptr(), dx.as_ptr(), out.as_mut_ptr()) };
+    out[0]
+}
+
+fn check_point(case: &Case, p: Precision, fwd: ForwardFn, rev: ReverseFn) {
+    let n = case.xs.len();
+    let mut grad = vec![0.0f64; n];
+    // SAFETY: `rev` reads `n` inputs and writes `n` adjoints.
+    unsafe { rev(case.xs.as_ptr(), grad.as_mut_ptr()) };
+    for j in 0..n {
+        let mut dx = vec![0.0; n];
+        dx[j] = 1.0;
+        let mut out = [0.0f64; 2];
+        // SAFETY: as in `primal`.
+        unsafe { fwd(case.xs.as_ptr(), dx.as_ptr(), out.as_mut_ptr()) };
+        let single = p == Precision::Float;
+        let fd = central_difference(|x| primal(fwd, x), &case.xs, j, single);
+        assert!(
+            fd.is_finite(),
+            "{case:?}: finite differences are not finite at this point; pick another"
+        );
+        let tol = if single { 2e-3 } else { 1e-6 };
+        for (mode, ad) in [("forward", out[1]), ("reverse", grad[j])] {
             assert!(
-                fd.is_finite(),
-                "{case:?}: finite differences are not finite at this point; pick another"
+                (ad - fd).abs() <= tol * (1.0 + fd.abs()),
+                "{case:?} ({p:?}, {mode} mode): d/dx{j} = {ad} but finite differences give {fd}"
             );
-            let tol = if single { 2e-3 } else { 1e-6 };
-            let precision = if single { "float" } else { "double" };
-            for (mode, ad) in [("forward", out[1]), ("reverse", grad[j])] {
-                assert!(
-                    (ad - fd).abs() <= tol * (1.0 + fd.abs()),
-                    "{case:?} ({precision}, {mode} mode): d/dx{j} = {ad} but finite differences give {fd}"
-                );
-            }
         }
     }
 }
@@ -130,19 +266,16 @@ fn central_difference(f: impl Fn(&[f64]) -> f64, x: &[f64], j: usize, single: bo
 }
 
 /// Builds `f` (calling the rule) and `test(x*, dx*, out*)` (calling f's forward derivative).
-fn build_case(m: Module, case: &Case, single: bool) {
+fn build_case(m: Module, case: &Case, p: Precision) {
     let ctx = m.context();
-    let fty = if single {
-        Ty(unsafe { crate::ir::sys::core::LLVMFloatTypeInContext(ctx) })
-    } else {
-        Ty::double(ctx)
-    };
+    let fty = p.ty(ctx);
+    let converts = p != Precision::Double;
     let n = case.xs.len();
     let f = m.add_function("f", Ty::function(fty, &vec![fty; n], false));
     let mut b = Builder::new(m);
     b.position_at_end(f.append_block("entry"));
     let xs = f.params();
-    let r = call_rule(&mut b, m, case, fty, &xs);
+    let r = call_rule(&mut b, m, case, p, &xs);
     b.ret(r);
 
     let mut session = Session::new(m, &Options::default());
@@ -159,14 +292,14 @@ fn build_case(m: Module, case: &Case, single: bool) {
     let load_arg = |b: &mut Builder, base: Val, k: u64| {
         let p = b.gep(dbl, base, &[i64t.int_const(k)], true);
         let v = b.load(dbl, p, 8);
-        if single {
+        if converts {
             b.fp_cast(v, fty)
         } else {
             v
         }
     };
     let store_out = |b: &mut Builder, v: Val, base: Val, k: u64| {
-        let v = if single { b.fp_cast(v, dbl) } else { v };
+        let v = if converts { b.fp_cast(v, dbl) } else { v };
         let p = b.gep(dbl, base, &[i64t.int_const(k)], true);
         b.store(v, p, 8);
     };
@@ -208,15 +341,11 @@ fn build_case(m: Module, case: &Case, single: bool) {
     crate::reverse::free_tape(&mut b, tape);
 }
 
-fn call_rule(b: &mut Builder, m: Module, case: &Case, fty: Ty, xs: &[Val]) -> Val {
-    let single = fty != Ty::double(m.context());
+fn call_rule(b: &mut Builder, m: Module, case: &Case, p: Precision, xs: &[Val]) -> Val {
+    let fty = p.ty(m.context());
     match &case.shape {
         Shape::Libm(name) => {
-            let name = if single {
-                format!("{name}f")
-            } else {
-                name.clone()
-            };
+            let name = format!("{name}{}", p.suffix());
             let callee =
                 m.get_or_add_function(&name, Ty::function(fty, &vec![fty; xs.len()], false));
             b.call_function(callee, xs)
@@ -231,11 +360,7 @@ fn call_rule(b: &mut Builder, m: Module, case: &Case, fty: Ty, xs: &[Val]) -> Va
                 b.intrinsic(name, &[fty, i32t], &[xs[0], kv])
                     .unwrap_or_else(|| panic!("no intrinsic {name}"))
             } else {
-                let name = if single {
-                    format!("{name}f")
-                } else {
-                    name.clone()
-                };
+                let name = format!("{name}{}", p.suffix());
                 let callee = m.get_or_add_function(&name, Ty::function(fty, &[fty, i32t], false));
                 b.call_function(callee, &[xs[0], kv])
             }
@@ -255,5 +380,69 @@ fn call_rule(b: &mut Builder, m: Module, case: &Case, fty: Ty, xs: &[Val]) -> Va
             b.intrinsic(name, &[vty], &args)
                 .unwrap_or_else(|| panic!("no intrinsic {name}"))
         }
+        Shape::Call(names, args) => {
+            let [double, float, long] = names;
+            let name = match p {
+                Precision::Double => double,
+                Precision::Float => float,
+                Precision::LongDouble => long,
+            };
+            call_with_args(b, m, name, fty, args, xs)
+        }
+        Shape::Vector(name) => call_on_lanes(b, m, name, fty, xs),
+        Shape::Built(_, build) => build(b, xs),
     }
+}
+
+/// `name(args)`, the float arguments taken from `xs` in order.
+fn call_with_args(
+    b: &mut Builder,
+    m: Module,
+    name: &str,
+    fty: Ty,
+    args: &[Arg],
+    xs: &[Val],
+) -> Val {
+    let ctx = m.context();
+    let mut inputs = xs.iter().copied();
+    let mut next_input = || inputs.next().unwrap_or_else(|| fty.poison());
+    let vals: Vec<Val> = args
+        .iter()
+        .map(|a| match *a {
+            Arg::X(_) => next_input(),
+            Arg::LongDouble(_) => {
+                let fp80 = Ty(unsafe { crate::ir::sys::core::LLVMX86FP80TypeInContext(ctx) });
+                let x = next_input();
+                b.fp_cast(x, fp80)
+            }
+            Arg::Int(bits, v) => Ty::int(ctx, bits).int_const(v as u64),
+            Arg::IntSlot => b.alloca(Ty::int(ctx, 32), "slot"),
+        })
+        .collect();
+    let params: Vec<Ty> = vals.iter().map(|v| v.ty()).collect();
+    let callee = m.get_or_add_function(name, Ty::function(fty, &params, false));
+    b.call_function(callee, &vals)
+}
+
+/// `r = name(<x0, x1>, <x2, x3>, ...)`, returning `r[0] + 3 r[1]`.
+fn call_on_lanes(b: &mut Builder, m: Module, name: &str, fty: Ty, xs: &[Val]) -> Val {
+    let vty = Ty(unsafe { crate::ir::sys::core::LLVMVectorType(fty.0, 2) });
+    let i32t = Ty::int(m.context(), 32);
+    let vecs: Vec<Val> = xs
+        .chunks(2)
+        .map(|lanes| {
+            let mut v = vty.poison();
+            for (k, &x) in lanes.iter().enumerate() {
+                v = b.insert_element(v, x, i32t.int_const(k as u64));
+            }
+            v
+        })
+        .collect();
+    let r = b
+        .intrinsic(name, &[vty], &vecs)
+        .unwrap_or_else(|| panic!("no intrinsic {name}"));
+    let r0 = b.extract_lane(r, 0);
+    let r1 = b.extract_lane(r, 1);
+    let r1x3 = b.fmul_const(r1, 3.0);
+    b.fadd(r0, r1x3)
 }

@@ -43,7 +43,7 @@ pub static WRITING: &[Rule] = inactive![Effects::READS_WRITES;
 pub static PURE: &[Rule] = inactive![Effects::READS;
     "clock", "omp_get_wtime", "getenv", "getpid", "sysconf", "strlen", "strcmp", "strncmp",
     "lround", "lroundf", "llround", "llroundf", "lrint", "lrintf", "llrint", "llrintf",
-    "ilogb", "ilogbf",
+    "ilogb", "ilogbf", "ilogbl", "llogb", "llogbf", "llogbl",
     // Julia runtime queries
     "jl_get_world_counter", "ijl_get_world_counter", "jl_get_current_task",
     // LLVM bookkeeping

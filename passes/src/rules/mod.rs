@@ -252,6 +252,11 @@ pub fn lookup(name: &str) -> Option<&'static Rule> {
     None
 }
 
+/// The built-in rule for the function call `call` calls directly, if any.
+pub fn lookup_call(call: Val) -> Option<&'static Rule> {
+    lookup(&call.called_function()?.name())
+}
+
 /// What a call site calls, as far as differentiation is concerned.
 #[derive(Clone, Copy)]
 pub enum Callee {
