@@ -9,7 +9,10 @@ use std::path::{Path, PathBuf};
 /// Differentiate the derivative requests (`__enzyme_fwddiff`, `__umbra_fwddiff`) in an LLVM
 /// module, re-optimise it and emit native code, assembly, bitcode or textual IR.
 #[derive(Parser, Debug)]
-#[command(name = "umbra")]
+#[command(
+    name = "umbra",
+    after_help = "Other commands:\n  umbra rules [--markdown]   list the built-in derivative rules"
+)]
 pub struct Args {
     /// Input module: LLVM bitcode or textual IR, detected by content; '-' reads standard input
     #[arg(value_name = "INPUT")]

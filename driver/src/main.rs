@@ -15,6 +15,9 @@ use inkwell::context::Context;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("rules") {
+        return list_rules();
+    }
     let args = Args::parse_or_exit();
     diagnostics::install_process_handlers();
     // A panic has already been reported by the hook; unwinding drops the temporary output.
@@ -26,6 +29,25 @@ fn main() -> ExitCode {
         }
         Err(_) => ExitCode::FAILURE,
     }
+}
+
+/// `umbra rules [--markdown]`: the built-in rule reference.
+fn list_rules() -> ExitCode {
+    let rest: Vec<String> = std::env::args().skip(2).collect();
+    match rest
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .as_slice()
+    {
+        [] => print!("{}", umbra_passes::rules::reference::text()),
+        ["--markdown"] => print!("{}", umbra_passes::rules::reference::markdown()),
+        _ => {
+            diagnostics::report_error("usage: umbra rules [--markdown]");
+            return ExitCode::FAILURE;
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn run(args: &Args) -> Result<()> {

@@ -15,6 +15,7 @@ mod calls;
 pub mod inactive;
 pub mod math;
 pub mod memory;
+pub mod reference;
 pub mod user;
 pub mod vector;
 

@@ -1,0 +1,112 @@
+//! The rule reference: every built-in rule as a row (name, area, modes, matched names), printed
+//! by `umbra rules` and kept in README.md, where a test checks the two never drift apart.
+
+use super::{all, Area, Reverse, Rule, RuleKind};
+
+/// One rule as the user sees it.
+pub struct RuleRow {
+    /// Canonical name.
+    pub name: &'static str,
+    /// Area (`math`, `memory`, ...).
+    pub area: &'static str,
+    /// The modes it differentiates in (`forward, reverse`; `no derivative` for inactive rules).
+    pub modes: String,
+    /// Every other name it matches (libm `f`/`l` spellings, intrinsics, mangled names).
+    pub variants: Vec<String>,
+}
+
+fn area_name(a: Area) -> &'static str {
+    match a {
+        Area::Math => "math",
+        Area::Vector => "vector",
+        Area::Memory => "memory",
+        Area::Alloc => "alloc",
+        Area::Inactive => "inactive",
+    }
+}
+
+fn modes(r: &Rule) -> String {
+    match r.kind {
+        RuleKind::Math(_) => "forward, reverse".into(),
+        RuleKind::Inactive => "no derivative".into(),
+        RuleKind::Forward(_, Reverse::NotYet(_)) => "forward (reverse: not yet)".into(),
+        RuleKind::Forward(..) => "forward, reverse".into(),
+    }
+}
+
+/// Every built-in rule, in table order.
+pub fn rows() -> Vec<RuleRow> {
+    all()
+        .map(|r| {
+            let mut variants = r.names();
+            variants.retain(|n| n != r.name);
+            let variants = variants
+                .into_iter()
+                .map(|n| {
+                    if n.starts_with("llvm.") {
+                        format!("{n}.*")
+                    } else {
+                        n
+                    }
+                })
+                .collect();
+            RuleRow {
+                name: r.name,
+                area: area_name(r.area),
+                modes: modes(r),
+                variants,
+            }
+        })
+        .collect()
+}
+
+/// The reference as plain text, one rule per line.
+pub fn text() -> String {
+    let rows = rows();
+    let mut out = format!("{} rules\n", rows.len());
+    for r in rows {
+        out += &format!(
+            "{:<28} {:<9} {:<27} {}\n",
+            r.name,
+            r.area,
+            r.modes,
+            r.variants.join(" ")
+        );
+    }
+    out
+}
+
+/// The reference as a markdown table (the README's rule reference).
+pub fn markdown() -> String {
+    let rows = rows();
+    let mut out = format!(
+        "{} rules.\n\n| rule | area | modes | also matches |\n|---|---|---|---|\n",
+        rows.len()
+    );
+    for r in rows {
+        let variants: Vec<String> = r.variants.iter().map(|v| format!("`{v}`")).collect();
+        out += &format!(
+            "| `{}` | {} | {} | {} |\n",
+            r.name,
+            r.area,
+            r.modes,
+            variants.join(" ")
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_rule_is_listed_once_and_names_are_unique() {
+        let rows = super::rows();
+        assert!(rows.len() >= 120, "{} rules", rows.len());
+        let mut seen = std::collections::HashSet::new();
+        for r in super::all() {
+            for n in r.names() {
+                assert!(seen.insert(n.clone()), "'{n}' is matched by two rules");
+            }
+        }
+    }
+}
