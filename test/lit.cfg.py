@@ -74,3 +74,11 @@ config.substitutions.append(("%umbra", umbra_bin))
 config.substitutions.append(("%clang", "clang-22"))
 
 config.available_features.add("umbra-plugin")
+
+# Tests that run AVX-512 code need a host that has it.
+try:
+    with open("/proc/cpuinfo") as cpuinfo:
+        if " avx512f" in cpuinfo.read():
+            config.available_features.add("avx512f")
+except OSError:
+    pass

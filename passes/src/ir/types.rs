@@ -65,6 +65,10 @@ impl Ty {
     pub fn is_ptr(self) -> bool {
         self.kind() == TyKind::Ptr
     }
+    /// True for pointers and vectors of pointers (a gather's or scatter's addresses).
+    pub fn is_ptr_or_ptr_vector(self) -> bool {
+        self.is_ptr() || (self.is_vector() && self.element().is_ptr())
+    }
     /// True for `void`.
     pub fn is_void(self) -> bool {
         self.kind() == TyKind::Void

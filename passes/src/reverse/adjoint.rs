@@ -732,15 +732,16 @@ impl<'s> AdjointFn<'s> {
         let d_result = self.take_adjoint(i);
         let src_args = i.call_args();
         let (mut args, mut shadows, mut active) = (Vec::new(), Vec::new(), Vec::new());
-        for &a in &src_args {
+        let n = src_args.len();
+        for (k, &a) in src_args.iter().enumerate() {
             let act = self.is_active(a);
-            let needed = custom.needs.args;
+            let needed = custom.needs.args.includes(k, n);
             args.push(if needed {
                 self.primal(a, i)?
             } else {
                 a.ty().poison()
             });
-            shadows.push(if needed && act && a.ty().is_ptr() {
+            shadows.push(if needed && act && a.ty().is_ptr_or_ptr_vector() {
                 Some(self.shadow(a, i)?)
             } else {
                 None

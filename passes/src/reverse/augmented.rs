@@ -432,7 +432,7 @@ impl<'s> AugmentedFn<'s> {
         let args: Vec<Val> = src_args.iter().map(|&a| self.vals.map(a)).collect();
         let mut shadows = Vec::new();
         for &a in &src_args {
-            shadows.push(if self.is_active(a) && a.ty().is_ptr() {
+            shadows.push(if self.is_active(a) && a.ty().is_ptr_or_ptr_vector() {
                 Some(self.shadow(a, i)?)
             } else {
                 None

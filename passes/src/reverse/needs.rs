@@ -161,10 +161,12 @@ fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
                 }
             }
             ReverseCallee::Custom(_, c) => {
-                if c.needs.args {
-                    for a in i.call_args() {
+                let args = i.call_args();
+                let n = args.len();
+                for (k, a) in args.into_iter().enumerate() {
+                    if c.needs.args.includes(k, n) {
                         add(Need::Primal(a));
-                        if act(a) && a.ty().is_ptr() {
+                        if act(a) && a.ty().is_ptr_or_ptr_vector() {
                             add(Need::Shadow(a));
                         }
                     }

@@ -13,8 +13,8 @@
 //! `__rust_realloc`, `__rust_dealloc`.
 
 use super::{
-    AdjointCall, Area, ArgAdjoints, AugmentCall, Augmented, CustomNeeds, CustomReverse, Effects,
-    ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, Module, Ty, Val};
@@ -40,7 +40,7 @@ macro_rules! release_with {
             augment: allocate_augment,
             adjoint: |c| release_saved(c, $dealloc),
             needs: CustomNeeds {
-                args: false,
+                args: ArgNeeds::None,
                 result: false,
                 saved: true,
             },
@@ -74,14 +74,14 @@ static POSIX_MEMALIGN: CustomReverse = CustomReverse {
     augment: posix_memalign_augment,
     adjoint: |c| release_saved(c, "free"),
     needs: CustomNeeds {
-        args: false,
+        args: ArgNeeds::None,
         result: false,
         saved: true,
     },
 };
 
 const NEEDS_ARGS_AND_SHADOW: CustomNeeds = CustomNeeds {
-    args: true,
+    args: ArgNeeds::All,
     result: false,
     saved: true,
 };

@@ -93,9 +93,9 @@ pub struct AdjointCall<'a> {
     pub session: &'a mut Session,
     /// The call in the user's function.
     pub src: Val,
-    /// The primal arguments (when [`CustomNeeds::args`]; poison otherwise).
+    /// The primal arguments (those in [`CustomNeeds::args`]; poison otherwise).
     pub args: Vec<Val>,
-    /// The shadow of each active pointer argument (when [`CustomNeeds::args`]).
+    /// The shadow of each active pointer argument (those in [`CustomNeeds::args`]).
     pub shadows: Vec<Option<Val>>,
     /// Which arguments carry derivatives.
     pub active: Vec<bool>,
@@ -111,11 +111,37 @@ pub struct AdjointCall<'a> {
 /// adjoints of memory go straight to shadow memory.
 pub type ArgAdjoints = Vec<Option<Val>>;
 
+/// Which of a call's arguments the adjoint half reads (primal values, and the shadows of active
+/// pointers among them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgNeeds {
+    /// None.
+    None,
+    /// All of them.
+    All,
+    /// These positions; negative ones count from the end (`-1` is the last argument).
+    Positions(&'static [i32]),
+}
+
+impl ArgNeeds {
+    /// Whether argument `k` of `n` is needed.
+    pub fn includes(self, k: usize, n: usize) -> bool {
+        match self {
+            ArgNeeds::None => false,
+            ArgNeeds::All => true,
+            ArgNeeds::Positions(ps) => ps.iter().any(|&p| {
+                let at = if p < 0 { n as i64 + p as i64 } else { p as i64 };
+                at == k as i64
+            }),
+        }
+    }
+}
+
 /// What a custom reverse half needs carried from the augmented sweep to the adjoint sweep.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CustomNeeds {
-    /// Every primal argument, and the shadows of active pointer arguments.
-    pub args: bool,
+    /// The primal arguments (and shadows of active pointers among them) the adjoint reads.
+    pub args: ArgNeeds,
     /// The primal result.
     pub result: bool,
     /// The value the augment half returns in [`Augmented::saved`].

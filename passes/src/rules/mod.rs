@@ -29,8 +29,8 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 pub use calls::{
-    AdjointCall, ArgAdjoints, AugmentCall, Augmented, CustomNeeds, CustomReverse, ForwardCall,
-    ForwardRule,
+    AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    ForwardCall, ForwardRule,
 };
 
 /// The area a rule belongs to (its file under `rules/`).
