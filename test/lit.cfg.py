@@ -11,17 +11,20 @@
 #   %plugin           build/plugin/libUmbraPlugin.so (env UMBRA_PLUGIN)
 #   %opt-umbra        opt -load-pass-plugin=%plugin -S   (the test adds -passes=umbra...)
 #   %clang            clang-22
+#   %clangxx          clang++-22
 #   %runtime-include  runtime/include (umbra.h)
 #   %testinc          test/include (helpers shared by tests)
 #   %exec-test        bash test/integration/exec-test.sh
+#   %rustc            rustc (PATH, else ~/.cargo/bin); tests using it say `REQUIRES: rustc`
 
 import os
+import shutil
 
 import lit.formats
 
 config.name = "Umbra"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".ll", ".c"]
+config.suffixes = [".ll", ".c", ".cpp", ".rs"]
 config.excludes = ["Inputs", "include"]
 
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
@@ -71,6 +74,7 @@ config.substitutions.append(("%exec-test", f"bash {exec_test}"))
 config.substitutions.append(("%testinc", test_include))
 config.substitutions.append(("%plugin", plugin))
 config.substitutions.append(("%umbra", umbra_bin))
+config.substitutions.append(("%clangxx", "clang++-22"))
 config.substitutions.append(("%clang", "clang-22"))
 
 config.available_features.add("umbra-plugin")
@@ -82,3 +86,15 @@ try:
             config.available_features.add("avx512f")
 except OSError:
     pass
+
+# Rust tests run when a rustc is available (whose LLVM must be one Umbra reads: rustc's bitcode
+# goes straight to the driver), and are skipped otherwise.
+rustc = shutil.which("rustc") or shutil.which(
+    "rustc", path=os.path.join(os.path.expanduser("~"), ".cargo", "bin")
+)
+if rustc:
+    config.available_features.add("rustc")
+    config.substitutions.append(("%rustc", rustc))
+for var in ["RUSTUP_HOME", "CARGO_HOME", "RUSTUP_TOOLCHAIN"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]

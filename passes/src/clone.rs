@@ -110,8 +110,8 @@ impl Cloner {
     }
 
     /// A shadow for pointer `v` where one is needed (a phi, select or store mixing it with
-    /// shadowed pointers): its own shadow; null for null; poison for undef; a zero-filled copy
-    /// for read-only globals. Anything else (a constant argument, a mutable global) is an error
+    /// shadowed pointers): its own shadow; null for null; the same address for a dangling one;
+    /// poison for undef; a zero-filled copy for read-only globals. Anything else (a constant argument, a mutable global) is an error
     /// at `at`: there is no memory to hold its derivative.
     pub fn shadow_or_substitute(&self, session: &mut Session, v: Val, at: Val) -> Result<Val> {
         match self.shadow(v) {
@@ -121,11 +121,12 @@ impl Cloner {
     }
 }
 
-/// The shadow a pointer without one stands in with: null for null, poison for undef, a
-/// zero-filled copy for read-only data; an error at `at` for anything else.
+/// The shadow a pointer without one stands in with: null for null, itself for a dangling
+/// address, poison for undef, a zero-filled copy for read-only data; an error at `at` for
+/// anything else.
 pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> {
     {
-        if v.is_null_constant() {
+        if v.is_null_constant() || is_dangling(v) {
             return Ok(v);
         }
         if v.is_undef() {
@@ -142,6 +143,19 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
             ),
         ))
     }
+}
+
+/// A constant address in the first page (`inttoptr (i64 8 to ptr)`): Rust's
+/// `NonNull::dangling()`, the data pointer of an empty `Vec` or `Box<[T]>` (its alignment). Like
+/// null it is never dereferenced (nothing is mapped there), so it is its own shadow: an empty
+/// buffer's shadow is empty too.
+fn is_dangling(v: Val) -> bool {
+    const FIRST_PAGE: u64 = 4096;
+    v.is_constant_expr()
+        && v.const_opcode() == Opcode::LLVMIntToPtr
+        && v.operand(0)
+            .const_int_value()
+            .is_some_and(|a| a < FIRST_PAGE)
 }
 
 /// For a read-only global without pointers inside (or a constant GEP into one), the same

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # exec-test.sh SRC MODE OPT [TMPDIR]
 #
-# Build a C execution test with Umbra and run it.
+# Build a C or C++ execution test with Umbra and run it (C++ when SRC ends in .cpp: compiled
+# and linked with $CXX, which links the C++ runtime).
 #   MODE = driver : clang -O$OPT -g -c -emit-llvm -> $UMBRA_BIN -> clang link -> run
 #   MODE = plugin : clang -O$OPT -g -fpass-plugin=$UMBRA_PLUGIN -> run
 #   MODE = selftest : clang -O$OPT -DFD_SELFTEST (no Umbra; AD values ignored,
@@ -13,6 +14,7 @@
 #   UMBRA_BIN     driver binary   (default <repo>/target/release/umbra)
 #   UMBRA_PLUGIN  pass plugin     (default <repo>/build/plugin/libUmbraPlugin.so)
 #   CLANG         C compiler      (default clang-22)
+#   CXX           C++ compiler    (default clang++-22), for .cpp sources
 #   EXTRA_CFLAGS  extra compile flags for the test source
 # A source line of the form `// EXEC-CFLAGS: <flags>` adds <flags> as well.
 # Exits non-zero on any failure, naming the failing step on stderr.
@@ -31,6 +33,9 @@ ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
 UMBRA_BIN=${UMBRA_BIN:-$ROOT/target/release/umbra}
 UMBRA_PLUGIN=${UMBRA_PLUGIN:-$ROOT/build/plugin/libUmbraPlugin.so}
 CLANG=${CLANG:-clang-22}
+case "$SRC" in
+  *.cpp) CLANG=${CXX:-clang++-22} ;;
+esac
 
 case "$OPT" in 0|1|2|3) ;; *) echo "exec-test: bad OPT '$OPT' (want 0..3)" >&2; exit 2 ;; esac
 case "$MODE" in driver|plugin|selftest) ;; *) echo "exec-test: bad MODE '$MODE' (want driver|plugin|selftest)" >&2; exit 2 ;; esac

@@ -10,7 +10,10 @@
 //! Covered: C (`malloc`, `calloc`, `aligned_alloc`, `memalign`, `posix_memalign`, `realloc`,
 //! `free`), C++ `operator new`/`new[]` and `delete`/`delete[]` in every mangled variant (sized,
 //! aligned, nothrow; 64- and 32-bit `size_t`), and Rust's `__rust_alloc`, `__rust_alloc_zeroed`,
-//! `__rust_realloc`, `__rust_dealloc`.
+//! `__rust_realloc`, `__rust_dealloc`, under their plain names and under the v0-mangled names
+//! recent rustc gives the allocator shim (`_RNvCs<hash>_7___rustc12___rust_alloc`, i.e.
+//! `__rustc::__rust_alloc`; see [`rust_shim_name`]); a shadow from a mangled `__rust_alloc` is
+//! released through the `__rust_dealloc` of the same mangling, the only one that links.
 
 use super::{
     AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
@@ -375,16 +378,98 @@ fn release_aligned(c: &mut AdjointCall, dealloc: &str) -> Result<ArgAdjoints> {
     Ok(Vec::new())
 }
 
-/// `__rust_dealloc(ptr, size, align)` with the allocation's size and alignment.
+/// `__rust_dealloc(ptr, size, align)` with the allocation's size and alignment, spelt as the
+/// allocator was.
 fn rust_release(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     if let Some(s) = c.saved {
-        call_dealloc(
-            c.b,
-            c.session.module,
-            "__rust_dealloc",
-            s,
-            &[c.args[0], c.args[1]],
-        );
+        let alloc = c
+            .src
+            .called_function()
+            .map(|f| f.name())
+            .unwrap_or_default();
+        let dealloc = rust_dealloc_name(&alloc);
+        call_dealloc(c.b, c.session.module, &dealloc, s, &[c.args[0], c.args[1]]);
     }
     Ok(Vec::new())
+}
+
+/// The crate of rustc's allocator shim in v0 mangling: `Cs<disambiguator>_` then the
+/// identifier `__rustc` (length 7, then `_` because it starts with an underscore).
+const RUSTC_SHIM_CRATE: &str = "_7___rustc";
+
+/// The plain name of a v0-mangled allocator shim function: `__rust_alloc` for
+/// `_RNvCsfLfy6EI15iL_7___rustc12___rust_alloc` (`__rustc::__rust_alloc`), as rustc ≥ 1.88
+/// names `__rust_alloc` and its kin. `None` for any other name. The disambiguator hash differs
+/// between toolchains, so the name is parsed rather than listed.
+pub(super) fn rust_shim_name(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("_RNvCs")?;
+    let (hash, rest) = rest.split_once(RUSTC_SHIM_CRATE)?;
+    if !hash.chars().all(|ch| ch.is_ascii_alphanumeric()) {
+        return None;
+    }
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let len: usize = rest[..digits].parse().ok()?;
+    // The `_` separator v0 puts before identifiers that start with `_` or a digit.
+    let ident = rest[digits..].strip_prefix('_').unwrap_or(&rest[digits..]);
+    (ident.len() == len && ident.starts_with("__rust_")).then_some(ident)
+}
+
+/// The deallocator matching Rust allocator `alloc`: `__rust_dealloc` in the same spelling.
+fn rust_dealloc_name(alloc: &str) -> String {
+    const DEALLOC: &str = "__rust_dealloc";
+    match rust_shim_name(alloc) {
+        Some(ident) => {
+            let prefix_end = alloc.len() - ident.len();
+            let prefix = alloc[..prefix_end].trim_end_matches('_');
+            let prefix = prefix.trim_end_matches(|ch: char| ch.is_ascii_digit());
+            format!("{prefix}{}_{DEALLOC}", DEALLOC.len())
+        }
+        None => DEALLOC.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{rust_dealloc_name, rust_shim_name};
+
+    const ALLOC: &str = "_RNvCsfLfy6EI15iL_7___rustc12___rust_alloc";
+
+    #[test]
+    fn mangled_allocator_shims_are_recognised() {
+        assert_eq!(rust_shim_name(ALLOC), Some("__rust_alloc"));
+        assert_eq!(
+            rust_shim_name("_RNvCsfLfy6EI15iL_7___rustc19___rust_alloc_zeroed"),
+            Some("__rust_alloc_zeroed")
+        );
+        assert_eq!(
+            rust_shim_name("_RNvCs1a2B_7___rustc14___rust_dealloc"),
+            Some("__rust_dealloc")
+        );
+    }
+
+    #[test]
+    fn other_names_are_not_shims() {
+        assert_eq!(rust_shim_name("__rust_alloc"), None);
+        assert_eq!(
+            rust_shim_name("_RNvCsfLfy6EI15iL_7___rustc13___rust_alloc"),
+            None
+        );
+        assert_eq!(
+            rust_shim_name("_RNvCsfLfy6EI15iL_5alloc12___rust_alloc"),
+            None
+        );
+        assert_eq!(
+            rust_shim_name("_RNvNtCslNYArtu3iFV_5alloc7raw_vec12handle_error"),
+            None
+        );
+    }
+
+    #[test]
+    fn dealloc_is_spelt_like_its_allocator() {
+        assert_eq!(
+            rust_dealloc_name(ALLOC),
+            "_RNvCsfLfy6EI15iL_7___rustc14___rust_dealloc"
+        );
+        assert_eq!(rust_dealloc_name("__rust_alloc_zeroed"), "__rust_dealloc");
+    }
 }

@@ -5,14 +5,17 @@
 //! - [`vector`]: vector reductions as the loop vectoriser emits them;
 //! - [`memory`]: `memcpy`, `memmove`, `memset`, their intrinsics, lifetime markers;
 //! - [`alloc`]: `malloc`, `calloc`, `realloc`, `free`;
+//! - [`julia`]: the Julia runtime's array and memory allocators;
 //! - [`inactive`]: calls with no derivative (I/O, clocks, assumptions, integer intrinsics).
 //!
-//! A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, and
-//! an intrinsic with its type-overload suffixes (`llvm.sin.v4f64` matches `llvm.sin`).
+//! A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, an
+//! intrinsic with its type-overload suffixes (`llvm.sin.v4f64` matches `llvm.sin`), and a Rust
+//! allocator shim under rustc's v0 mangling (`__rustc::__rust_alloc` matches `__rust_alloc`).
 
 pub mod alloc;
 mod calls;
 pub mod inactive;
+pub mod julia;
 pub mod math;
 pub mod memory;
 pub mod reference;
@@ -44,6 +47,8 @@ pub enum Area {
     Memory,
     /// `rules/alloc.rs`
     Alloc,
+    /// `rules/julia.rs`
+    Julia,
     /// `rules/inactive.rs`
     Inactive,
 }
@@ -217,6 +222,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(vector::RULES)
         .chain(memory::RULES)
         .chain(alloc::RULES)
+        .chain(julia::RULES)
         .chain(inactive::WRITING)
         .chain(inactive::PURE)
 }
@@ -238,6 +244,9 @@ fn table() -> &'static HashMap<String, &'static Rule> {
 pub fn lookup(name: &str) -> Option<&'static Rule> {
     let t = table();
     if let Some(r) = t.get(name) {
+        return Some(r);
+    }
+    if let Some(r) = alloc::rust_shim_name(name).and_then(|plain| t.get(plain)) {
         return Some(r);
     }
     if name.starts_with("llvm.") {

@@ -22,6 +22,7 @@ fn area_name(a: Area) -> &'static str {
         Area::Memory => "memory",
         Area::Alloc => "alloc",
         Area::Inactive => "inactive",
+        Area::Julia => "julia",
     }
 }
 

@@ -1,0 +1,70 @@
+// REQUIRES: rustc
+// Rust bitcode: f uses Vec<f64> (`to_vec` calls __rust_alloc, `vec![0.0; n]`
+// __rust_alloc_zeroed, the drops __rust_dealloc, under rustc's v0-mangled allocator-shim
+// names), and a gradient requested through `__enzyme_autodiff` declared in an `extern "C"`
+// block. Compiled with rustc to bitcode, differentiated by the driver (and by the plugin through
+// opt), archived and linked into a Rust program (Inputs/main.rs) that checks the gradient
+// against central finite differences.
+//
+// -C panic=abort: with unwinding, every call that may panic (bounds checks, allocation
+// failure) becomes an `invoke`, which Umbra does not differentiate yet. opt-level 2 and 3 only:
+// at 0, 1, s and z rustc calls liballoc's non-generic `RawVecInner` methods (allocate,
+// deallocate) instead of inlining them, and their bodies are not in this crate's bitcode.
+//
+// RUN: rm -rf %t && mkdir -p %t/o2 %t/o3 %t/plugin
+// RUN: %rustc --crate-type=lib -C opt-level=2 -C panic=abort -C codegen-units=1 --emit=llvm-bc -o %t/o2/vecgrad.bc %s
+// RUN: %umbra %t/o2/vecgrad.bc -o %t/o2/vecgrad.o
+// RUN: llvm-ar rcs %t/o2/libvecgrad.a %t/o2/vecgrad.o
+// RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/o2 -l static=vecgrad -o %t/o2/main
+// RUN: %t/o2/main
+// RUN: %rustc --crate-type=lib -C opt-level=3 -C panic=abort -C codegen-units=1 --emit=llvm-bc -o %t/o3/vecgrad.bc %s
+// RUN: %umbra %t/o3/vecgrad.bc -O3 -o %t/o3/vecgrad.o
+// RUN: llvm-ar rcs %t/o3/libvecgrad.a %t/o3/vecgrad.o
+// RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/o3 -l static=vecgrad -o %t/o3/main
+// RUN: %t/o3/main
+// RUN: opt -load-pass-plugin=%plugin -passes='umbra<reopt=O2>' %t/o2/vecgrad.bc -o %t/plugin/vecgrad.bc
+// RUN: %clang -c -fPIC %t/plugin/vecgrad.bc -o %t/plugin/vecgrad.o
+// RUN: llvm-ar rcs %t/plugin/libvecgrad.a %t/plugin/vecgrad.o
+// RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/plugin -l static=vecgrad -o %t/plugin/main
+// RUN: %t/plugin/main
+
+use std::ffi::c_void;
+
+extern "C" {
+    static enzyme_dup: i32;
+    static enzyme_const: i32;
+    static enzyme_out: i32;
+    fn __enzyme_autodiff(f: *const c_void, ...) -> f64;
+}
+
+#[inline(never)]
+#[no_mangle]
+pub extern "C" fn f(x: *const f64, n: usize, c: f64) -> f64 {
+    let x = unsafe { std::slice::from_raw_parts(x, n) };
+    let mut a = x.to_vec();
+    let mut b = vec![0.0f64; n];
+    for i in 0..n {
+        a[i] = a[i] * c;
+        b[i] = x[i].sin() + c;
+    }
+    for i in 0..n - 1 {
+        a[i] += a[i + 1] * b[i];
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += a[i] * b[(i + 1) % n];
+    }
+    s
+}
+
+#[no_mangle]
+pub extern "C" fn gradient(x: *const f64, dx: *mut f64, n: usize, c: f64) -> f64 {
+    unsafe {
+        __enzyme_autodiff(
+            f as *const c_void,
+            enzyme_dup, x, dx,
+            enzyme_const, n,
+            enzyme_out, c,
+        )
+    }
+}
