@@ -26,7 +26,21 @@ enum Shape {
     WithInt(String, i32),
     /// `name([start,] <4 x ty> (x0..x3))`.
     Reduction(String),
+    /// A hand-built body (memory-based rules such as BLAS): `body(b, m, ty, xs, config)`
+    /// emits the code of `f` from its parameters and returns the scalar it returns.
+    Body(
+        #[expect(
+            dead_code,
+            reason = "the case's name, shown only in failure messages (Debug)"
+        )]
+        String,
+        Vec<i64>,
+        Body,
+    ),
 }
+
+/// Emits the body of a test function `f(x0..xn) -> ty` (see [`Case::body`]).
+pub type Body = fn(&mut Builder, Module, Ty, &[Val], &[i64]) -> Val;
 
 /// One rule test case: a call shape and the point to differentiate at.
 #[derive(Clone, Debug)]
@@ -55,6 +69,14 @@ impl Case {
         Case {
             shape: Shape::WithInt(name.into(), n),
             xs: vec![x],
+        }
+    }
+    /// A function whose body `body` builds, given the parameters and a per-case `config`
+    /// (e.g. strides, storage order); run in `double` and `float`.
+    pub fn body(name: &str, xs: &[f64], config: &[i64], body: Body) -> Case {
+        Case {
+            shape: Shape::Body(name.into(), config.to_vec(), body),
+            xs: xs.to_vec(),
         }
     }
     /// A vector reduction over four lanes.
@@ -255,5 +277,6 @@ fn call_rule(b: &mut Builder, m: Module, case: &Case, fty: Ty, xs: &[Val]) -> Va
             b.intrinsic(name, &[vty], &args)
                 .unwrap_or_else(|| panic!("no intrinsic {name}"))
         }
+        Shape::Body(_, config, body) => body(b, m, fty, xs, config),
     }
 }

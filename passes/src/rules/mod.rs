@@ -5,12 +5,15 @@
 //! - [`vector`]: vector reductions as the loop vectoriser emits them;
 //! - [`memory`]: `memcpy`, `memmove`, `memset`, their intrinsics, lifetime markers;
 //! - [`alloc`]: `malloc`, `calloc`, `realloc`, `free`;
+//! - [`blas`]: BLAS levels 1-3 (`dot`, `nrm2`, `axpy`, `scal`, `copy`, `gemv`, `ger`, `gemm`),
+//!   CBLAS and Fortran interfaces, single and double precision;
 //! - [`inactive`]: calls with no derivative (I/O, clocks, assumptions, integer intrinsics).
 //!
 //! A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, and
 //! an intrinsic with its type-overload suffixes (`llvm.sin.v4f64` matches `llvm.sin`).
 
 pub mod alloc;
+pub mod blas;
 mod calls;
 pub mod inactive;
 pub mod math;
@@ -41,6 +44,8 @@ pub enum Area {
     Memory,
     /// `rules/alloc.rs`
     Alloc,
+    /// `rules/blas.rs`
+    Blas,
     /// `rules/inactive.rs`
     Inactive,
 }
@@ -214,6 +219,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(vector::RULES)
         .chain(memory::RULES)
         .chain(alloc::RULES)
+        .chain(blas::RULES)
         .chain(inactive::WRITING)
         .chain(inactive::PURE)
 }
