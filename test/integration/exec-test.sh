@@ -16,7 +16,8 @@
 #   CLANG         C compiler      (default clang-22)
 #   CXX           C++ compiler    (default clang++-22), for .cpp sources
 #   EXTRA_CFLAGS  extra compile flags for the test source
-# A source line of the form `// EXEC-CFLAGS: <flags>` adds <flags> as well.
+# A source line of the form `// EXEC-CFLAGS: <flags>` adds <flags> as well, and
+# `// EXEC-LDFLAGS: <flags>` adds link flags (libraries such as -lopenblas) to every link.
 # Exits non-zero on any failure, naming the failing step on stderr.
 set -euo pipefail
 
@@ -55,6 +56,9 @@ fi
 SRC_CFLAGS=$(sed -n 's|^[[:space:]]*//[[:space:]]*EXEC-CFLAGS:||p' "$SRC" | tr '\n' ' ')
 # shellcheck disable=SC2206
 CFLAGS=(-O"$OPT" -g -I "$ROOT/test/include" -I "$ROOT/runtime/include" ${SRC_CFLAGS} ${EXTRA_CFLAGS:-})
+SRC_LDFLAGS=$(sed -n 's|^[[:space:]]*//[[:space:]]*EXEC-LDFLAGS:||p' "$SRC" | tr '\n' ' ')
+# shellcheck disable=SC2206
+LDFLAGS=(${SRC_LDFLAGS} -lm)
 
 BASE=$WORK/$(basename "${SRC%.*}")-$MODE-O$OPT
 EXE=$BASE.exe
@@ -73,12 +77,12 @@ if [[ $MODE == driver ]]; then
   [[ -x "$UMBRA_BIN" ]] || { echo "exec-test: FAILED at step 'setup': UMBRA_BIN '$UMBRA_BIN' not found or not executable" >&2; exit 1; }
   step "compile to bitcode" "$CLANG" "${CFLAGS[@]}" -c -emit-llvm "$SRC" -o "$BASE.bc"
   step "umbra" "$UMBRA_BIN" "$BASE.bc" -o "$BASE.o"
-  step "link" "$CLANG" "$BASE.o" -lm -o "$EXE"
+  step "link" "$CLANG" "$BASE.o" "${LDFLAGS[@]}" -o "$EXE"
 elif [[ $MODE == selftest ]]; then
-  step "compile (selftest)" "$CLANG" "${CFLAGS[@]}" -DFD_SELFTEST "$SRC" -lm -o "$EXE"
+  step "compile (selftest)" "$CLANG" "${CFLAGS[@]}" -DFD_SELFTEST "$SRC" "${LDFLAGS[@]}" -o "$EXE"
 else
   [[ -f "$UMBRA_PLUGIN" ]] || { echo "exec-test: FAILED at step 'setup': UMBRA_PLUGIN '$UMBRA_PLUGIN' not found" >&2; exit 1; }
-  step "compile with plugin" "$CLANG" "${CFLAGS[@]}" -fpass-plugin="$UMBRA_PLUGIN" "$SRC" -lm -o "$EXE"
+  step "compile with plugin" "$CLANG" "${CFLAGS[@]}" -fpass-plugin="$UMBRA_PLUGIN" "$SRC" "${LDFLAGS[@]}" -o "$EXE"
 fi
 
 if command -v timeout >/dev/null 2>&1; then

@@ -38,6 +38,17 @@ enum Shape {
     /// through `Debug`, to name the case in failure messages.
     #[allow(dead_code)]
     Built(String, BuildFn),
+    /// A hand-built body (memory-based rules such as BLAS): `body(b, m, ty, xs, config)`
+    /// emits the code of `f` from its parameters and returns the scalar it returns.
+    Body(
+        #[expect(
+            dead_code,
+            reason = "the case's name, shown only in failure messages (Debug)"
+        )]
+        String,
+        Vec<i64>,
+        Body,
+    ),
 }
 
 /// Builds a value from `f`'s parameters (see [`Shape::Built`]).
@@ -87,6 +98,9 @@ impl Precision {
         }
     }
 }
+
+/// Emits the body of a test function `f(x0..xn) -> ty` (see [`Case::body`]).
+pub type Body = fn(&mut Builder, Module, Ty, &[Val], &[i64]) -> Val;
 
 /// One rule test case: a call shape and the point to differentiate at.
 #[derive(Clone, Debug)]
@@ -162,7 +176,15 @@ impl Case {
             Shape::Intrinsic(n) | Shape::WithInt(n, _) | Shape::Vector(n) | Shape::Reduction(n) => {
                 vec![n.clone()]
             }
-            Shape::Built(..) => Vec::new(),
+            Shape::Built(..) | Shape::Body(..) => Vec::new(),
+        }
+    }
+    /// A function whose body `body` builds, given the parameters and a per-case `config`
+    /// (e.g. strides, storage order); run in `double` and `float`.
+    pub fn body(name: &str, xs: &[f64], config: &[i64], body: Body) -> Case {
+        Case {
+            shape: Shape::Body(name.into(), config.to_vec(), body),
+            xs: xs.to_vec(),
         }
     }
     /// A vector reduction over four lanes.
@@ -187,6 +209,8 @@ pub fn check_rule(case: &Case) {
         // (`llvm.minimum.f80` aborts LLVM 22), which would abort the test process; the libm `l`
         // spellings are what long double code calls.
         Shape::Vector(_) | Shape::Intrinsic(_) => &[Double, Float],
+        // Hand-built bodies (BLAS) come in single and double precision only.
+        Shape::Body(..) => &[Double, Float],
         Shape::WithInt(ref n, _) if n.starts_with("llvm.") => &[Double, Float],
         _ => &[Double, Float, LongDouble],
     };
@@ -391,6 +415,7 @@ fn call_rule(b: &mut Builder, m: Module, case: &Case, p: Precision, xs: &[Val]) 
         }
         Shape::Vector(name) => call_on_lanes(b, m, name, fty, xs),
         Shape::Built(_, build) => build(b, xs),
+        Shape::Body(_, config, body) => body(b, m, fty, xs, config),
     }
 }
 

@@ -6,6 +6,8 @@
 //! - [`memory`]: `memcpy`, `memmove`, `memset`, their intrinsics, lifetime markers;
 //! - [`alloc`]: `malloc`, `calloc`, `realloc`, `free`;
 //! - [`julia`]: the Julia runtime's array and memory allocators;
+//! - [`blas`]: BLAS levels 1-3 (`dot`, `nrm2`, `axpy`, `scal`, `copy`, `gemv`, `ger`, `gemm`),
+//!   CBLAS and Fortran interfaces, single and double precision;
 //! - [`inactive`]: calls with no derivative (I/O, clocks, assumptions, integer intrinsics).
 //!
 //! A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, an
@@ -13,6 +15,7 @@
 //! allocator shim under rustc's v0 mangling (`__rustc::__rust_alloc` matches `__rust_alloc`).
 
 pub mod alloc;
+pub mod blas;
 mod calls;
 pub mod inactive;
 pub mod julia;
@@ -49,6 +52,8 @@ pub enum Area {
     Alloc,
     /// `rules/julia.rs`
     Julia,
+    /// `rules/blas.rs`
+    Blas,
     /// `rules/inactive.rs`
     Inactive,
 }
@@ -223,6 +228,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(memory::RULES)
         .chain(alloc::RULES)
         .chain(julia::RULES)
+        .chain(blas::RULES)
         .chain(inactive::WRITING)
         .chain(inactive::PURE)
 }

@@ -23,6 +23,7 @@ fn area_name(a: Area) -> &'static str {
         Area::Alloc => "alloc",
         Area::Inactive => "inactive",
         Area::Julia => "julia",
+        Area::Blas => "blas",
     }
 }
 
