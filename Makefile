@@ -7,6 +7,9 @@
 #   make test     formatting and clippy checks, then unit tests and the lit suite
 #   make lint     formatting and clippy checks only
 #   make demo     build driver and plugin, run examples/run-demo.sh
+#   make rules-doc  regenerate the README's rule reference (`umbra rules --markdown`)
+#   make bench    the benchmark suite (bench/run.sh): table, bench/results/{results.csv,ratios.png}
+#   make bench-check  build the benchmarks at small sizes and check their gradients (no timing)
 #   make clean    remove build outputs
 
 SHELL := /bin/bash
@@ -16,7 +19,7 @@ export LLVM_SYS_221_PREFIX := /usr/lib/llvm-22
 CARGO ?= cargo
 CMAKE ?= cmake
 
-.PHONY: all setup build plugin test lint demo clean
+.PHONY: all setup build plugin test lint demo clean rules-doc bench bench-check
 
 all: build
 
@@ -38,6 +41,19 @@ lint: setup
 # The lit suite (run by `cargo test`) exercises both the driver and the plugin.
 test: lint plugin
 	$(CARGO) test --release
+	$(MAKE) bench-check
+
+# The report (bench/report) is its own cargo workspace, so that `make test` never builds plotters.
+bench: build
+	bash bench/run.sh full
+	$(CARGO) run --release --quiet --manifest-path bench/report/Cargo.toml -- bench/results
+
+bench-check: build
+	bash bench/run.sh check
+
+# Regenerates the README's rule reference from `umbra rules --markdown`.
+rules-doc: build
+	bash scripts/rules-doc.sh
 
 demo: plugin
 	bash examples/run-demo.sh
