@@ -67,8 +67,17 @@ fn is_copy(i: Val) -> bool {
 
 /// Infers what the memory copied by `copy` (a memcpy/memmove call in `f`) holds.
 pub fn infer_contents(f: Val, copy: Val) -> Result<Contents> {
-    let mut objects = underlying_objects(copy.operand(0));
-    objects.extend(underlying_objects(copy.operand(1)));
+    infer_contents_of(f, copy, &[copy.operand(0), copy.operand(1)])
+}
+
+/// Infers what the memory `ptrs` point to holds, from every access in `f` to the same
+/// underlying objects; errors are reported at `at`.
+pub fn infer_contents_of(f: Val, at: Val, ptrs: &[Val]) -> Result<Contents> {
+    let copy = at;
+    let mut objects = HashSet::new();
+    for &p in ptrs {
+        objects.extend(underlying_objects(p));
+    }
     let mut floats: Vec<Ty> = Vec::new();
     let mut seen_any = false;
     for b in f.blocks() {
@@ -91,11 +100,11 @@ pub fn infer_contents(f: Val, copy: Val) -> Result<Contents> {
         [] if seen_any => Ok(Contents::NoFloats),
         [] => Err(Error::at(
             copy,
-            "cannot tell what type of data this memcpy/memmove moves (no other access to the same memory in this function); reverse mode needs it to add adjoints",
+            "cannot tell what type of data this call moves (no other access to the same memory in this function); reverse mode needs it to add adjoints",
         )),
         _ => Err(Error::at(
             copy,
-            "this memcpy/memmove moves memory holding several floating-point types; reverse mode cannot add their adjoints yet",
+            "this call moves memory holding several floating-point types; reverse mode cannot add their adjoints yet",
         )),
     }
 }

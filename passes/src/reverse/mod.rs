@@ -22,7 +22,7 @@ mod adjoint;
 mod augmented;
 mod cfg;
 mod classify;
-mod memcopy;
+pub(crate) mod memcopy;
 mod needs;
 mod plan;
 mod tape;

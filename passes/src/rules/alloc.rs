@@ -89,8 +89,21 @@ const NEEDS_ARGS_AND_SHADOW: CustomNeeds = CustomNeeds {
     saved: true,
 };
 
-const REALLOC_NOT_YET: Reverse = Reverse::NotYet(
-    "reallocation is not supported in reverse mode yet (the adjoint sweep would need the shadow of the old block after the primal has moved it); allocate a new buffer and copy instead",
+/// `realloc(p, n)`: the shadow of the new block is a fresh zeroed allocation (the old shadow
+/// stays alive: adjoints of accesses before the move still land there); the adjoint adds the
+/// moved prefix's adjoints back into the old shadow and releases the new one.
+static REALLOC: CustomReverse = CustomReverse {
+    augment: realloc_augment,
+    adjoint: realloc_adjoint,
+    needs: CustomNeeds {
+        args: ArgNeeds::Positions(&[0, 1]),
+        result: false,
+        saved: true,
+    },
+};
+
+const RUST_REALLOC_NOT_YET: Reverse = Reverse::NotYet(
+    "__rust_realloc is not supported in reverse mode yet; reserve the Vec's capacity up front",
 );
 
 /// Every allocation rule.
@@ -123,7 +136,7 @@ pub static RULES: &[Rule] = &[
         "realloc",
         [],
         realloc_forward,
-        REALLOC_NOT_YET,
+        Reverse::Custom(&REALLOC),
         Effects {
             frees: true,
             ..Effects::ALLOCATES
@@ -228,7 +241,7 @@ pub static RULES: &[Rule] = &[
         "__rust_realloc",
         [],
         realloc_forward,
-        REALLOC_NOT_YET,
+        RUST_REALLOC_NOT_YET,
         Effects {
             frees: true,
             ..Effects::ALLOCATES
@@ -426,6 +439,54 @@ fn rust_dealloc_name(alloc: &str) -> String {
         }
         None => DEALLOC.to_string(),
     }
+}
+
+fn size_t(m: Module) -> Ty {
+    m.intptr_ty()
+}
+
+fn realloc_augment(c: &mut AugmentCall) -> Result<Augmented> {
+    let call = c.primal_call();
+    let m = c.session.module;
+    let ptr = Ty::ptr(m.context());
+    let calloc = m.get_or_add_function("calloc", Ty::function(ptr, &[size_t(m), size_t(m)], false));
+    let one = size_t(m).int_const(1);
+    let shadow = c.b.call_function(calloc, &[one, c.args[1]]);
+    Ok(Augmented {
+        result: Some(call),
+        shadow: Some(shadow),
+        saved: Some(shadow),
+    })
+}
+
+fn realloc_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    let Some(new_shadow) = c.saved else {
+        return Ok(Vec::new());
+    };
+    if let Some(old_shadow) = c.shadows[0] {
+        let f = c
+            .src
+            .parent_function()
+            .ok_or_else(|| Error::at(c.src, "internal error: realloc outside a function"))?;
+        let contents =
+            crate::reverse::memcopy::infer_contents_of(f, c.src, &[c.src, c.src.operand(0)])?;
+        if let crate::reverse::memcopy::Contents::Floats(elem) = contents {
+            // The primal moved min(old size, n) bytes; the old shadow was allocated like the
+            // old block, so its usable size covers the old size (0 for null).
+            let m = c.session.module;
+            let ptr = Ty::ptr(m.context());
+            let usable =
+                m.get_or_add_function("malloc_usable_size", Ty::function(size_t(m), &[ptr], false));
+            let old = c.b.call_function(usable, &[old_shadow]);
+            let n = c.args[1];
+            let smaller = c.b.icmp(crate::ir::IntPred::LLVMIntULT, old, n);
+            let len = c.b.select(smaller, old, n);
+            let helper = crate::reverse::memcopy::adjoint_copy_helper(m, elem);
+            c.b.call_function(helper, &[new_shadow, old_shadow, len]);
+        }
+    }
+    call_dealloc(c.b, c.session.module, "free", new_shadow, &[]);
+    Ok(Vec::new())
 }
 
 #[cfg(test)]
