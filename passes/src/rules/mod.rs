@@ -4,13 +4,16 @@
 //! - [`math`]: `<math.h>` and the LLVM math intrinsics, declared as partial derivatives;
 //! - [`vector`]: vector reductions as the loop vectoriser emits them;
 //! - [`memory`]: `memcpy`, `memmove`, `memset`, their intrinsics, lifetime markers;
-//! - [`alloc`]: `malloc`, `calloc`, `realloc`, `free`;
+//! - [`alloc`]: C, C++ and Rust allocators and deallocators;
 //! - [`julia`]: the Julia runtime's array and memory allocators;
 //! - [`blas`]: BLAS levels 1-3 (`dot`, `nrm2`, `axpy`, `scal`, `copy`, `gemv`, `ger`, `gemm`),
 //!   CBLAS and Fortran interfaces, single and double precision;
-//! - [`inactive`]: calls with no derivative (I/O, clocks, assumptions, integer intrinsics).
+//! - [`inactive`]: calls with no derivative (I/O, clocks, assumptions, integer intrinsics);
+//! - [`user`]: the user's rules (registrations in the source, `--rules` files), which take
+//!   precedence over all of the above; [`reference`]: the listing `umbra rules` prints.
 //!
-//! A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, an
+//! Hand-written rules see a call through the contexts in `calls` (forward, augmented and
+//! adjoint sweeps). A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, an
 //! intrinsic with its type-overload suffixes (`llvm.sin.v4f64` matches `llvm.sin`), and a Rust
 //! allocator shim under rustc's v0 mangling (`__rustc::__rust_alloc` matches `__rust_alloc`).
 
