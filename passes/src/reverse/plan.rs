@@ -234,7 +234,8 @@ fn writes_memory(cfg: &ReverseCfg, active: &ActiveSet, opts: &Options) -> bool {
         })
 }
 
-/// Calls known not to write memory the function reads: math, assumptions, lifetime markers.
+/// Calls known not to write memory the function reads: rules whose effects say so (math, clocks,
+/// runtime queries), assumptions, lifetime markers.
 fn is_pure_call(i: Val) -> bool {
     let Some(f) = i.called_function() else {
         return false;
@@ -244,8 +245,7 @@ fn is_pure_call(i: Val) -> bool {
         || name.starts_with("llvm.assume")
         || name.starts_with("llvm.dbg")
         || name.starts_with("llvm.experimental.noalias.scope.decl")
-        || crate::rules::lookup(&name)
-            .is_some_and(|r| matches!(r.kind, crate::rules::RuleKind::Math(_)) && !r.effects.writes)
+        || crate::rules::lookup(&name).is_some_and(|r| !r.effects.writes && !r.effects.frees)
         || (f.intrinsic_id() != 0
             && !i.call_function_type().return_type().contains_ptr()
             && i.call_function_type()
