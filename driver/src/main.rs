@@ -87,7 +87,6 @@ fn run(args: &Args) -> Result<()> {
             .iter()
             .map(|p| p.to_string_lossy().into_owned())
             .collect(),
-        user: Default::default(),
     };
     let summary = umbra_passes::differentiate_module(raw, &options).map_err(|e| anyhow!("{e}"))?;
     for line in &summary.report {

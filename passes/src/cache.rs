@@ -2,13 +2,15 @@
 //!
 //! One derived function exists per (function, mode, activity). It is declared, and entered in the
 //! cache, before its body is built, so recursive and mutually recursive calls find it and
-//! terminate (Mooncake's lazy derived rules). Bodies are built from a worklist, never by Rust
-//! recursion, so deep call chains cannot overflow the stack.
+//! terminate (Mooncake's lazy derived rules). Bodies are built from the worklist this cache
+//! keeps ([`Session::next_job`], drained by [`crate::derive`]), never by Rust recursion, so deep
+//! call chains cannot overflow the stack.
 
 use crate::api::{Activity, Mode};
 use crate::diag::Result;
 use crate::ir::{Module, Val};
 use crate::options::Options;
+use crate::rules::user::UserRules;
 use std::collections::HashMap;
 
 /// Identifies one derived function.
@@ -54,6 +56,8 @@ pub struct Session {
     pub module: Module,
     /// The user's options.
     pub opts: Options,
+    /// The user's rules for this module (inactive functions, registrations, ...).
+    pub rules: UserRules,
     cache: HashMap<Key, Derived>,
     pending: Vec<Job>,
     zero_shadows: HashMap<Val, Val>,
@@ -62,11 +66,12 @@ pub struct Session {
 }
 
 impl Session {
-    /// A fresh session over `module`.
-    pub fn new(module: Module, opts: &Options) -> Session {
+    /// A fresh session over `module` with the user's `rules` for it.
+    pub fn new(module: Module, opts: &Options, rules: UserRules) -> Session {
         Session {
             module,
             opts: opts.clone(),
+            rules,
             cache: HashMap::new(),
             pending: Vec::new(),
             zero_shadows: HashMap::new(),
@@ -79,35 +84,9 @@ impl Session {
         self.cache.len()
     }
 
-    /// The forward-mode derivative of `f` for `activity`, with its body and the bodies of every
-    /// derived function it needs built.
-    pub fn forward_function(&mut self, f: Val, activity: &[Activity]) -> Result<Val> {
-        let derived = self.declare_forward(f, activity)?;
-        self.generate_pending()?;
-        Ok(derived)
-    }
-
-    /// The reverse-mode pair (augmented forward, adjoint) of `f` for `activity`, with bodies
-    /// built for it and everything it needs.
-    pub fn reverse_functions(
-        &mut self,
-        f: Val,
-        activity: &[Activity],
-        memory_stable: bool,
-    ) -> Result<(Val, Val)> {
-        let pair = self.declare_reverse(f, activity, memory_stable)?;
-        self.generate_pending()?;
-        Ok(pair)
-    }
-
-    fn generate_pending(&mut self) -> Result<()> {
-        while let Some(job) = self.pending.pop() {
-            match job.derived {
-                Derived::Forward(_) => crate::forward::generate(self, &job)?,
-                Derived::Reverse { .. } => crate::reverse::generate(self, &job)?,
-            }
-        }
-        Ok(())
+    /// The next declared derived function whose body is still to be built.
+    pub fn next_job(&mut self) -> Option<Job> {
+        self.pending.pop()
     }
 
     /// Declares (or finds) the reverse-mode pair of `f`; bodies are built later.
@@ -127,7 +106,7 @@ impl Session {
             return Ok((augmented, adjoint));
         }
         let (augmented, adjoint) =
-            crate::reverse::declare(self.module, f, activity, memory_stable)?;
+            crate::signature::declare_reverse(self.module, f, activity, memory_stable)?;
         let derived = Derived::Reverse { augmented, adjoint };
         self.cache.insert(key.clone(), derived);
         self.pending.push(Job { key, derived });
@@ -145,7 +124,7 @@ impl Session {
         if let Some(&Derived::Forward(d)) = self.cache.get(&key) {
             return Ok(d);
         }
-        let derived = crate::forward::declare(self.module, f, activity)?;
+        let derived = crate::signature::declare_forward(self.module, f, activity)?;
         self.cache.insert(key.clone(), Derived::Forward(derived));
         self.pending.push(Job {
             key,

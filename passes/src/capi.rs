@@ -33,7 +33,10 @@ pub unsafe extern "C" fn umbra_differentiate_module(
     let message = match result {
         Ok(Ok(())) => return 0,
         Ok(Err(msg)) => msg,
-        Err(_) => "internal error in umbra (a bug: please report it with the input IR)".into(),
+        Err(_) => format!(
+            "internal error: umbra panicked ({})",
+            crate::diag::REPORT_HINT
+        ),
     };
     if !error.is_null() {
         *error = CString::new(message.replace('\0', " "))

@@ -79,9 +79,9 @@ impl Cloner {
         self.shadow.get(&v).copied()
     }
 
-    /// Maps `src`'s parameters to `dst`'s (see [`paired_params`]).
+    /// Maps `src`'s parameters to `dst`'s (see [`crate::signature::paired_params`]).
     pub fn map_params(&mut self, src: Val, dst: Val, activity: &[Activity], skip: usize) {
-        for (p, dp, shadow) in paired_params(src, dst, activity, skip) {
+        for (p, dp, shadow) in crate::signature::paired_params(src, dst, activity, skip) {
             self.set_primal(p, dp);
             self.set_shadow(p, shadow);
         }
@@ -174,37 +174,6 @@ fn zero_shadow_of_constant_data(session: &mut Session, v: Val) -> Option<Val> {
         return Some(Val::const_gep(v.gep_source_type(), base, &idx));
     }
     None
-}
-
-/// Each parameter of `src` with the derived function `dst`'s copy of it and, when duplicated,
-/// its shadow parameter; `dst`'s first `skip` parameters (the tape) are passed over.
-pub fn paired_params(
-    src: Val,
-    dst: Val,
-    activity: &[Activity],
-    skip: usize,
-) -> Vec<(Val, Val, Option<Val>)> {
-    let mut dparams = dst.params().into_iter().skip(skip);
-    let mut out = Vec::new();
-    for (p, a) in src.params().into_iter().zip(activity) {
-        let Some(dp) = dparams.next() else { break };
-        let shadow = if a.has_shadow() { dparams.next() } else { None };
-        out.push((p, dp, shadow));
-    }
-    out
-}
-
-/// Names `dst`'s parameters after `src`'s: `%x` and its shadow `%d.x`.
-pub fn name_params(src: Val, dst: Val, activity: &[Activity], skip: usize) {
-    for (p, dp, shadow) in paired_params(src, dst, activity, skip) {
-        let name = p.name();
-        dp.set_name(&name);
-        if let Some(s) = shadow {
-            if !name.is_empty() {
-                s.set_name(&format!("d.{name}"));
-            }
-        }
-    }
 }
 
 /// A value's IR text, cut short for messages.

@@ -62,23 +62,67 @@ impl fmt::Display for Location {
     }
 }
 
+/// Whose fault an error is, which decides how it is worded and what the user can do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The input or the options are wrong (a bad marker, an activity that does not fit, a
+    /// malformed rules file): the user fixes the call site or the command line.
+    User,
+    /// The input is valid but Umbra cannot differentiate it (a missing rule, an unsupported
+    /// construct): the message says the ways out.
+    Unsupported,
+    /// A fault in Umbra itself: the message says how to report it.
+    Internal,
+}
+
 /// A differentiation failure: what went wrong and where. Displays as one line.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{location}{message}")]
+#[error("{location}{}", self.text())]
 pub struct Error {
+    /// Whose fault it is.
+    pub kind: ErrorKind,
     /// Where it happened.
     pub location: Location,
     /// What went wrong and, where possible, how to fix it.
     pub message: String,
 }
 
+/// What an internal error asks the user to send.
+pub const REPORT_HINT: &str =
+    "this is a bug in umbra: please report it with the input file, the command line and the output of `umbra --version`";
+
 impl Error {
-    /// An error at instruction `inst`.
+    /// The message as shown: internal errors say so and how to report them.
+    fn text(&self) -> String {
+        match self.kind {
+            ErrorKind::Internal => format!("internal error: {} ({REPORT_HINT})", self.message),
+            _ => self.message.clone(),
+        }
+    }
+
+    /// This error with another kind.
+    pub fn with_kind(mut self, kind: ErrorKind) -> Error {
+        self.kind = kind;
+        self
+    }
+
+    /// An error at instruction `inst`: something Umbra cannot differentiate there.
     pub fn at(inst: Val, message: impl Into<String>) -> Error {
         Error {
+            kind: ErrorKind::Unsupported,
             location: Location::of_instruction(inst),
             message: message.into(),
         }
+    }
+
+    /// A fault in Umbra itself, found at `v` (an instruction or any value).
+    pub fn internal(v: Val, what: impl Into<String>) -> Error {
+        Error::at_value(v, what).with_kind(ErrorKind::Internal)
+    }
+
+    /// A mistake in the user's request or options, found at `v`.
+    pub fn user_at(v: Val, message: impl Into<String>) -> Error {
+        Error::at_value(v, message).with_kind(ErrorKind::User)
     }
 
     /// An error at any value: instructions get their location, others their text.
@@ -87,6 +131,7 @@ impl Error {
             return Error::at(v, message);
         }
         Error {
+            kind: ErrorKind::Unsupported,
             location: Location {
                 instruction: Some(v.print()),
                 ..Location::default()
@@ -98,14 +143,16 @@ impl Error {
     /// An error about function `f` as a whole.
     pub fn in_function(f: Val, message: impl Into<String>) -> Error {
         Error {
+            kind: ErrorKind::Unsupported,
             location: Location::of_function(f),
             message: message.into(),
         }
     }
 
-    /// An error with no location (a bad option, say).
+    /// A user error with no location (a bad option, say).
     pub fn general(message: impl Into<String>) -> Error {
         Error {
+            kind: ErrorKind::User,
             location: Location::default(),
             message: message.into(),
         }

@@ -16,6 +16,7 @@ pub mod api;
 pub mod cache;
 pub mod capi;
 pub mod clone;
+pub mod derive;
 pub mod diag;
 pub mod forward;
 pub mod ir;
@@ -24,8 +25,9 @@ pub mod preprocess;
 pub mod reoptimize;
 pub mod reverse;
 pub mod rules;
+pub mod signature;
 
-pub use diag::{Error, Result};
+pub use diag::{Error, ErrorKind, Result};
 pub use ir::Module;
 pub use options::Options;
 
@@ -47,10 +49,9 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     if requests.is_empty() {
         return Ok(Summary::default());
     }
-    let mut opts = opts.clone();
-    rules::user::collect(module, &mut opts)?;
-    preprocess::canonicalize_reachable(module, &requests, &opts)?;
-    let mut session = cache::Session::new(module, &opts);
+    let rules = rules::user::collect(module, opts)?;
+    preprocess::canonicalize_reachable(module, &requests, &rules)?;
+    let mut session = cache::Session::new(module, opts, rules);
     for req in &requests {
         api::lower_request(&mut session, req)?;
     }

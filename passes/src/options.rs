@@ -2,7 +2,6 @@
 //! by the plugin's pass parameters (`-passes='umbra<...>'`) and the `UMBRA_OPTIONS` variable.
 
 use crate::diag::{Error, Result};
-use crate::rules::user::UserRules;
 
 /// Settings for one run over a module.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -18,8 +17,6 @@ pub struct Options {
     pub reoptimize: Option<u8>,
     /// Rules files (`--rules FILE`, TOML) to read before differentiating.
     pub rules_files: Vec<String>,
-    /// The user's rules, from the rules files and the module itself (filled in per module).
-    pub user: UserRules,
 }
 
 impl Options {
@@ -69,11 +66,6 @@ impl Options {
             }
         }
         Ok(())
-    }
-
-    /// True when `name` was declared inactive by the user.
-    pub fn is_inactive(&self, name: &str) -> bool {
-        self.inactive.iter().any(|n| n == name)
     }
 }
 

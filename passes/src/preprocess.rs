@@ -9,7 +9,7 @@
 use crate::api::Request;
 use crate::diag::{Error, Result};
 use crate::ir::{run_function_passes, sys, Module, Val};
-use crate::options::Options;
+use crate::rules::user::UserRules;
 use std::collections::HashSet;
 
 /// SROA and mem2reg for SSA form; loop-simplify gives loops a preheader, one latch and
@@ -17,11 +17,15 @@ use std::collections::HashSet;
 const PIPELINE: &str = "sroa<modify-cfg>,early-cse,instsimplify,loop-simplify";
 
 /// Canonicalises every defined function reachable through direct calls from a request target.
-pub fn canonicalize_reachable(_module: Module, requests: &[Request], opts: &Options) -> Result<()> {
+pub fn canonicalize_reachable(
+    _module: Module,
+    requests: &[Request],
+    rules: &UserRules,
+) -> Result<()> {
     let mut seen = HashSet::new();
     let mut stack: Vec<Val> = requests.iter().map(|r| r.function).collect();
     while let Some(f) = stack.pop() {
-        if f.is_declaration() || opts.is_inactive(&f.name()) || !seen.insert(f) {
+        if f.is_declaration() || rules.is_inactive(&f.name()) || !seen.insert(f) {
             continue;
         }
         canonicalize(f)?;

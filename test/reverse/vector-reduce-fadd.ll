@@ -33,15 +33,16 @@ entry:
 ; CHECK-NEXT:    store double [[N0]], ptr [[SR]]
 ; CHECK:         [[D:%[0-9]+]] = load double, ptr [[SR]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr [[SR]]
+; the rule's adjoint half: d for s, splat(d) for v
+; CHECK-NEXT:    [[V0:%[0-9]+]] = insertelement <4 x double> zeroinitializer, double [[D]], i32 0
+; CHECK-NEXT:    [[V1:%[0-9]+]] = insertelement <4 x double> [[V0]], double [[D]], i32 1
+; CHECK-NEXT:    [[V2:%[0-9]+]] = insertelement <4 x double> [[V1]], double [[D]], i32 2
+; CHECK-NEXT:    [[V3:%[0-9]+]] = insertelement <4 x double> [[V2]], double [[D]], i32 3
 ; adj(s) += d
 ; CHECK-NEXT:    [[OS:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
 ; CHECK-NEXT:    [[NS:%[0-9]+]] = fadd double [[OS]], [[D]]
 ; CHECK-NEXT:    store double [[NS]], ptr [[SS]]
 ; adj(v) += splat(d)
-; CHECK-NEXT:    [[V0:%[0-9]+]] = insertelement <4 x double> zeroinitializer, double [[D]], i32 0
-; CHECK-NEXT:    [[V1:%[0-9]+]] = insertelement <4 x double> [[V0]], double [[D]], i32 1
-; CHECK-NEXT:    [[V2:%[0-9]+]] = insertelement <4 x double> [[V1]], double [[D]], i32 2
-; CHECK-NEXT:    [[V3:%[0-9]+]] = insertelement <4 x double> [[V2]], double [[D]], i32 3
 ; CHECK-NEXT:    [[OV:%[0-9]+]] = load <4 x double>, ptr [[SVV]]
 ; CHECK-NEXT:    [[NV:%[0-9]+]] = fadd <4 x double> [[OV]], [[V3]]
 ; CHECK-NEXT:    store <4 x double> [[NV]], ptr [[SVV]]

@@ -9,7 +9,7 @@
 use super::cfg::reverse_post_order;
 use crate::api::Activity;
 use crate::ir::{Opcode, Val};
-use crate::options::Options;
+use crate::rules::user::UserRules;
 use crate::rules::{self, Callee, RuleKind};
 use std::collections::HashSet;
 
@@ -48,7 +48,7 @@ impl ActiveSet {
 }
 
 /// Computes forward activity for `f` with parameter activities `acts`.
-pub fn forward_activity(f: Val, acts: &[Activity], opts: &Options) -> ActiveSet {
+pub fn forward_activity(f: Val, acts: &[Activity], rules: &UserRules) -> ActiveSet {
     let mut active: HashSet<Val> = f
         .params()
         .into_iter()
@@ -63,7 +63,7 @@ pub fn forward_activity(f: Val, acts: &[Activity], opts: &Options) -> ActiveSet 
     loop {
         let mut changed = false;
         for &i in &insts {
-            if !active.contains(&i) && is_active(i, &active, opts) {
+            if !active.contains(&i) && is_active(i, &active, rules) {
                 active.insert(i);
                 changed = true;
             }
@@ -85,7 +85,7 @@ pub fn carries_into_call(v: Val, is_active: impl Fn(Val) -> bool) -> bool {
     is_active(v) && v.ty().carries_derivative()
 }
 
-fn is_active(i: Val, active: &HashSet<Val>, opts: &Options) -> bool {
+fn is_active(i: Val, active: &HashSet<Val>, rules: &UserRules) -> bool {
     use Opcode::*;
     let ty = i.ty();
     if ty.is_void() {
@@ -104,15 +104,15 @@ fn is_active(i: Val, active: &HashSet<Val>, opts: &Options) -> bool {
         LLVMInsertValue | LLVMInsertElement | LLVMShuffleVector => any(&[0, 1]),
         LLVMSelect => any(&[1, 2]),
         LLVMPHI => i.incoming().iter().any(|(v, _)| op(*v, active)),
-        LLVMCall => call_is_active(i, active, opts),
+        LLVMCall => call_is_active(i, active, rules),
         _ => false,
     }
 }
 
-fn call_is_active(call: Val, active: &HashSet<Val>, opts: &Options) -> bool {
+fn call_is_active(call: Val, active: &HashSet<Val>, rules: &UserRules) -> bool {
     let carries = |v: Val| carries_into_call(v, |x| active.contains(&x));
     let any_arg = call.call_args().into_iter().any(carries);
-    match rules::classify(call, opts) {
+    match rules::classify(call, rules) {
         Callee::Inactive | Callee::Unknown => false,
         Callee::Defined(_) | Callee::User(_) => any_arg || call.ty().contains_ptr(),
         Callee::Rule(r) => match r.kind {

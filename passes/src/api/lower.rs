@@ -32,7 +32,7 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
             _ => None,
         };
         if let Some(why) = bad {
-            return Err(Error::at(
+            return Err(Error::user_at(
                 req.call,
                 format!(
                     "parameter {} of '{}' has type {}: {why}",
@@ -45,7 +45,7 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
     }
     let ret = f.function_type().return_type();
     if crate::reverse::returns_adjoint(f) && !ret.is_float() {
-        return Err(Error::at(
+        return Err(Error::user_at(
             req.call,
             format!(
                 "'{}' returns {}; '{req_name}' seeds a scalar floating-point result (or none)",
@@ -56,13 +56,13 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
     }
     let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
     // Nothing runs between the two sweeps here, so memory is stable.
-    let (aug, adj) = session.reverse_functions(f, &acts, true)?;
+    let (aug, adj) = crate::derive::reverse_functions(session, f, &acts, true)?;
 
     let mut b = Builder::new(session.module);
     let caller = req
         .call
         .parent_function()
-        .ok_or_else(|| Error::at(req.call, "request outside a function"))?;
+        .ok_or_else(|| Error::user_at(req.call, "request outside a function"))?;
     let tape = crate::reverse::new_tape(&mut b, caller, req.call);
     let mut args = vec![tape];
     args.extend(request_args(&mut b, req)?);
@@ -124,7 +124,7 @@ fn gradient_result(b: &mut Builder, req: &Request, adj: Val, outs: &[Ty], want: 
         Vec::new()
     };
     if fields.len() != outs.len() || outs.is_empty() {
-        return Err(Error::at(
+        return Err(Error::user_at(
             req.call,
             format!(
                 "'{}' is declared to return {}, but '{}' has {} 'out' (active) argument(s); declare it to return {}",
@@ -162,7 +162,7 @@ fn finish(req: &Request) {
 fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
     let f = req.function;
     let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
-    let derived = session.forward_function(f, &acts)?;
+    let derived = crate::derive::forward_function(session, f, &acts)?;
 
     let mut b = Builder::new(session.module);
     b.position_before(req.call);
@@ -179,7 +179,7 @@ fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
             deliver(&mut b, req, t);
         }
         None => {
-            return Err(Error::at(
+            return Err(Error::user_at(
                 req.call,
                 format!(
                     "'{}' returns {}, which has no tangent, but the result of '{}' is used; declare the request as returning void",
@@ -217,7 +217,7 @@ fn convert(b: &mut Builder, req: &Request, v: Val, to: Ty, k: usize, what: &str)
     match (from.kind(), to.kind()) {
         (TyKind::Float, TyKind::Float) => Ok(b.fp_cast(v, to)),
         (TyKind::Int, TyKind::Int) => Ok(b.sext_or_trunc(v, to)),
-        _ => Err(Error::at(
+        _ => Err(Error::user_at(
             req.call,
             format!(
                 "{what} for parameter {} of '{}' has type {}, which does not match the parameter type {}",
@@ -238,7 +238,7 @@ fn convert_result(b: &mut Builder, req: &Request, t: Val, want: Ty) -> Result<Va
     if have.is_float() && want.is_float() {
         return Ok(b.fp_cast(t, want));
     }
-    Err(Error::at(
+    Err(Error::user_at(
         req.call,
         format!(
             "'{}' is declared to return {}, but the tangent of '{}' has type {}, which does not match",

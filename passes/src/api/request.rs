@@ -78,7 +78,7 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
         };
         for user in f.users() {
             if !user.is_call() || user.called_value() != f {
-                return Err(Error::at_value(
+                return Err(Error::user_at(
                     user,
                     format!(
                         "'{}' is used other than as a direct call; derivative requests must be called directly",
@@ -118,13 +118,13 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
         args.remove(0);
     }
     let Some(&first) = args.first() else {
-        return Err(Error::at(
+        return Err(Error::user_at(
             call,
             format!("'{req_name}' needs the function to differentiate as its first argument"),
         ));
     };
     if !first.is_function() {
-        return Err(Error::at(
+        return Err(Error::user_at(
             call,
             format!(
                 "the first argument of '{req_name}' is not a function (got '{}'); pass the function itself, e.g. (void*)f",
@@ -134,7 +134,7 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
     }
     let function = first;
     if function.is_declaration() {
-        return Err(Error::at(
+        return Err(Error::user_at(
             call,
             format!(
                 "cannot differentiate '{}': it has no body in this module",
@@ -147,7 +147,7 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
     let mut marker_loads = Vec::new();
     let mut i = 1;
     let too_few = |k: usize| {
-        Error::at(
+        Error::user_at(
             call,
             format!(
                 "too few arguments in '{req_name}' for '{}': parameter {} of {} has no value",
@@ -163,7 +163,7 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
             match m {
                 Marker::Known(a) => activity = Some(a),
                 Marker::Unknown(name) => {
-                    return Err(Error::at(
+                    return Err(Error::user_at(
                         call,
                         format!("unknown activity marker '{name}' in '{req_name}'"),
                     ))
@@ -177,7 +177,7 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
         }
         let activity = activity.unwrap_or_else(|| default_activity(pty.kind(), pty, mode));
         if activity == Activity::Out && mode == Mode::Forward {
-            return Err(Error::at(
+            return Err(Error::user_at(
                 call,
                 format!(
                     "marker 'out' (parameter {} of '{}') is not valid in forward mode; use dup or const",
@@ -202,7 +202,7 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
         });
     }
     if i < args.len() {
-        return Err(Error::at(
+        return Err(Error::user_at(
             call,
             format!(
                 "too many arguments in '{req_name}' for '{}': it takes {} parameter(s); {} value(s) left over",

@@ -19,7 +19,7 @@ impl ForwardFn<'_> {
             .iter()
             .any(|&a| carries_into_call(a, |v| self.is_active(v)));
         let needed = passes_derivative || self.is_active(i);
-        match rules::classify_for(i, &self.session.opts, Mode::Forward) {
+        match rules::classify_for(i, &self.session.rules, Mode::Forward) {
             Callee::User(u) if needed => self.call_user_forward(i, u),
             Callee::User(_) => {
                 self.clone_primal(i);

@@ -40,7 +40,7 @@ pub(crate) struct ForwardFn<'s> {
 impl<'s> ForwardFn<'s> {
     pub(crate) fn new(session: &'s mut Session, job: &Job) -> ForwardFn<'s> {
         let src = job.key.function;
-        let active = forward_activity(src, &job.key.activity, &session.opts);
+        let active = forward_activity(src, &job.key.activity, &session.rules);
         if session.opts.print_activity {
             let lines = active.describe(src, &job_name(job), &job.key.activity);
             session.report.extend(lines);

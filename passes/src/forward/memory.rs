@@ -56,7 +56,7 @@ impl ForwardFn<'_> {
                 self.b.insert(s);
             }
             None if self.tangent(value).is_some()
-                && !is_inactive_memory(ptr, &self.session.opts) =>
+                && !is_inactive_memory(ptr, &self.session.rules) =>
             {
                 return Err(Error::at(
                     i,

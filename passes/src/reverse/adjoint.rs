@@ -7,7 +7,6 @@
 
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
-use super::memcopy::{adjoint_copy_helper, infer_contents, Contents};
 use super::needs::{taped_needs, user_tape, Need};
 use super::plan::ReversePlan;
 use super::{call_activity, returns_adjoint, tape};
@@ -15,7 +14,7 @@ use crate::analysis::activity::{forward_activity, ActiveSet};
 use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::diag::{Error, Result};
-use crate::ir::{Block, Builder, Opcode, RealPred, Ty, TyKind, Val};
+use crate::ir::{Block, Builder, Opcode, Ty, TyKind, Val};
 use crate::rules::user::{is_float_value, UserRule};
 use crate::rules::{self, AdjointCall, Callee, CustomReverse, RuleKind};
 use std::collections::HashMap;
@@ -59,10 +58,10 @@ pub(super) struct AdjointFn<'s> {
 impl<'s> AdjointFn<'s> {
     pub(super) fn new(session: &'s mut Session, key: &Key, dst: Val) -> AdjointFn<'s> {
         let src = key.function;
-        let active = forward_activity(src, &key.activity, &session.opts);
+        let active = forward_activity(src, &key.activity, &session.rules);
         let b = Builder::new(session.module);
         let cfg = ReverseCfg::of(src);
-        let plan = ReversePlan::new(src, &cfg, &active, &session.opts, key.memory_stable);
+        let plan = ReversePlan::new(src, &cfg, &active, &session.rules, key.memory_stable);
         let entry = dst.append_block("entry");
         let dispatch = dst.append_block("reverse");
         let rblocks = cfg
@@ -98,7 +97,9 @@ impl<'s> AdjointFn<'s> {
     }
 
     pub(super) fn run(mut self) -> Result<()> {
-        for (p, dp, shadow) in crate::clone::paired_params(self.src, self.dst, &self.activity, 1) {
+        for (p, dp, shadow) in
+            crate::signature::paired_params(self.src, self.dst, &self.activity, 1)
+        {
             self.args.insert(p, dp);
             if let Some(s) = shadow {
                 self.arg_shadows.insert(p, s);
@@ -425,7 +426,7 @@ impl<'s> AdjointFn<'s> {
     fn reverse_instruction(&mut self, i: Val) -> Result<()> {
         self.popped.clear();
         self.saved = None;
-        for n in taped_needs(i, &self.active, &self.session.opts, &self.plan)
+        for n in taped_needs(i, &self.active, &self.session.rules, &self.plan)
             .into_iter()
             .rev()
         {
@@ -622,22 +623,16 @@ impl<'s> AdjointFn<'s> {
     }
 
     fn reverse_call(&mut self, i: Val) -> Result<()> {
-        match reverse_callee(i, &self.active, &self.session.opts) {
+        match reverse_callee(i, &self.active, &self.session.rules) {
             ReverseCallee::Primal | ReverseCallee::Free => Ok(()),
             ReverseCallee::Math => self.reverse_math(i),
-            ReverseCallee::Reduction => self.reverse_reduction(i),
             ReverseCallee::Derived(g) => self.reverse_derived(i, g),
-            ReverseCallee::Copy => self.reverse_copy(i),
-            ReverseCallee::Set => {
-                if self.is_active(i.operand(0)) {
-                    let sd = self.shadow(i.operand(0), i)?;
-                    let len = self.primal(i.operand(2), i)?;
-                    self.b.memset_zero(sd, len, 1);
-                }
-                Ok(())
-            }
             ReverseCallee::Custom(_, custom) => self.reverse_custom(i, custom),
             ReverseCallee::User(u) => self.reverse_user(i, u),
+            ReverseCallee::NoRule => Err(crate::rules::missing_rule_error(
+                i,
+                crate::api::Mode::Reverse,
+            )),
             ReverseCallee::Unsupported(why) => Err(super::augmented::unsupported_call(i, why)),
         }
     }
@@ -646,7 +641,7 @@ impl<'s> AdjointFn<'s> {
         let Some(d) = self.take_adjoint(i) else {
             return Ok(());
         };
-        let Callee::Rule(rule) = rules::classify(i, &self.session.opts) else {
+        let Callee::Rule(rule) = rules::classify(i, &self.session.rules) else {
             return Ok(());
         };
         let RuleKind::Math(partials) = rule.kind else {
@@ -684,7 +679,10 @@ impl<'s> AdjointFn<'s> {
     /// returns the adjoints of the floating-point arguments (none, one, or a struct).
     fn reverse_user(&mut self, i: Val, u: UserRule) -> Result<()> {
         let Some((_, grad)) = u.gradient else {
-            return Err(super::augmented::unsupported_call(i, "no derivative rule"));
+            return Err(crate::rules::missing_rule_error(
+                i,
+                crate::api::Mode::Reverse,
+            ));
         };
         let d = self.take_adjoint(i);
         let src_args = i.call_args();
@@ -773,73 +771,6 @@ impl<'s> AdjointFn<'s> {
         Ok(())
     }
 
-    fn reverse_reduction(&mut self, i: Val) -> Result<()> {
-        let Some(d) = self.take_adjoint(i) else {
-            return Ok(());
-        };
-        let name = i.called_function().map(|f| f.name()).unwrap_or_default();
-        let args: Vec<Val> = i.call_args();
-        if name.starts_with("llvm.vector.reduce.fadd") {
-            self.accumulate(args[0], d);
-            let splat = self.splat(d, args[1].ty());
-            self.accumulate(args[1], splat);
-        } else if name.starts_with("llvm.vector.reduce.fmul") {
-            let start = self.primal(args[0], i)?;
-            let v = self.primal(args[1], i)?;
-            let n = v.ty().vector_len();
-            let lanes: Vec<Val> = (0..n).map(|k| self.b.extract_lane(v, k)).collect();
-            let all = lanes.iter().fold(None, |acc: Option<Val>, &l| {
-                Some(acc.map_or(l, |a| self.b.fmul(a, l)))
-            });
-            if let Some(all) = all {
-                let ds = self.b.fmul(d, all);
-                self.accumulate(args[0], ds);
-            }
-            let mut dv = v.ty().zero();
-            for k in 0..n {
-                let mut prod = start;
-                for (l, &lane) in lanes.iter().enumerate() {
-                    if l as u32 != k {
-                        prod = self.b.fmul(prod, lane);
-                    }
-                }
-                let t = self.b.fmul(d, prod);
-                let idx = Ty::int(self.session.module.context(), 32).int_const(k as u64);
-                dv = self.b.insert_element(dv, t, idx);
-            }
-            self.accumulate(args[1], dv);
-        } else {
-            // fmax/fmin/fmaximum/fminimum: the first lane equal to the result.
-            let r = self.primal(i, i)?;
-            let v = self.primal(args[0], i)?;
-            let n = v.ty().vector_len();
-            let bool_t = Ty::int(self.session.module.context(), 1);
-            let mut taken = bool_t.zero();
-            let mut dv = v.ty().zero();
-            for k in 0..n {
-                let e = self.b.extract_lane(v, k);
-                let hit = self.b.fcmp(RealPred::LLVMRealOEQ, e, r);
-                let first = self.b.binop(Opcode::LLVMXor, taken, bool_t.int_const(1));
-                let use_it = self.b.binop(Opcode::LLVMAnd, hit, first);
-                taken = self.b.binop(Opcode::LLVMOr, taken, hit);
-                let t = self.b.select(use_it, d, d.ty().zero());
-                let idx = Ty::int(self.session.module.context(), 32).int_const(k as u64);
-                dv = self.b.insert_element(dv, t, idx);
-            }
-            self.accumulate(args[0], dv);
-        }
-        Ok(())
-    }
-
-    fn splat(&mut self, d: Val, vty: Ty) -> Val {
-        let mut v = vty.zero();
-        for k in 0..vty.vector_len() {
-            let idx = Ty::int(self.session.module.context(), 32).int_const(k as u64);
-            v = self.b.insert_element(v, d, idx);
-        }
-        v
-    }
-
     fn reverse_derived(&mut self, i: Val, g: Val) -> Result<()> {
         let d = self.take_adjoint(i);
         let mut acts = Vec::new();
@@ -871,25 +802,6 @@ impl<'s> AdjointFn<'s> {
         Ok(())
     }
 
-    fn reverse_copy(&mut self, i: Val) -> Result<()> {
-        let (dst, src) = (i.operand(0), i.operand(1));
-        if !self.is_active(dst) {
-            return Ok(());
-        }
-        let sd = self.shadow(dst, i)?;
-        let len = self.primal(i.operand(2), i)?;
-        if self.is_active(src) {
-            if let Contents::Floats(elem) = infer_contents(self.src, i)? {
-                let ss = self.shadow(src, i)?;
-                let helper = adjoint_copy_helper(self.session.module, elem);
-                self.b.call_function(helper, &[sd, ss, len]);
-                return Ok(());
-            }
-        }
-        self.b.memset_zero(sd, len, 1);
-        Ok(())
-    }
-
     fn free(&mut self, p: Val) {
         let m = self.session.module;
         let ctx = m.context();
@@ -900,10 +812,7 @@ impl<'s> AdjointFn<'s> {
 }
 
 fn internal(at: Val, what: &str) -> Error {
-    Error::at(
-        at,
-        format!("internal error in reverse mode: {what} (a bug in umbra: please report it with the input IR)"),
-    )
+    Error::internal(at, format!("reverse mode: {what}"))
 }
 
 /// `a + b` for floating-point data; non-float parts (integers, pointers) keep `a`'s value.

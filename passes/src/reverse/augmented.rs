@@ -41,16 +41,21 @@ pub(super) struct AugmentedFn<'s> {
 impl<'s> AugmentedFn<'s> {
     pub(super) fn new(session: &'s mut Session, key: &Key, dst: Val) -> AugmentedFn<'s> {
         let src = key.function;
-        let active = forward_activity(src, &key.activity, &session.opts);
+        let active = forward_activity(src, &key.activity, &session.rules);
         let b = Builder::new(session.module);
         let cfg = ReverseCfg::of(src);
-        let plan = ReversePlan::new(src, &cfg, &active, &session.opts, key.memory_stable);
+        let plan = ReversePlan::new(src, &cfg, &active, &session.rules, key.memory_stable);
         if session.opts.print_activity {
             let lines = active.describe(src, &dst.name(), &key.activity);
             session.report.extend(lines);
         }
         if session.opts.print_types {
-            let lines = super::memcopy::describe_types(src, &dst.name(), &active);
+            let lines = crate::analysis::contents::describe_types(
+                src,
+                &dst.name(),
+                |v| active.contains(v),
+                |i| crate::rules::lookup_call(i).is_some_and(crate::rules::memory::is_copy),
+            );
             session.report.extend(lines);
         }
         AugmentedFn {
@@ -121,13 +126,18 @@ impl<'s> AugmentedFn<'s> {
 
     /// Pushes what `i`'s adjoint will pop.
     fn push_needs(&mut self, i: Val) -> Result<()> {
-        for n in taped_needs(i, &self.active, &self.session.opts, &self.plan) {
+        for n in taped_needs(i, &self.active, &self.session.rules, &self.plan) {
             let v = match n {
                 Need::Primal(v) => self.vals.map(v),
                 Need::Shadow(v) => self.shadow(v, i)?,
                 Need::Saved(v) => match self.saved.get(&v) {
                     Some(&s) => s,
-                    None => return Err(Error::at(i, "internal error in reverse mode: a custom rule saved nothing (a bug in umbra: please report it with the input IR)")),
+                    None => {
+                        return Err(Error::internal(
+                            i,
+                            "reverse mode: a custom rule saved nothing",
+                        ))
+                    }
                 },
             };
             tape::push(&mut self.b, self.tape, v);
@@ -311,7 +321,7 @@ impl<'s> AugmentedFn<'s> {
             }
             None if self.is_active(v)
                 && v.ty().carries_derivative()
-                && !is_inactive_memory(p, &self.session.opts) =>
+                && !is_inactive_memory(p, &self.session.rules) =>
             {
                 return Err(Error::at(
                     i,
@@ -327,35 +337,19 @@ impl<'s> AugmentedFn<'s> {
     }
 
     fn visit_call(&mut self, i: Val) -> Result<()> {
-        match reverse_callee(i, &self.active, &self.session.opts) {
-            ReverseCallee::Primal
-            | ReverseCallee::Math
-            | ReverseCallee::Reduction
-            | ReverseCallee::Set
-            | ReverseCallee::Free => {
+        match reverse_callee(i, &self.active, &self.session.rules) {
+            ReverseCallee::Primal | ReverseCallee::Math | ReverseCallee::Free => {
                 self.vals.clone_primal(&mut self.b, i);
-            }
-            ReverseCallee::Copy => {
-                self.vals.clone_primal(&mut self.b, i);
-                let (dst, src) = (i.operand(0), i.operand(1));
-                if !self.is_active(dst)
-                    && self.is_active(src)
-                    && !is_inactive_memory(dst, &self.session.opts)
-                {
-                    return Err(Error::at(
-                        i,
-                        "copies memory with derivatives into memory without a shadow (a constant argument or global); pass the destination as dup",
-                    ));
-                }
-                if let Some(sd) = self.vals.shadow(dst) {
-                    if i.ty().is_ptr() {
-                        self.vals.set_shadow(i, Some(sd));
-                    }
-                }
             }
             ReverseCallee::Custom(rule, custom) => self.call_custom(i, rule, custom)?,
             ReverseCallee::User(u) => self.call_user_augment(i, u)?,
             ReverseCallee::Derived(g) => self.call_augmented(i, g)?,
+            ReverseCallee::NoRule => {
+                return Err(crate::rules::missing_rule_error(
+                    i,
+                    crate::api::Mode::Reverse,
+                ))
+            }
             ReverseCallee::Unsupported(why) => return Err(unsupported_call(i, why)),
         }
         Ok(())
@@ -366,7 +360,10 @@ impl<'s> AugmentedFn<'s> {
     /// return the result, the primal call runs first to provide it.
     fn call_user_augment(&mut self, i: Val, u: UserRule) -> Result<()> {
         let Some((aug, _)) = u.gradient else {
-            return Err(unsupported_call(i, "no derivative rule"));
+            return Err(crate::rules::missing_rule_error(
+                i,
+                crate::api::Mode::Reverse,
+            ));
         };
         let Some(layout) = augment_layout(u.primal, aug) else {
             return Err(unsupported_call(i, "malformed augmented forward function"));
@@ -488,15 +485,13 @@ impl<'s> AugmentedFn<'s> {
     }
 }
 
-/// The error for a call reverse mode cannot differentiate.
+/// The error for a call whose rule reverse mode cannot apply, saying why.
 pub(super) fn unsupported_call(i: Val, why: &str) -> Error {
-    match i.called_function() {
-        Some(f) if why != "no derivative rule" => Error::at(
-            i,
-            format!("cannot differentiate the call to '{}': {why}", f.name()),
-        ),
-        _ => crate::rules::missing_rule_error(i, crate::api::Mode::Reverse),
-    }
+    let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+    Error::at(
+        i,
+        format!("cannot differentiate the call to '{name}': {why}"),
+    )
 }
 
 /// An integer stored into differentiable memory may be floating-point data moved as bits (a

@@ -4,9 +4,8 @@
 use crate::analysis::activity::{carries_into_call, ActiveSet};
 use crate::api::Mode;
 use crate::ir::Val;
-use crate::options::Options;
-use crate::rules::user::UserRule;
-use crate::rules::{self, Callee, CustomReverse, Reverse, Rule, RuleKind};
+use crate::rules::user::{UserRule, UserRules};
+use crate::rules::{Callee, CustomReverse, Reverse, Rule, RuleKind};
 
 /// A call site as reverse mode sees it.
 #[derive(Clone, Copy)]
@@ -15,26 +14,22 @@ pub enum ReverseCallee {
     Primal,
     /// Declarative math: adjoints from the rule's partials.
     Math,
-    /// A vector reduction.
-    Reduction,
     /// A function with a body: its augmented forward and adjoint functions are called.
     Derived(Val),
-    /// `memcpy`/`memmove` between shadowed memory.
-    Copy,
-    /// `memset` of shadowed memory.
-    Set,
-    /// A rule with hand-written sweeps (allocations, BLAS, ...).
+    /// A rule with hand-written sweeps (memory copies, reductions, allocations, BLAS, ...).
     Custom(&'static Rule, &'static CustomReverse),
     /// A function with a user-registered gradient (augmented forward + gradient functions).
     User(UserRule),
     /// `free` and its kin: the primal is released, the shadow lives on for the adjoint.
     Free,
-    /// Derivatives flow into a call reverse mode cannot handle; the message says why.
+    /// Derivatives flow into a call without a body or a rule (or an indirect call).
+    NoRule,
+    /// Derivatives flow into a call whose rule has no reverse half yet; the message says why.
     Unsupported(&'static str),
 }
 
 /// Classifies call `i` for reverse mode.
-pub fn reverse_callee(i: Val, active: &ActiveSet, opts: &Options) -> ReverseCallee {
+pub fn reverse_callee(i: Val, active: &ActiveSet, rules: &UserRules) -> ReverseCallee {
     let flows = i
         .call_args()
         .into_iter()
@@ -43,18 +38,15 @@ pub fn reverse_callee(i: Val, active: &ActiveSet, opts: &Options) -> ReverseCall
     if !flows {
         return ReverseCallee::Primal;
     }
-    match rules::classify_for(i, opts, Mode::Reverse) {
+    match crate::rules::classify_for(i, rules, Mode::Reverse) {
         Callee::User(u) => ReverseCallee::User(u),
         Callee::Inactive => ReverseCallee::Primal,
         Callee::Defined(f) => ReverseCallee::Derived(f),
-        Callee::Unknown => ReverseCallee::Unsupported("no derivative rule"),
+        Callee::Unknown => ReverseCallee::NoRule,
         Callee::Rule(r) => match r.kind {
             RuleKind::Math(_) => ReverseCallee::Math,
             RuleKind::Inactive => ReverseCallee::Primal,
             RuleKind::Forward(_, rev) => match rev {
-                Reverse::Reduction => ReverseCallee::Reduction,
-                Reverse::Copy => ReverseCallee::Copy,
-                Reverse::Set => ReverseCallee::Set,
                 Reverse::Custom(c) => ReverseCallee::Custom(r, c),
                 Reverse::Free => ReverseCallee::Free,
                 Reverse::NotYet(why) => ReverseCallee::Unsupported(why),

@@ -22,7 +22,6 @@ mod adjoint;
 mod augmented;
 mod cfg;
 mod classify;
-pub(crate) mod memcopy;
 mod needs;
 mod plan;
 mod tape;
@@ -31,100 +30,10 @@ pub use tape::{free_tape, new_tape, tape_type};
 
 use crate::api::Activity;
 use crate::cache::{Derived, Job, Session};
-use crate::diag::{Error, Result};
-use crate::ir::{Module, Ty, Val};
+use crate::diag::Result;
+use crate::ir::Val;
 
-/// True when `f`'s adjoint takes the adjoint of its result (floating-point data, no pointers).
-pub fn returns_adjoint(f: Val) -> bool {
-    let r = f.function_type().return_type();
-    r.contains_float() && !r.contains_ptr()
-}
-
-/// True when `f`'s augmented forward sweep returns `{result, shadow}` (a pointer result).
-pub fn returns_shadow(f: Val) -> bool {
-    f.function_type().return_type().is_ptr()
-}
-
-/// Declares the augmented forward and adjoint functions of `f` for `activity`.
-pub fn declare(
-    module: Module,
-    f: Val,
-    activity: &[Activity],
-    memory_stable: bool,
-) -> Result<(Val, Val)> {
-    let fty = f.function_type();
-    if fty.is_var_arg() {
-        return Err(Error::in_function(
-            f,
-            "cannot differentiate a variadic function",
-        ));
-    }
-    let ret = fty.return_type();
-    if ret.contains_float() && ret.contains_ptr() {
-        return Err(Error::in_function(
-            f,
-            format!(
-                "reverse mode cannot differentiate a function returning {}, which mixes floating-point data and pointers",
-                ret.print()
-            ),
-        ));
-    }
-    let ctx = module.context();
-    let ptr = Ty::ptr(ctx);
-    let mut params = vec![ptr];
-    let mut outs = Vec::new();
-    for (p, a) in fty.param_types().into_iter().zip(activity) {
-        params.push(p);
-        if a.has_shadow() {
-            params.push(p);
-        }
-        if *a == Activity::Out {
-            outs.push(p);
-        }
-    }
-    let aug_ret = if returns_shadow(f) {
-        Ty::literal_struct(ctx, &[ret, ret])
-    } else {
-        ret
-    };
-    let mut codes: String = activity.iter().map(|a| a.code()).collect();
-    if memory_stable {
-        codes.push_str(".s");
-    }
-    let aug = module.add_function(
-        &format!("augfwd.{}.{}", f.name(), codes),
-        Ty::function(aug_ret, &params, false),
-    );
-    let mut adj_params = params.clone();
-    if returns_adjoint(f) {
-        adj_params.push(ret);
-    }
-    let adj_ret = if outs.is_empty() {
-        Ty::void(ctx)
-    } else {
-        Ty::literal_struct(ctx, &outs)
-    };
-    let adj = module.add_function(
-        &format!("adjoint.{}.{}", f.name(), codes),
-        Ty::function(adj_ret, &adj_params, false),
-    );
-    for d in [aug, adj] {
-        d.set_internal();
-        crate::forward::copy_target_attributes(f, d);
-        name_params(f, d, activity);
-    }
-    Ok((aug, adj))
-}
-
-fn name_params(f: Val, d: Val, activity: &[Activity]) {
-    let params = d.params();
-    params[0].set_name("tape");
-    crate::clone::name_params(f, d, activity, 1);
-    let used = 1 + activity.len() + activity.iter().filter(|a| a.has_shadow()).count();
-    if let Some(dret) = params.get(used) {
-        dret.set_name("dret");
-    }
-}
+pub use crate::signature::{returns_adjoint, returns_shadow};
 
 /// Builds the bodies of a declared reverse-mode pair.
 pub fn generate(session: &mut Session, job: &Job) -> Result<()> {

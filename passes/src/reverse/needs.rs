@@ -11,8 +11,7 @@ use super::classify::{reverse_callee, ReverseCallee};
 use super::plan::ReversePlan;
 use crate::analysis::activity::ActiveSet;
 use crate::ir::{Opcode, Val};
-use crate::options::Options;
-use crate::rules::user::{augment_layout, UserRule};
+use crate::rules::user::{augment_layout, UserRule, UserRules};
 use crate::rules::{self, Callee};
 
 /// True when the user's augmented forward function returns a tape for the gradient.
@@ -44,9 +43,9 @@ impl Need {
 
 /// The values `i`'s adjoint reads from the tape: its [`needs`] less what the adjoint can
 /// rebuild where it is used ([`ReversePlan`]).
-pub fn taped_needs(i: Val, active: &ActiveSet, opts: &Options, plan: &ReversePlan) -> Vec<Need> {
+pub fn taped_needs(i: Val, active: &ActiveSet, user: &UserRules, plan: &ReversePlan) -> Vec<Need> {
     let at = i.parent_block();
-    needs(i, active, opts)
+    needs(i, active, user)
         .into_iter()
         .filter(|n| match *n {
             Need::Primal(v) => !plan.primal_recomputable(v, at),
@@ -57,7 +56,7 @@ pub fn taped_needs(i: Val, active: &ActiveSet, opts: &Options, plan: &ReversePla
 }
 
 /// The values instruction `i`'s adjoint uses, in push order (no duplicates).
-fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
+fn needs(i: Val, active: &ActiveSet, user: &UserRules) -> Vec<Need> {
     let act = |v: Val| active.contains(v);
     let mut out: Vec<Need> = Vec::new();
     let mut add = |n: Need| {
@@ -95,9 +94,9 @@ fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
             add(Need::Shadow(i.operand(1)))
         }
         LLVMAlloca if act(i) => add(Need::Shadow(i)),
-        LLVMCall => match reverse_callee(i, active, opts) {
+        LLVMCall => match reverse_callee(i, active, user) {
             ReverseCallee::Math => {
-                let rule = match rules::classify(i, opts) {
+                let rule = match rules::classify(i, user) {
                     Callee::Rule(r) => Some(r),
                     _ => None,
                 };
@@ -112,41 +111,12 @@ fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
                     add(Need::Primal(i));
                 }
             }
-            ReverseCallee::Reduction => {
-                // A sum's adjoint is the same for every lane; a product needs the lanes; a
-                // min/max needs the lanes and the result to find the chosen lane.
-                let name = i.called_function().map(|f| f.name()).unwrap_or_default();
-                if !name.starts_with("llvm.vector.reduce.fadd") {
-                    for a in i.call_args() {
-                        add(Need::Primal(a));
-                    }
-                }
-                if !name.starts_with("llvm.vector.reduce.fadd")
-                    && !name.starts_with("llvm.vector.reduce.fmul")
-                {
-                    add(Need::Primal(i));
-                }
-            }
             ReverseCallee::Derived(_) => {
                 for a in i.call_args() {
                     add(Need::Primal(a));
                     if act(a) && a.ty().is_ptr() {
                         add(Need::Shadow(a));
                     }
-                }
-            }
-            ReverseCallee::Copy => {
-                for k in 0..2 {
-                    if act(i.operand(k)) {
-                        add(Need::Shadow(i.operand(k)));
-                    }
-                }
-                add(Need::Primal(i.operand(2)));
-            }
-            ReverseCallee::Set => {
-                if act(i.operand(0)) {
-                    add(Need::Shadow(i.operand(0)));
-                    add(Need::Primal(i.operand(2)));
                 }
             }
             ReverseCallee::User(u) => {
@@ -178,7 +148,10 @@ fn needs(i: Val, active: &ActiveSet, opts: &Options) -> Vec<Need> {
                     add(Need::Saved(i));
                 }
             }
-            ReverseCallee::Free | ReverseCallee::Primal | ReverseCallee::Unsupported(_) => {}
+            ReverseCallee::Free
+            | ReverseCallee::Primal
+            | ReverseCallee::NoRule
+            | ReverseCallee::Unsupported(_) => {}
         },
         _ => {}
     }

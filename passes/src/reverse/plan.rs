@@ -18,7 +18,7 @@ use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
 use crate::analysis::activity::ActiveSet;
 use crate::ir::{Block, Opcode, Val};
-use crate::options::Options;
+use crate::rules::user::UserRules;
 use std::collections::{HashMap, HashSet};
 
 /// A loop the adjoint reverses by counting its induction variable down.
@@ -60,10 +60,10 @@ impl ReversePlan {
         f: Val,
         cfg: &ReverseCfg,
         active: &ActiveSet,
-        opts: &Options,
+        rules: &UserRules,
         memory_stable: bool,
     ) -> ReversePlan {
-        let loads_recomputable = memory_stable && !writes_memory(cfg, active, opts);
+        let loads_recomputable = memory_stable && !writes_memory(cfg, active, rules);
         let loops = cfg
             .order
             .iter()
@@ -212,17 +212,16 @@ impl ReversePlan {
 }
 
 /// True when `f` may write or free memory (so loads cannot be replayed later).
-fn writes_memory(cfg: &ReverseCfg, active: &ActiveSet, opts: &Options) -> bool {
+fn writes_memory(cfg: &ReverseCfg, active: &ActiveSet, rules: &UserRules) -> bool {
     cfg.order
         .iter()
         .flat_map(|b| b.instructions())
         .any(|i| match i.opcode() {
             Opcode::LLVMStore | Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => true,
-            Opcode::LLVMCall => match reverse_callee(i, active, opts) {
+            Opcode::LLVMCall => match reverse_callee(i, active, rules) {
                 ReverseCallee::Math => {
                     crate::rules::lookup_call(i).is_some_and(|r| r.effects.writes)
                 }
-                ReverseCallee::Reduction => false,
                 ReverseCallee::Custom(r, _) => r.effects.writes || r.effects.frees,
                 ReverseCallee::Primal => {
                     // Inactive calls still run: only pure math and allocation are known harmless.

@@ -467,10 +467,10 @@ fn realloc_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         let f = c
             .src
             .parent_function()
-            .ok_or_else(|| Error::at(c.src, "internal error: realloc outside a function"))?;
+            .ok_or_else(|| Error::internal(c.src, "realloc outside a function"))?;
         let contents =
-            crate::reverse::memcopy::infer_contents_of(f, c.src, &[c.src, c.src.operand(0)])?;
-        if let crate::reverse::memcopy::Contents::Floats(elem) = contents {
+            crate::analysis::contents::infer_contents_of(f, c.src, &[c.src, c.src.operand(0)])?;
+        if let crate::analysis::contents::Contents::Floats(elem) = contents {
             // The primal moved min(old size, n) bytes; the old shadow was allocated like the
             // old block, so its usable size covers the old size (0 for null).
             let m = c.session.module;
@@ -481,7 +481,7 @@ fn realloc_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
             let n = c.args[1];
             let smaller = c.b.icmp(crate::ir::IntPred::LLVMIntULT, old, n);
             let len = c.b.select(smaller, old, n);
-            let helper = crate::reverse::memcopy::adjoint_copy_helper(m, elem);
+            let helper = super::memory::adjoint_copy_helper(m, elem);
             c.b.call_function(helper, &[new_shadow, old_shadow, len]);
         }
     }

@@ -302,13 +302,12 @@ fn build_case(m: Module, case: &Case, p: Precision) {
     let r = call_rule(&mut b, m, case, p, &xs);
     b.ret(r);
 
-    let mut session = Session::new(m, &Options::default());
-    let d = session
-        .forward_function(f, &vec![Activity::Dup; n])
+    let mut session = Session::new(m, &Options::default(), Default::default());
+    let d = crate::derive::forward_function(&mut session, f, &vec![Activity::Dup; n])
         .unwrap_or_else(|e| panic!("{case:?}: {e}"));
-    let (aug, adj) = session
-        .reverse_functions(f, &vec![Activity::Out; n], true)
-        .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+    let (aug, adj) =
+        crate::derive::reverse_functions(&mut session, f, &vec![Activity::Out; n], true)
+            .unwrap_or_else(|e| panic!("{case:?}: {e}"));
 
     let ptr = Ty::ptr(ctx);
     let dbl = Ty::double(ctx);

@@ -93,13 +93,12 @@ mod tests {
             let t = b.call_function(callee, &[x]);
             let s = b.fadd(y, t);
             b.ret(s);
-            let mut session = Session::new(m, &Options::default());
-            let fwd = session
-                .forward_function(f, &[Activity::Dup])
+            let mut session = Session::new(m, &Options::default(), Default::default());
+            let fwd = crate::derive::forward_function(&mut session, f, &[Activity::Dup])
                 .unwrap_or_else(|e| panic!("{}: forward: {e}", r.name));
-            let (aug, adj) = session
-                .reverse_functions(f, &[Activity::Out], true)
-                .unwrap_or_else(|e| panic!("{}: reverse: {e}", r.name));
+            let (aug, adj) =
+                crate::derive::reverse_functions(&mut session, f, &[Activity::Out], true)
+                    .unwrap_or_else(|e| panic!("{}: reverse: {e}", r.name));
             m.verify()
                 .unwrap_or_else(|e| panic!("{}: invalid IR: {e}", r.name));
             assert_eq!(calls_to(fwd, callee), 1, "{}: forward", r.name);

@@ -1,15 +1,21 @@
 //! Memory rules: `memcpy`, `memmove` and `memset` (intrinsics, inline variants and libc
-//! functions). Shadows move alongside primals: a copy into shadowed memory copies the source's
+//! functions) and masked vector loads and stores, forward and reverse halves side by side.
+//!
+//! Forward mode: shadows move alongside primals: a copy into shadowed memory copies the source's
 //! shadow (or zeroes the destination's shadow when the source has none), a memset zeroes the
-//! shadow. Copying differentiable data into memory without a shadow is an error, never a silent
-//! loss of derivative.
+//! shadow. Reverse mode: shadow bytes at float offsets are adjoint accumulators, so a copy's
+//! adjoint adds the destination's shadow into the source's and zeroes it (the element type comes
+//! from [`crate::analysis::contents`]), and a memset's adjoint zeroes the destination's shadow.
+//! Copying differentiable data into memory without a shadow is an error, never a silent loss of
+//! derivative.
 
 use super::{
     AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
     Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
+use crate::analysis::contents::{infer_contents, Contents};
 use crate::diag::{Error, Result};
-use crate::ir::{Builder, Ty, Val};
+use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
 use crate::rules::user::is_inactive_memory;
 
 macro_rules! mem {
@@ -47,27 +53,53 @@ static MASKED_STORE: CustomReverse = CustomReverse {
     },
 };
 
+/// `memcpy(dst, src, len)`, `memmove`: the adjoint reads both shadows and the length.
+static COPY: CustomReverse = CustomReverse {
+    augment: copy_augment,
+    adjoint: copy_adjoint,
+    needs: CustomNeeds {
+        args: ArgNeeds::Positions(&[0, 1, 2]),
+        result: false,
+        saved: false,
+    },
+};
+/// `memset(dst, byte, len)`: the adjoint reads the destination's shadow and the length.
+static SET: CustomReverse = CustomReverse {
+    augment: primal_only,
+    adjoint: set_adjoint,
+    needs: CustomNeeds {
+        args: ArgNeeds::Positions(&[0, 2]),
+        result: false,
+        saved: false,
+    },
+};
+
+/// True for the `memcpy`/`memmove` rules.
+pub fn is_copy(rule: &Rule) -> bool {
+    matches!(rule.kind, RuleKind::Forward(_, Reverse::Custom(c)) if std::ptr::eq(c, &COPY))
+}
+
 /// Every memory rule.
 pub static RULES: &[Rule] = &[
     mem!(
         "llvm.memcpy",
         ["llvm.memcpy.inline", "memcpy"],
         copy_forward,
-        Reverse::Copy,
+        Reverse::Custom(&COPY),
         Effects::READS_WRITES
     ),
     mem!(
         "llvm.memmove",
         ["memmove"],
         copy_forward,
-        Reverse::Copy,
+        Reverse::Custom(&COPY),
         Effects::READS_WRITES
     ),
     mem!(
         "llvm.memset",
         ["llvm.memset.inline", "memset"],
         set_forward,
-        Reverse::Set,
+        Reverse::Custom(&SET),
         Effects::WRITES
     ),
     mem!(
@@ -141,7 +173,7 @@ fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
             let len = c.args[2];
             c.b.memset_zero(sd, len, 1);
         }
-        (None, Some(_)) if !is_inactive_memory(c.src.operand(0), &c.session.opts) => {
+        (None, Some(_)) if !is_inactive_memory(c.src.operand(0), &c.session.rules) => {
             return Err(Error::at(
                 c.src,
                 "copies memory with derivatives into memory without a shadow (a constant argument or global); pass the destination as dup",
@@ -183,6 +215,57 @@ fn primal_only(c: &mut AugmentCall) -> Result<Augmented> {
         shadow: None,
         saved: None,
     })
+}
+
+/// The augmented sweep of a copy: the primal copy. The shadows hold adjoints, which the forward
+/// sweep leaves alone; copying differentiable memory into memory without a shadow is refused.
+fn copy_augment(c: &mut AugmentCall) -> Result<Augmented> {
+    if c.shadows[0].is_none()
+        && c.shadows[1].is_some()
+        && !is_inactive_memory(c.src.operand(0), &c.session.rules)
+    {
+        return Err(Error::at(
+            c.src,
+            "copies memory with derivatives into memory without a shadow (a constant argument or global); pass the destination as dup",
+        ));
+    }
+    let call = c.primal_call();
+    Ok(Augmented {
+        result: (!call.ty().is_void()).then_some(call),
+        shadow: call.ty().is_ptr().then_some(c.shadows[0]).flatten(),
+        saved: None,
+    })
+}
+
+/// Adjoint of a copy: the destination's shadow is added into the source's, then zeroed (the
+/// copy overwrote the destination). A source without a shadow only gets the zeroing.
+fn copy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    let adj = vec![None; c.args.len()];
+    let Some(sd) = c.shadows[0] else {
+        return Ok(adj);
+    };
+    let len = c.args[2];
+    if let Some(ss) = c.shadows[1] {
+        let f = c
+            .src
+            .parent_function()
+            .ok_or_else(|| Error::internal(c.src, "a copy outside a function"))?;
+        if let Contents::Floats(elem) = infer_contents(f, c.src)? {
+            let helper = adjoint_copy_helper(c.session.module, elem);
+            c.b.call_function(helper, &[sd, ss, len]);
+            return Ok(adj);
+        }
+    }
+    c.b.memset_zero(sd, len, 1);
+    Ok(adj)
+}
+
+/// Adjoint of a memset: the destination's shadow is zeroed (the set overwrote it).
+fn set_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    if let Some(sd) = c.shadows[0] {
+        c.b.memset_zero(sd, c.args[2], 1);
+    }
+    Ok(vec![None; c.args.len()])
 }
 
 fn is_gather_or_scatter(c: &AdjointCall) -> bool {
@@ -290,4 +373,44 @@ fn masked_store_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         adj[0] = Some(dv);
     }
     Ok(adj)
+}
+
+/// `void umbra.adjoint.copy.<ty>(ptr dst_shadow, ptr src_shadow, i64 bytes)`: for each element,
+/// `src[k] += dst[k]; dst[k] = 0`. Plain IR, so it can be differentiated again.
+pub fn adjoint_copy_helper(m: Module, elem: Ty) -> Val {
+    let name = format!("umbra.adjoint.copy.{}", elem.print());
+    if let Some(f) = m.function(&name) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = m.add_function(&name, Ty::function(Ty::void(ctx), &[ptr, ptr, i64t], false));
+    f.set_internal();
+    let [dst, src, bytes] = [f.params()[0], f.params()[1], f.params()[2]];
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    let body = f.append_block("body");
+    let done = f.append_block("done");
+    b.position_at_end(entry);
+    let size = i64t.int_const(m.alloc_size(elem));
+    let n = b.binop(Opcode::LLVMUDiv, bytes, size);
+    let empty = b.icmp(IntPred::LLVMIntEQ, n, i64t.zero());
+    b.cond_br(empty, done, body);
+    b.position_at_end(body);
+    let k = b.phi(i64t);
+    let pd = b.gep(elem, dst, &[k], true);
+    let ps = b.gep(elem, src, &[k], true);
+    let d = b.load(elem, pd, 1);
+    let s = b.load(elem, ps, 1);
+    let sum = b.fadd(s, d);
+    b.store(sum, ps, 1);
+    b.store(elem.zero(), pd, 1);
+    let next = b.add(k, i64t.int_const(1));
+    let more = b.icmp(IntPred::LLVMIntULT, next, n);
+    b.cond_br(more, body, done);
+    k.add_incoming(i64t.zero(), entry);
+    k.add_incoming(next, body);
+    b.position_at_end(done);
+    b.ret_void();
+    f
 }

@@ -33,7 +33,6 @@ mod harness;
 
 use crate::api::Mode;
 use crate::ir::{Builder, Val};
-use crate::options::Options;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -70,13 +69,7 @@ pub type Partials = fn(&mut Builder, &[Val], Val) -> Vec<Option<Val>>;
 /// need none: their partials give both modes.)
 #[derive(Clone, Copy, Debug)]
 pub enum Reverse {
-    /// A vector reduction: the adjoint is spread back over the lanes.
-    Reduction,
-    /// `memcpy`/`memmove`: the destination's shadow is added to the source's, then zeroed.
-    Copy,
-    /// `memset`: the destination's shadow is zeroed.
-    Set,
-    /// Hand-written: the rule emits both sweeps (allocations, BLAS, ...).
+    /// Hand-written: the rule emits both sweeps (copies, reductions, allocations, BLAS, ...).
     Custom(&'static CustomReverse),
     /// `free` and its kin: the shadow stays alive for the adjoint sweep, which releases it at
     /// the allocation.
@@ -293,24 +286,24 @@ pub enum Callee {
 
 /// Classifies call instruction `call` for both modes (a user rule stays [`Callee::User`] even
 /// when it lacks the half one mode needs; see [`classify_for`]).
-pub fn classify(call: Val, opts: &Options) -> Callee {
+pub fn classify(call: Val, rules: &user::UserRules) -> Callee {
     let Some(f) = call.called_function() else {
         return Callee::Unknown;
     };
     let name = f.name();
-    if opts.is_inactive(&name) {
+    if rules.is_inactive(&name) {
         return Callee::Inactive;
     }
     // User rules first: they override built-in rules and apply even to defined functions.
-    if let Some(like) = opts.user.function_like.get(&name) {
+    if let Some(like) = rules.function_like.get(&name) {
         return match lookup(like) {
             Some(r) if matches!(r.kind, RuleKind::Inactive) => Callee::Inactive,
             Some(r) => Callee::Rule(r),
             None => Callee::Unknown,
         };
     }
-    let forward = opts.user.derivatives.get(&name).copied();
-    let gradient = opts.user.gradients.get(&name).copied();
+    let forward = rules.derivatives.get(&name).copied();
+    let gradient = rules.gradients.get(&name).copied();
     if forward.is_some() || gradient.is_some() {
         return Callee::User(user::UserRule {
             primal: f,
@@ -362,8 +355,8 @@ pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
 
 /// Classifies `call` for one mode: a user rule without that mode's half falls back to the
 /// function's body (or, for a declaration, to no rule at all).
-pub fn classify_for(call: Val, opts: &Options, mode: Mode) -> Callee {
-    match classify(call, opts) {
+pub fn classify_for(call: Val, rules: &user::UserRules, mode: Mode) -> Callee {
+    match classify(call, rules) {
         Callee::User(u) => {
             let has_half = match mode {
                 Mode::Forward => u.forward.is_some(),

@@ -24,9 +24,12 @@ use crate::options::Options;
 use serde::Deserialize;
 use std::collections::{HashMap, HashSet};
 
-/// The user's rules for one module.
+/// The user's rules for one module: from the options (`--inactive`), the rules files and the
+/// registrations in the module itself. Built once per module by [`collect`]; the session holds it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct UserRules {
+    /// Functions without a derivative: calls to them run in the primal only.
+    pub inactive: Vec<String>,
     /// Function name → the built-in rule it behaves like.
     pub function_like: HashMap<String, String>,
     /// Function name → its registered forward derivative.
@@ -35,6 +38,22 @@ pub struct UserRules {
     pub gradients: HashMap<String, (Val, Val)>,
     /// Globals whose contents carry no derivative.
     pub inactive_globals: HashSet<String>,
+}
+
+impl UserRules {
+    /// Only the options' `--inactive` functions (no rules files, no module): what a module
+    /// without registrations gets.
+    pub fn from_options(opts: &Options) -> UserRules {
+        UserRules {
+            inactive: opts.inactive.clone(),
+            ..UserRules::default()
+        }
+    }
+
+    /// True when `name` was declared inactive.
+    pub fn is_inactive(&self, name: &str) -> bool {
+        self.inactive.iter().any(|n| n == name)
+    }
 }
 
 /// A call's user rule: the registered halves (either may be missing).
@@ -63,26 +82,28 @@ struct RulesFile {
     function_like: HashMap<String, String>,
 }
 
-/// Reads the rules files named in `opts` and the registrations in `module` into `opts`.
-pub fn collect(module: Module, opts: &mut Options) -> Result<()> {
-    for path in opts.rules_files.clone() {
-        load_file(&path, opts)?;
+/// The user's rules for `module`: the options' inactive functions, the rules files they name,
+/// and the registrations in the module.
+pub fn collect(module: Module, opts: &Options) -> Result<UserRules> {
+    let mut rules = UserRules::from_options(opts);
+    for path in &opts.rules_files {
+        load_file(path, &mut rules)?;
     }
     for g in module.globals() {
-        collect_global(g, opts)?;
+        collect_global(g, &mut rules)?;
     }
-    collect_annotations(module, opts);
-    for (f, like) in &opts.user.function_like {
+    collect_annotations(module, &mut rules);
+    for (f, like) in &rules.function_like {
         if lookup(like).is_none() {
             return Err(Error::general(format!(
                 "'{f}' is declared function-like '{like}', but there is no built-in rule '{like}' (see `umbra rules`)"
             )));
         }
     }
-    Ok(())
+    Ok(rules)
 }
 
-fn load_file(path: &str, opts: &mut Options) -> Result<()> {
+fn load_file(path: &str, rules: &mut UserRules) -> Result<()> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| Error::general(format!("cannot read rules file '{path}': {e}")))?;
     let file: RulesFile = toml::from_str(&text).map_err(|e| {
@@ -93,9 +114,9 @@ fn load_file(path: &str, opts: &mut Options) -> Result<()> {
             .unwrap_or(0);
         Error::general(format!("{path}:{line}: bad rules file: {msg}"))
     })?;
-    opts.inactive.extend(file.inactive);
-    opts.user.inactive_globals.extend(file.inactive_globals);
-    opts.user.function_like.extend(file.function_like);
+    rules.inactive.extend(file.inactive);
+    rules.inactive_globals.extend(file.inactive_globals);
+    rules.function_like.extend(file.function_like);
     Ok(())
 }
 
@@ -123,7 +144,7 @@ fn function_entry(g: Val, es: &[Val], k: usize) -> Result<Val> {
     }
 }
 
-fn collect_global(g: Val, opts: &mut Options) -> Result<()> {
+fn collect_global(g: Val, rules: &mut UserRules) -> Result<()> {
     let name = g.name();
     if name.starts_with("__enzyme_register_derivative") {
         let es = entries(g);
@@ -132,7 +153,7 @@ fn collect_global(g: Val, opts: &mut Options) -> Result<()> {
         }
         let (f, fwd) = (function_entry(g, &es, 0)?, function_entry(g, &es, 1)?);
         check_forward_signature(f, fwd)?;
-        opts.user.derivatives.insert(f.name(), fwd);
+        rules.derivatives.insert(f.name(), fwd);
     } else if name.starts_with("__enzyme_register_gradient") {
         let es = entries(g);
         if es.len() != 3 {
@@ -144,21 +165,21 @@ fn collect_global(g: Val, opts: &mut Options) -> Result<()> {
         let f = function_entry(g, &es, 0)?;
         let (aug, grad) = (function_entry(g, &es, 1)?, function_entry(g, &es, 2)?);
         check_gradient_signatures(f, aug, grad)?;
-        opts.user.gradients.insert(f.name(), (aug, grad));
+        rules.gradients.insert(f.name(), (aug, grad));
     } else if name.starts_with("__enzyme_function_like") {
         let es = entries(g);
         let f = function_entry(g, &es, 0)?;
         let Some(like) = es.get(1).and_then(|s| s.const_string()) else {
             return Err(bad_registration(g, "expected {function, \"rule name\"}"));
         };
-        opts.user.function_like.insert(f.name(), like);
+        rules.function_like.insert(f.name(), like);
     } else if name.starts_with("__enzyme_inactivefn") {
         for f in entries(g).into_iter().filter(|f| f.is_function()) {
-            opts.inactive.push(f.name());
+            rules.inactive.push(f.name());
         }
     } else if name.starts_with("__enzyme_inactive_global") {
         for v in entries(g).into_iter().filter(|v| v.is_global_variable()) {
-            opts.user.inactive_globals.insert(v.name());
+            rules.inactive_globals.insert(v.name());
         }
     }
     Ok(())
@@ -166,7 +187,7 @@ fn collect_global(g: Val, opts: &mut Options) -> Result<()> {
 
 /// `__attribute__((annotate("umbra_inactive")))` on functions and globals (clang collects them
 /// in `llvm.global.annotations` as `{ptr value, ptr text, ptr file, i32 line, ptr args}`).
-fn collect_annotations(module: Module, opts: &mut Options) {
+fn collect_annotations(module: Module, rules: &mut UserRules) {
     let Some(ann) = module.global("llvm.global.annotations") else {
         return;
     };
@@ -182,21 +203,21 @@ fn collect_annotations(module: Module, opts: &mut Options) {
             continue;
         }
         if target.is_function() {
-            opts.inactive.push(target.name());
+            rules.inactive.push(target.name());
         } else if target.is_global_variable() {
-            opts.user.inactive_globals.insert(target.name());
+            rules.inactive_globals.insert(target.name());
         }
     }
 }
 
 /// True when pointer `p` points into a global the user declared inactive: storing a
 /// differentiable value there drops its derivative instead of being an error.
-pub fn is_inactive_memory(p: Val, opts: &Options) -> bool {
+pub fn is_inactive_memory(p: Val, rules: &UserRules) -> bool {
     use crate::ir::Opcode::*;
     let mut v = p;
     for _ in 0..64 {
         if v.is_global_variable() {
-            return opts.user.inactive_globals.contains(&v.name());
+            return rules.inactive_globals.contains(&v.name());
         }
         let op = if v.is_instruction() {
             v.opcode()
@@ -401,13 +422,13 @@ mod tests {
             "inactive = [\"log_msg\"]\ninactive_globals = [\"counter\"]\n[function_like]\nmy_log1p = \"log1p\"\n",
         )
         .unwrap();
-        let mut opts = Options::default();
-        load_file(path.to_str().unwrap(), &mut opts).unwrap();
-        assert!(opts.is_inactive("log_msg"));
-        assert!(opts.user.inactive_globals.contains("counter"));
-        assert_eq!(opts.user.function_like["my_log1p"], "log1p");
+        let mut rules = UserRules::default();
+        load_file(path.to_str().unwrap(), &mut rules).unwrap();
+        assert!(rules.is_inactive("log_msg"));
+        assert!(rules.inactive_globals.contains("counter"));
+        assert_eq!(rules.function_like["my_log1p"], "log1p");
         std::fs::write(&path, "inactive = [\"a\"]\nbogus = 1\n").unwrap();
-        let err = load_file(path.to_str().unwrap(), &mut Options::default()).unwrap_err();
+        let err = load_file(path.to_str().unwrap(), &mut UserRules::default()).unwrap_err();
         assert!(err.to_string().contains(":2: bad rules file"), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

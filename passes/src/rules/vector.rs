@@ -1,32 +1,76 @@
-//! Vector reductions as the loop vectoriser emits them (`llvm.vector.reduce.*`). Sums reduce the
-//! tangent vector the same way; products and min/max are expanded lane by lane, since their
-//! derivatives depend on every lane.
+//! Vector reductions as the loop vectoriser emits them (`llvm.vector.reduce.*`), forward and
+//! reverse halves side by side. Sums reduce the tangent vector the same way and spread the
+//! adjoint back over every lane; products and min/max are expanded lane by lane, since their
+//! derivatives depend on every lane (so their reverse halves read the lanes, and min/max the
+//! result, from the forward sweep).
 
-use super::{Area, Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind};
+use super::{
+    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+};
 use crate::diag::Result;
-use crate::ir::{RealPred, Val};
+use crate::ir::{Builder, Opcode, RealPred, Ty, Val};
 
 macro_rules! reduction {
-    ($name:literal, $fwd:expr) => {
+    ($name:literal, $fwd:expr, $rev:expr) => {
         Rule {
             name: $name,
             aliases: &[],
             libm_variants: false,
             area: Area::Vector,
-            kind: RuleKind::Forward($fwd as ForwardRule, Reverse::Reduction),
+            kind: RuleKind::Forward($fwd as ForwardRule, Reverse::Custom(&$rev)),
             effects: Effects::NONE,
         }
     };
 }
 
+/// `reduce.fadd(start, v)`: the adjoint is the same for every lane; nothing is taped.
+static SUM: CustomReverse = CustomReverse {
+    augment: primal_only,
+    adjoint: reduce_fadd_adjoint,
+    needs: CustomNeeds {
+        args: ArgNeeds::None,
+        result: false,
+        saved: false,
+    },
+};
+/// `reduce.fmul(start, v)`: the adjoint of a lane is the product of the others.
+static PRODUCT: CustomReverse = CustomReverse {
+    augment: primal_only,
+    adjoint: reduce_fmul_adjoint,
+    needs: CustomNeeds {
+        args: ArgNeeds::All,
+        result: false,
+        saved: false,
+    },
+};
+/// `reduce.fmax(v)` and kin: the adjoint goes to the first lane equal to the result.
+static SELECTION: CustomReverse = CustomReverse {
+    augment: primal_only,
+    adjoint: reduce_select_adjoint,
+    needs: CustomNeeds {
+        args: ArgNeeds::All,
+        result: true,
+        saved: false,
+    },
+};
+
 /// Every vector rule.
 pub static RULES: &[Rule] = &[
-    reduction!("llvm.vector.reduce.fadd", reduce_fadd_forward),
-    reduction!("llvm.vector.reduce.fmul", reduce_fmul_forward),
-    reduction!("llvm.vector.reduce.fmax", reduce_select_forward),
-    reduction!("llvm.vector.reduce.fmin", reduce_select_forward),
-    reduction!("llvm.vector.reduce.fmaximum", reduce_select_forward),
-    reduction!("llvm.vector.reduce.fminimum", reduce_select_forward),
+    reduction!("llvm.vector.reduce.fadd", reduce_fadd_forward, SUM),
+    reduction!("llvm.vector.reduce.fmul", reduce_fmul_forward, PRODUCT),
+    reduction!("llvm.vector.reduce.fmax", reduce_select_forward, SELECTION),
+    reduction!("llvm.vector.reduce.fmin", reduce_select_forward, SELECTION),
+    reduction!(
+        "llvm.vector.reduce.fmaximum",
+        reduce_select_forward,
+        SELECTION
+    ),
+    reduction!(
+        "llvm.vector.reduce.fminimum",
+        reduce_select_forward,
+        SELECTION
+    ),
 ];
 
 /// `reduce.fadd(start, v)`: the tangent is `reduce.fadd(dstart, dv)`.
@@ -79,6 +123,88 @@ fn reduce_select_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
         t = c.b.select(hit, de, t);
     }
     Ok(Some(t))
+}
+
+/// The augmented sweep of a reduction: the reduction itself.
+fn primal_only(c: &mut AugmentCall) -> Result<Augmented> {
+    let call = c.primal_call();
+    Ok(Augmented {
+        result: Some(call),
+        shadow: None,
+        saved: None,
+    })
+}
+
+/// `reduce.fadd(start, v)`: `d` to the start and to every lane.
+fn reduce_fadd_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    let Some(d) = c.d_result else {
+        return Ok(vec![None, None]);
+    };
+    let splat = splat(c.b, d, c.src.operand(1).ty());
+    Ok(vec![Some(d), Some(splat)])
+}
+
+/// `reduce.fmul(start, v)`: the start gets `d` times every lane; lane `k` gets `d` times the
+/// start and the other lanes (no division, so a zero lane is exact).
+fn reduce_fmul_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    let Some(d) = c.d_result else {
+        return Ok(vec![None, None]);
+    };
+    let (start, v) = (c.args[0], c.args[1]);
+    let b = &mut *c.b;
+    let n = v.ty().vector_len();
+    let lanes: Vec<Val> = (0..n).map(|k| b.extract_lane(v, k)).collect();
+    let all = lanes.iter().fold(None, |acc: Option<Val>, &l| {
+        Some(acc.map_or(l, |a| b.fmul(a, l)))
+    });
+    let d_start = all.map(|all| b.fmul(d, all));
+    let mut dv = v.ty().zero();
+    for k in 0..n {
+        let mut prod = start;
+        for (l, &lane) in lanes.iter().enumerate() {
+            if l as u32 != k {
+                prod = b.fmul(prod, lane);
+            }
+        }
+        let t = b.fmul(d, prod);
+        let idx = Ty::int(v.ty().context(), 32).int_const(k as u64);
+        dv = b.insert_element(dv, t, idx);
+    }
+    Ok(vec![d_start, Some(dv)])
+}
+
+/// `reduce.fmax/fmin/fmaximum/fminimum(v)`: the first lane equal to the result gets `d`.
+fn reduce_select_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    let (Some(d), Some(r)) = (c.d_result, c.result) else {
+        return Ok(vec![None]);
+    };
+    let v = c.args[0];
+    let b = &mut *c.b;
+    let n = v.ty().vector_len();
+    let bool_t = Ty::int(v.ty().context(), 1);
+    let mut taken = bool_t.zero();
+    let mut dv = v.ty().zero();
+    for k in 0..n {
+        let e = b.extract_lane(v, k);
+        let hit = b.fcmp(RealPred::LLVMRealOEQ, e, r);
+        let first = b.binop(Opcode::LLVMXor, taken, bool_t.int_const(1));
+        let use_it = b.binop(Opcode::LLVMAnd, hit, first);
+        taken = b.binop(Opcode::LLVMOr, taken, hit);
+        let t = b.select(use_it, d, d.ty().zero());
+        let idx = Ty::int(v.ty().context(), 32).int_const(k as u64);
+        dv = b.insert_element(dv, t, idx);
+    }
+    Ok(vec![Some(dv)])
+}
+
+/// `d` in every lane of a `vty`.
+fn splat(b: &mut Builder, d: Val, vty: Ty) -> Val {
+    let mut v = vty.zero();
+    for k in 0..vty.vector_len() {
+        let idx = Ty::int(vty.context(), 32).int_const(k as u64);
+        v = b.insert_element(v, d, idx);
+    }
+    v
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
-//! The adjoint of `memcpy`/`memmove`: the destination's shadow is added into the source's, then
-//! zeroed. Adding needs the element type the bytes hold, which a copy does not say; it is
-//! inferred from every other access to the same underlying objects in the function (load and
-//! store types, GEP element types). When that is ambiguous Umbra refuses rather than guess.
+//! What memory holds, as far as adjoints are concerned: the element type of the bytes a
+//! `memcpy`/`memmove` (or `realloc`) moves, which the call itself does not say. It is inferred
+//! from every other access to the same underlying objects in the function (load and store types,
+//! GEP element types). When that is ambiguous the answer is an error, never a guess: reverse
+//! mode refuses rather than add adjoints in the wrong format.
 
 use crate::diag::{Error, Result};
-use crate::ir::{Builder, IntPred, Module, Opcode, Ty, TyKind, Val};
+use crate::ir::{Opcode, Ty, TyKind, Val};
 use std::collections::HashSet;
 
 /// What a copied region holds, as far as adjoints are concerned.
@@ -22,15 +23,16 @@ pub enum Contents {
 pub fn describe_types(
     f: Val,
     derived: &str,
-    active: &crate::analysis::activity::ActiveSet,
+    active: impl Fn(Val) -> bool,
+    is_copy: impl Fn(Val) -> bool,
 ) -> Vec<String> {
     let mut out = vec![format!("memory types of @{} in @{derived}:", f.name())];
-    for b in crate::analysis::cfg::reverse_post_order(f) {
+    for b in super::cfg::reverse_post_order(f) {
         for i in b.instructions() {
             let what = match i.opcode() {
-                Opcode::LLVMLoad if active.contains(i.operand(0)) => carried(i.ty(), i),
-                Opcode::LLVMStore if active.contains(i.operand(1)) => carried(i.operand(0).ty(), i),
-                Opcode::LLVMCall if is_copy(i) && active.contains(i.operand(0)) => {
+                Opcode::LLVMLoad if active(i.operand(0)) => carried(i.ty(), i),
+                Opcode::LLVMStore if active(i.operand(1)) => carried(i.operand(0).ty(), i),
+                Opcode::LLVMCall if is_copy(i) && active(i.operand(0)) => {
                     match infer_contents(f, i) {
                         Ok(Contents::Floats(t)) => format!("{} elements", t.print()),
                         Ok(Contents::NoFloats) => "no floating-point data".to_string(),
@@ -53,16 +55,6 @@ fn carried(t: Ty, i: Val) -> String {
         Some(tbaa) => format!("{} (TBAA '{tbaa}')", t.print()),
         None => format!("{} (no TBAA: may hold floating-point bits)", t.print()),
     }
-}
-
-fn is_copy(i: Val) -> bool {
-    i.called_function().is_some_and(|f| {
-        let n = f.name();
-        n.starts_with("llvm.memcpy")
-            || n.starts_with("llvm.memmove")
-            || n == "memcpy"
-            || n == "memmove"
-    })
 }
 
 /// Infers what the memory copied by `copy` (a memcpy/memmove call in `f`) holds.
@@ -123,7 +115,7 @@ fn collect_float_scalars(t: Ty, out: &mut Vec<Ty>) {
 }
 
 /// The objects a pointer may be derived from, through GEPs, casts, phis and selects.
-fn underlying_objects(p: Val) -> HashSet<Val> {
+pub fn underlying_objects(p: Val) -> HashSet<Val> {
     let mut out = HashSet::new();
     let mut seen = HashSet::new();
     let mut stack = vec![p];
@@ -151,44 +143,4 @@ fn underlying_objects(p: Val) -> HashSet<Val> {
         }
     }
     out
-}
-
-/// `void umbra.adjoint.copy.<ty>(ptr dst_shadow, ptr src_shadow, i64 bytes)`: for each element,
-/// `src[k] += dst[k]; dst[k] = 0`. Plain IR, so it can be differentiated again.
-pub fn adjoint_copy_helper(m: Module, elem: Ty) -> Val {
-    let name = format!("umbra.adjoint.copy.{}", elem.print());
-    if let Some(f) = m.function(&name) {
-        return f;
-    }
-    let ctx = m.context();
-    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
-    let f = m.add_function(&name, Ty::function(Ty::void(ctx), &[ptr, ptr, i64t], false));
-    f.set_internal();
-    let [dst, src, bytes] = [f.params()[0], f.params()[1], f.params()[2]];
-    let mut b = Builder::new(m);
-    let entry = f.append_block("entry");
-    let body = f.append_block("body");
-    let done = f.append_block("done");
-    b.position_at_end(entry);
-    let size = i64t.int_const(m.alloc_size(elem));
-    let n = b.binop(Opcode::LLVMUDiv, bytes, size);
-    let empty = b.icmp(IntPred::LLVMIntEQ, n, i64t.zero());
-    b.cond_br(empty, done, body);
-    b.position_at_end(body);
-    let k = b.phi(i64t);
-    let pd = b.gep(elem, dst, &[k], true);
-    let ps = b.gep(elem, src, &[k], true);
-    let d = b.load(elem, pd, 1);
-    let s = b.load(elem, ps, 1);
-    let sum = b.fadd(s, d);
-    b.store(sum, ps, 1);
-    b.store(elem.zero(), pd, 1);
-    let next = b.add(k, i64t.int_const(1));
-    let more = b.icmp(IntPred::LLVMIntULT, next, n);
-    b.cond_br(more, body, done);
-    k.add_incoming(i64t.zero(), entry);
-    k.add_incoming(next, body);
-    b.position_at_end(done);
-    b.ret_void();
-    f
 }

@@ -1,0 +1,39 @@
+//! Building derived functions: asks the [`Session`] for a declaration, then drains its worklist,
+//! giving each declared function its body with the visitor of its mode ([`crate::forward`] or
+//! [`crate::reverse`]). Kept apart from the cache so the cache depends on no visitor.
+
+use crate::api::Activity;
+use crate::cache::{Derived, Session};
+use crate::diag::Result;
+use crate::ir::Val;
+
+/// The forward-mode derivative of `f` for `activity`, with its body and the bodies of every
+/// derived function it needs built.
+pub fn forward_function(session: &mut Session, f: Val, activity: &[Activity]) -> Result<Val> {
+    let derived = session.declare_forward(f, activity)?;
+    build_pending(session)?;
+    Ok(derived)
+}
+
+/// The reverse-mode pair (augmented forward, adjoint) of `f` for `activity`, with bodies built
+/// for it and everything it needs.
+pub fn reverse_functions(
+    session: &mut Session,
+    f: Val,
+    activity: &[Activity],
+    memory_stable: bool,
+) -> Result<(Val, Val)> {
+    let pair = session.declare_reverse(f, activity, memory_stable)?;
+    build_pending(session)?;
+    Ok(pair)
+}
+
+fn build_pending(session: &mut Session) -> Result<()> {
+    while let Some(job) = session.next_job() {
+        match job.derived {
+            Derived::Forward(_) => crate::forward::generate(session, &job)?,
+            Derived::Reverse { .. } => crate::reverse::generate(session, &job)?,
+        }
+    }
+    Ok(())
+}

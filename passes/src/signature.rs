@@ -1,0 +1,188 @@
+//! Signatures of derived functions: the parameters, return types, names and target attributes
+//! that forward derivatives (`fwddiffe.f.<codes>`) and reverse-mode pairs (`augfwd.f.<codes>`,
+//! `adjoint.f.<codes>`) have, and how their parameters pair with the primal's. Everything that
+//! declares, calls or fills in a derived function reads its shape from here, so the caller and
+//! the callee can never disagree.
+
+use crate::api::Activity;
+use crate::diag::{Error, Result};
+use crate::ir::{sys, Module, Ty, Val};
+
+/// True when the forward derivative of `f` returns `{ret, d_ret}`.
+pub fn returns_tangent(f: Val) -> bool {
+    f.function_type().return_type().carries_derivative()
+}
+
+/// True when `f`'s adjoint takes the adjoint of its result (floating-point data, no pointers).
+pub fn returns_adjoint(f: Val) -> bool {
+    let r = f.function_type().return_type();
+    r.contains_float() && !r.contains_ptr()
+}
+
+/// True when `f`'s augmented forward sweep returns `{result, shadow}` (a pointer result).
+pub fn returns_shadow(f: Val) -> bool {
+    f.function_type().return_type().is_ptr()
+}
+
+/// Declares the forward derivative of `f` for `activity` (no body yet).
+pub fn declare_forward(module: Module, f: Val, activity: &[Activity]) -> Result<Val> {
+    let fty = f.function_type();
+    if fty.is_var_arg() {
+        return Err(Error::in_function(
+            f,
+            "cannot differentiate a variadic function",
+        ));
+    }
+    let ret = fty.return_type();
+    let mut params = Vec::new();
+    for (p, a) in fty.param_types().into_iter().zip(activity) {
+        params.push(p);
+        if a.has_shadow() {
+            params.push(p);
+        }
+    }
+    let new_ret = if returns_tangent(f) {
+        Ty::literal_struct(module.context(), &[ret, ret])
+    } else {
+        ret
+    };
+    let codes: String = activity.iter().map(|a| a.code()).collect();
+    let d = module.add_function(
+        &format!("fwddiffe.{}.{}", f.name(), codes),
+        Ty::function(new_ret, &params, false),
+    );
+    d.set_internal();
+    copy_target_attributes(f, d);
+    name_params(f, d, activity, 0);
+    Ok(d)
+}
+
+/// Declares the augmented forward and adjoint functions of `f` for `activity`.
+pub fn declare_reverse(
+    module: Module,
+    f: Val,
+    activity: &[Activity],
+    memory_stable: bool,
+) -> Result<(Val, Val)> {
+    let fty = f.function_type();
+    if fty.is_var_arg() {
+        return Err(Error::in_function(
+            f,
+            "cannot differentiate a variadic function",
+        ));
+    }
+    let ret = fty.return_type();
+    if ret.contains_float() && ret.contains_ptr() {
+        return Err(Error::in_function(
+            f,
+            format!(
+                "reverse mode cannot differentiate a function returning {}, which mixes floating-point data and pointers",
+                ret.print()
+            ),
+        ));
+    }
+    let ctx = module.context();
+    let ptr = Ty::ptr(ctx);
+    let mut params = vec![ptr];
+    let mut outs = Vec::new();
+    for (p, a) in fty.param_types().into_iter().zip(activity) {
+        params.push(p);
+        if a.has_shadow() {
+            params.push(p);
+        }
+        if *a == Activity::Out {
+            outs.push(p);
+        }
+    }
+    let aug_ret = if returns_shadow(f) {
+        Ty::literal_struct(ctx, &[ret, ret])
+    } else {
+        ret
+    };
+    let mut codes: String = activity.iter().map(|a| a.code()).collect();
+    if memory_stable {
+        codes.push_str(".s");
+    }
+    let aug = module.add_function(
+        &format!("augfwd.{}.{}", f.name(), codes),
+        Ty::function(aug_ret, &params, false),
+    );
+    let mut adj_params = params.clone();
+    if returns_adjoint(f) {
+        adj_params.push(ret);
+    }
+    let adj_ret = if outs.is_empty() {
+        Ty::void(ctx)
+    } else {
+        Ty::literal_struct(ctx, &outs)
+    };
+    let adj = module.add_function(
+        &format!("adjoint.{}.{}", f.name(), codes),
+        Ty::function(adj_ret, &adj_params, false),
+    );
+    for d in [aug, adj] {
+        d.set_internal();
+        copy_target_attributes(f, d);
+        name_reverse_params(f, d, activity);
+    }
+    Ok((aug, adj))
+}
+
+fn name_reverse_params(f: Val, d: Val, activity: &[Activity]) {
+    let params = d.params();
+    params[0].set_name("tape");
+    name_params(f, d, activity, 1);
+    let used = 1 + activity.len() + activity.iter().filter(|a| a.has_shadow()).count();
+    if let Some(dret) = params.get(used) {
+        dret.set_name("dret");
+    }
+}
+
+/// Each parameter of `src` with the derived function `dst`'s copy of it and, when duplicated,
+/// its shadow parameter; `dst`'s first `skip` parameters (the tape) are passed over.
+pub fn paired_params(
+    src: Val,
+    dst: Val,
+    activity: &[Activity],
+    skip: usize,
+) -> Vec<(Val, Val, Option<Val>)> {
+    let mut dparams = dst.params().into_iter().skip(skip);
+    let mut out = Vec::new();
+    for (p, a) in src.params().into_iter().zip(activity) {
+        let Some(dp) = dparams.next() else { break };
+        let shadow = if a.has_shadow() { dparams.next() } else { None };
+        out.push((p, dp, shadow));
+    }
+    out
+}
+
+/// Names `dst`'s parameters after `src`'s: `%x` and its shadow `%d.x`.
+pub fn name_params(src: Val, dst: Val, activity: &[Activity], skip: usize) {
+    for (p, dp, shadow) in paired_params(src, dst, activity, skip) {
+        let name = p.name();
+        dp.set_name(&name);
+        if let Some(s) = shadow {
+            if !name.is_empty() {
+                s.set_name(&format!("d.{name}"));
+            }
+        }
+    }
+}
+
+/// The derived function is compiled for the same target as the primal, so it vectorises alike.
+pub fn copy_target_attributes(from: Val, to: Val) {
+    const FN_INDEX: u32 = u32::MAX;
+    for key in ["target-cpu", "target-features", "tune-cpu"] {
+        unsafe {
+            let a = sys::core::LLVMGetStringAttributeAtIndex(
+                from.0,
+                FN_INDEX,
+                key.as_ptr() as *const _,
+                key.len() as u32,
+            );
+            if !a.is_null() {
+                sys::core::LLVMAddAttributeAtIndex(to.0, FN_INDEX, a);
+            }
+        }
+    }
+}
