@@ -22,8 +22,7 @@ entry:
 ; CHECK-NEXT:    [[X:%.*]] = fmul double %b, %d.a
 ; CHECK-NEXT:    [[Y:%.*]] = fmul double %a, %d.b
 ; CHECK-NEXT:    [[XY:%.*]] = fadd double [[X]], [[Y]]
-; The partial for c is the constant 1.0 (not folded at -O0).
-; CHECK-NEXT:    [[Z:%.*]] = fmul double 1.000000e+00, %d.c
-; CHECK-NEXT:    [[DR:%.*]] = fadd double [[XY]], [[Z]]
+; The partial for c is the constant 1.0: d.c is added as it is (no multiplication).
+; CHECK-NEXT:    [[DR:%.*]] = fadd double [[XY]], %d.c
 ; CHECK-NEXT:    [[P:%.*]] = insertvalue { double, double } poison, double %r, 0
 ; CHECK-NEXT:    insertvalue { double, double } [[P]], double [[DR]], 1

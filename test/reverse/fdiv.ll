@@ -27,13 +27,14 @@ entry:
 ; CHECK-NEXT:    store double [[N0]], ptr [[SQ]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SQ]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr [[SQ]]
+; the primal result is rebuilt before the partials are built
+; CHECK-NEXT:    [[R:%[0-9]+]] = fdiv double %x, %y
 ; adj(x) += d / y
 ; CHECK-NEXT:    [[TX:%[0-9]+]] = fdiv double [[D]], %y
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[TX]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]
 ; adj(y) += -(r * d / y), r = x / y
-; CHECK-NEXT:    [[R:%[0-9]+]] = fdiv double %x, %y
 ; CHECK-NEXT:    [[RD:%[0-9]+]] = fmul double [[R]], [[D]]
 ; CHECK-NEXT:    [[Q:%[0-9]+]] = fdiv double [[RD]], %y
 ; CHECK-NEXT:    [[NQ:%[0-9]+]] = fneg double [[Q]]

@@ -33,13 +33,14 @@ entry:
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; s is rebuilt before the partials are built
+; CHECK-NEXT:    [[S:%[0-9]+]] = fadd double %x, %y
 ; adj(s) += d * x
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[D]], %x
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[T1]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SS]]
-; adj(x) += s * d, s rebuilt
-; CHECK-NEXT:    [[S:%[0-9]+]] = fadd double %x, %y
+; adj(x) += s * d
 ; CHECK-NEXT:    [[T2:%[0-9]+]] = fmul double [[S]], [[D]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T2]]

@@ -36,9 +36,9 @@ entry:
 ; CHECK-NEXT:    [[OB:%[0-9]+]] = load double, ptr [[SB:%[0-9]+]]
 ; CHECK-NEXT:    [[NB:%[0-9]+]] = fadd double [[OB]], [[TB]]
 ; CHECK-NEXT:    store double [[NB]], ptr [[SB]]
-; CHECK-NEXT:    [[TC:%[0-9]+]] = fmul double [[D]], 1.000000e+00
+; the partial for c is the constant 1: d is added as it is
 ; CHECK-NEXT:    [[OC:%[0-9]+]] = load double, ptr [[SC:%[0-9]+]]
-; CHECK-NEXT:    [[NC:%[0-9]+]] = fadd double [[OC]], [[TC]]
+; CHECK-NEXT:    [[NC:%[0-9]+]] = fadd double [[OC]], [[D]]
 ; CHECK-NEXT:    store double [[NC]], ptr [[SC]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AA:%[0-9]+]] = load double, ptr [[SA]]

@@ -45,8 +45,8 @@ entry:
 ; CHECK-NEXT:    [[DC:%[0-9]+]] = load double, ptr [[SC]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr [[SC]]
 ; CHECK-NEXT:    [[SIN:%[0-9]+]] = call double @llvm.sin.f64(double %y)
-; CHECK-NEXT:    [[NSIN:%[0-9]+]] = fneg double [[SIN]]
-; CHECK-NEXT:    [[TY:%[0-9]+]] = fmul double [[DC]], [[NSIN]]
+; CHECK-NEXT:    [[DSIN:%[0-9]+]] = fmul double [[DC]], [[SIN]]
+; CHECK-NEXT:    [[TY:%[0-9]+]] = fneg double [[DSIN]]
 ; CHECK-NEXT:    [[OY:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
 ; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd double [[OY]], [[TY]]
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]

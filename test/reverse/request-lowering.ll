@@ -81,11 +81,11 @@ done:
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr %x, align 8
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[D]], %s
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SV:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[T1]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SV]]
-; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr %x, align 8
 ; CHECK-NEXT:    [[T2:%[0-9]+]] = fmul double [[V]], [[D]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T2]]

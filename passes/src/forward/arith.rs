@@ -1,57 +1,25 @@
-//! Tangents of floating-point arithmetic, and of integer bit operations on shadow bits (floats
-//! moved through integers by `-O2` code: packing two floats into an `i64`, say).
+//! Tangents of instructions with partials (their formulas are rows of
+//! [`crate::rules::instructions`]), and of integer bit operations on shadow bits (floats moved
+//! through integers by `-O2` code: packing two floats into an `i64`, say).
 
 use super::function::ForwardFn;
 use crate::diag::{Error, Result};
 use crate::ir::{Opcode, Val};
+use crate::rules::{linear, Partials};
 
 impl ForwardFn<'_> {
-    /// `fadd`, `fsub`, `fmul`, `fdiv`, `frem`.
-    pub(super) fn visit_float_binop(&mut self, i: Val) -> Result<()> {
+    /// An instruction with partials (`fadd`, `fsub`, `fmul`, `fdiv`, `frem`, `fneg`): the
+    /// tangent is the sum of partial times operand tangent ([`linear::combine`]).
+    pub(super) fn visit_linear(&mut self, i: Val, partials: Partials) -> Result<()> {
         let r = self.clone_primal(i);
         if !self.is_active(i) {
             return Ok(());
         }
-        let (a, b) = (self.map(i.operand(0)), self.map(i.operand(1)));
-        let (da, db) = (self.tangent(i.operand(0)), self.tangent(i.operand(1)));
-        let bld = &mut self.b;
-        let t = match i.opcode() {
-            Opcode::LLVMFAdd => sum(bld, da, db),
-            Opcode::LLVMFSub => match (da, db) {
-                (Some(x), Some(y)) => Some(bld.fsub(x, y)),
-                (Some(x), None) => Some(x),
-                (None, Some(y)) => Some(bld.fneg(y)),
-                (None, None) => None,
-            },
-            Opcode::LLVMFMul => {
-                let t1 = da.map(|x| bld.fmul(x, b));
-                let t2 = db.map(|y| bld.fmul(a, y));
-                sum(bld, t1, t2)
-            }
-            Opcode::LLVMFDiv => {
-                // d(a/b) = (da - r db) / b
-                let rdb = db.map(|y| bld.fmul(r, y));
-                let num = match (da, rdb) {
-                    (Some(x), Some(y)) => Some(bld.fsub(x, y)),
-                    (Some(x), None) => Some(x),
-                    (None, Some(y)) => Some(bld.fneg(y)),
-                    (None, None) => None,
-                };
-                num.map(|n| bld.fdiv(n, b))
-            }
-            _ => {
-                // frem: r = a - b * trunc(a / b), so dr = da - trunc(a / b) db
-                let q = bld.fdiv(a, b);
-                let tq = bld.math("llvm.trunc", &[q]);
-                let tdb = db.map(|y| bld.fmul(tq, y));
-                match (da, tdb) {
-                    (Some(x), Some(y)) => Some(bld.fsub(x, y)),
-                    (Some(x), None) => Some(x),
-                    (None, Some(y)) => Some(bld.fneg(y)),
-                    (None, None) => None,
-                }
-            }
-        };
+        let ops = i.operands();
+        let args: Vec<Val> = ops.iter().map(|&o| self.map(o)).collect();
+        let tangents: Vec<Option<Val>> = ops.iter().map(|&o| self.tangent(o)).collect();
+        // An operand's tangent stands where the operand stood: `da · b + a · db`.
+        let t = apply_partials(&mut self.b, partials, &args, r, &tangents, |k| k == 0);
         self.set_tangent(i, t);
         Ok(())
     }
@@ -98,13 +66,27 @@ impl ForwardFn<'_> {
     }
 }
 
-/// `a + b` where either may be zero (`None`).
-pub(super) fn sum(b: &mut crate::ir::Builder, x: Option<Val>, y: Option<Val>) -> Option<Val> {
-    match (x, y) {
-        (Some(x), Some(y)) => Some(b.fadd(x, y)),
-        (x, None) => x,
-        (None, y) => y,
+/// `Σ partial · tangent` of `partials` at `args` (result `r`): the tangent of an instruction or
+/// math call. Partials of operands without a tangent are not kept.
+pub(super) fn apply_partials(
+    b: &mut crate::ir::Builder,
+    partials: Partials,
+    args: &[Val],
+    r: Val,
+    tangents: &[Option<Val>],
+    tangent_first: impl Fn(usize) -> bool,
+) -> Option<Val> {
+    if tangents.iter().all(Option::is_none) {
+        return None;
     }
+    let before = linear::mark(b);
+    let ps = partials(b, args, r);
+    let built = linear::built_since(b, &before);
+    let terms: Vec<(Option<Val>, Option<Val>)> =
+        ps.into_iter().zip(tangents.iter().copied()).collect();
+    let t = linear::combine(b, &terms, tangent_first);
+    linear::erase_unused(built);
+    t
 }
 
 /// True for the masks `0x7fffffff` / `0x7fffffffffffffff` that clear a float's sign bit.

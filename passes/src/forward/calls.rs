@@ -2,7 +2,7 @@
 //! declarations go through the rule table, and a call that passes derivatives to a function
 //! with neither is an error naming the callee and the ways out.
 
-use super::arith::sum;
+use super::arith::apply_partials;
 use super::function::ForwardFn;
 use crate::analysis::activity::carries_into_call;
 use crate::api::Activity;
@@ -129,15 +129,7 @@ impl ForwardFn<'_> {
         let tangents: Vec<Option<Val>> = src_args.iter().map(|&a| self.tangent(a)).collect();
         let t = match rule.kind {
             RuleKind::Math(partials) => {
-                let ps = partials(&mut self.b, &args, call);
-                let mut acc = None;
-                for (p, t) in ps.into_iter().zip(&tangents) {
-                    if let (Some(p), Some(t)) = (p, t) {
-                        let term = self.b.fmul(p, *t);
-                        acc = sum(&mut self.b, acc, Some(term));
-                    }
-                }
-                acc
+                apply_partials(&mut self.b, partials, &args, call, &tangents, |_| false)
             }
             RuleKind::Forward(rule_fn, _) => {
                 let mut ctx = ForwardCall {

@@ -14,6 +14,7 @@ use crate::cache::{Derived, Job, Session};
 use crate::clone::Cloner;
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Val};
+use crate::rules::instructions::{instruction_rule, InstructionKind};
 
 pub(super) use crate::clone::short;
 
@@ -94,14 +95,19 @@ impl<'s> ForwardFn<'s> {
             LLVMLoad => self.visit_load(i),
             LLVMStore => self.visit_store(i),
             LLVMGetElementPtr => self.visit_gep(i),
-            LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem => self.visit_float_binop(i),
-            LLVMFNeg | LLVMFPExt | LLVMFPTrunc | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze
-            | LLVMIntToPtr | LLVMPtrToInt | LLVMTrunc | LLVMZExt | LLVMExtractValue
-            | LLVMExtractElement => self.visit_structural(i, &[0]),
+            op if instruction_rule(op).is_some() => match instruction_rule(op).map(|r| r.kind) {
+                Some(InstructionKind::Linear(partials)) => self.visit_linear(i, partials),
+                Some(InstructionKind::Conversion) => self.visit_structural(i, &[0]),
+                // The tangent (or shadow) is selected like the value.
+                _ => self.visit_structural(i, &[1, 2]),
+            },
+            LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze | LLVMIntToPtr | LLVMPtrToInt
+            | LLVMTrunc | LLVMZExt | LLVMExtractValue | LLVMExtractElement => {
+                self.visit_structural(i, &[0])
+            }
             LLVMInsertValue | LLVMInsertElement | LLVMShuffleVector => {
                 self.visit_structural(i, &[0, 1])
             }
-            LLVMSelect => self.visit_structural(i, &[1, 2]),
             LLVMShl | LLVMLShr | LLVMAShr | LLVMOr | LLVMAnd | LLVMXor => self.visit_bits(i),
             LLVMIndirectBr | LLVMInvoke | LLVMCallBr | LLVMResume | LLVMLandingPad
             | LLVMCleanupPad | LLVMCatchPad | LLVMCatchSwitch | LLVMCatchRet | LLVMCleanupRet => {

@@ -386,6 +386,33 @@ impl Val {
             }
         }
     }
+    /// The value of a floating-point constant, or of a vector constant holding the same value in
+    /// every lane; `None` for anything else (including constants LLVM cannot read as a double).
+    pub fn const_float_splat(self) -> Option<f64> {
+        unsafe {
+            if !c::LLVMIsAConstantFP(self.0).is_null() {
+                let mut lost = 0;
+                return Some(c::LLVMConstRealGetDouble(self.0, &mut lost));
+            }
+            if c::LLVMIsAConstant(self.0).is_null() || !self.ty().is_vector() {
+                return None;
+            }
+            let n = self.ty().vector_len();
+            let mut first = None;
+            for k in 0..n {
+                let e = c::LLVMGetAggregateElement(self.0, k);
+                if e.is_null() {
+                    return None;
+                }
+                let x = Val(e).const_float_splat()?;
+                if first.is_some_and(|f: f64| f != x && !(f.is_nan() && x.is_nan())) {
+                    return None;
+                }
+                first = Some(x);
+            }
+            first
+        }
+    }
     /// Volatile flag of a load or store.
     pub fn is_volatile(self) -> bool {
         unsafe { c::LLVMGetVolatile(self.0) != 0 }

@@ -15,8 +15,9 @@ use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Ty, TyKind, Val};
+use crate::rules::instructions::{inputs_read, instruction_rule, InstructionKind, InstructionRule};
 use crate::rules::user::{is_float_value, UserRule};
-use crate::rules::{self, AdjointCall, Callee, CustomReverse, RuleKind};
+use crate::rules::{self, linear, AdjointCall, Callee, CustomReverse, RuleKind};
 use std::collections::HashMap;
 
 pub(super) struct AdjointFn<'s> {
@@ -460,62 +461,10 @@ impl<'s> AdjointFn<'s> {
             return Ok(());
         };
         let op = |k| i.operand(k);
+        if let Some(rule) = instruction_rule(i.opcode()) {
+            return self.reverse_instruction_rule(i, rule, d);
+        }
         match i.opcode() {
-            LLVMFAdd => {
-                self.accumulate(op(0), d);
-                self.accumulate(op(1), d);
-            }
-            LLVMFSub => {
-                self.accumulate(op(0), d);
-                let nd = self.b.fneg(d);
-                self.accumulate(op(1), nd);
-            }
-            LLVMFMul => {
-                if self.is_active(op(0)) {
-                    let bv = self.primal(op(1), i)?;
-                    let t = self.b.fmul(d, bv);
-                    self.accumulate(op(0), t);
-                }
-                if self.is_active(op(1)) {
-                    let av = self.primal(op(0), i)?;
-                    let t = self.b.fmul(av, d);
-                    self.accumulate(op(1), t);
-                }
-            }
-            LLVMFDiv => {
-                let bv = self.primal(op(1), i)?;
-                if self.is_active(op(0)) {
-                    let t = self.b.fdiv(d, bv);
-                    self.accumulate(op(0), t);
-                }
-                if self.is_active(op(1)) {
-                    // d(a/b)/db = -r/b
-                    let r = self.primal(i, i)?;
-                    let rd = self.b.fmul(r, d);
-                    let q = self.b.fdiv(rd, bv);
-                    let nq = self.b.fneg(q);
-                    self.accumulate(op(1), nq);
-                }
-            }
-            LLVMFRem => {
-                self.accumulate(op(0), d);
-                if self.is_active(op(1)) {
-                    let (av, bv) = (self.primal(op(0), i)?, self.primal(op(1), i)?);
-                    let q = self.b.fdiv(av, bv);
-                    let t = self.b.math("llvm.trunc", &[q]);
-                    let td = self.b.fmul(t, d);
-                    let nt = self.b.fneg(td);
-                    self.accumulate(op(1), nt);
-                }
-            }
-            LLVMFNeg => {
-                let nd = self.b.fneg(d);
-                self.accumulate(op(0), nd);
-            }
-            LLVMFPExt | LLVMFPTrunc => {
-                let c = self.b.fp_cast(d, op(0).ty());
-                self.accumulate(op(0), c);
-            }
             // Same element type (vector <-> vector of the same lanes): adjoints move as they
             // are. Reinterpreting floats as another float type would add adjoints in the wrong
             // format, so that is refused.
@@ -530,14 +479,6 @@ impl<'s> AdjointFn<'s> {
                 self.accumulate(op(0), c);
             }
             LLVMFreeze => self.accumulate(op(0), d),
-            LLVMSelect => {
-                let c = self.primal(op(0), i)?;
-                let z = d.ty().zero();
-                let t = self.b.select(c, d, z);
-                let f = self.b.select(c, z, d);
-                self.accumulate(op(1), t);
-                self.accumulate(op(2), f);
-            }
             LLVMExtractValue => {
                 let idx = i.aggregate_indices();
                 let agg_ty = op(0).ty();
@@ -568,6 +509,33 @@ impl<'s> AdjointFn<'s> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// An instruction with a row in [`crate::rules::instructions`].
+    fn reverse_instruction_rule(&mut self, i: Val, rule: &InstructionRule, d: Val) -> Result<()> {
+        let ops = i.operands();
+        match rule.kind {
+            InstructionKind::Linear(partials) => {
+                let active: Vec<bool> = ops.iter().map(|&o| self.is_active(o)).collect();
+                let read = inputs_read(rule, i, &active);
+                self.apply_partials(i, &ops, partials, &read, d, |k| k == 0)
+            }
+            InstructionKind::Conversion => {
+                let c = self.b.fp_cast(d, ops[0].ty());
+                self.accumulate(ops[0], c);
+                Ok(())
+            }
+            InstructionKind::Selection => {
+                // Exactly zero to the operand not chosen, whatever `d` holds.
+                let c = self.primal(ops[0], i)?;
+                let z = d.ty().zero();
+                let t = self.b.select(c, d, z);
+                let f = self.b.select(c, z, d);
+                self.accumulate(ops[1], t);
+                self.accumulate(ops[2], f);
+                Ok(())
+            }
+        }
     }
 
     fn reverse_shuffle(&mut self, i: Val, d: Val) {
@@ -647,31 +615,49 @@ impl<'s> AdjointFn<'s> {
         let RuleKind::Math(partials) = rule.kind else {
             return Ok(());
         };
-        // Only what the partials read was taped; the rest are placeholders they ignore.
-        let read = rules::partials_read(rule, i);
         let src_args = i.call_args();
+        let active: Vec<bool> = src_args.iter().map(|&a| self.is_active(a)).collect();
+        let read = rules::partials_read(rule, i, &active);
+        self.apply_partials(i, &src_args, partials, &read, d, |_| true)
+    }
+
+    /// Adds `partial · d` to the adjoint of each active operand in `ops` of `i`. Only the inputs
+    /// in `read` were taped or can be rebuilt; the rest are placeholders the needed partials
+    /// ignore, and the partials of inactive operands are erased unused.
+    fn apply_partials(
+        &mut self,
+        i: Val,
+        ops: &[Val],
+        partials: rules::Partials,
+        read: &[bool],
+        d: Val,
+        d_first: impl Fn(usize) -> bool,
+    ) -> Result<()> {
         let mut args = Vec::new();
-        for (k, &a) in src_args.iter().enumerate() {
-            args.push(if read[k] {
+        for (k, &a) in ops.iter().enumerate() {
+            args.push(if read.get(k).copied().unwrap_or(false) {
                 self.primal(a, i)?
             } else {
                 a.ty().poison()
             });
         }
-        let r = if read[src_args.len()] {
+        let r = if read.get(ops.len()).copied().unwrap_or(false) {
             self.primal(i, i)?
         } else {
             i.ty().poison()
         };
+        let before = linear::mark(&self.b);
         let ps = partials(&mut self.b, &args, r);
-        for (a, p) in src_args.into_iter().zip(ps) {
+        let built = linear::built_since(&self.b, &before);
+        for (k, (&a, p)) in ops.iter().zip(ps).enumerate() {
             if let Some(p) = p {
                 if self.is_active(a) {
-                    let t = self.b.fmul(d, p);
+                    let t = linear::scale(&mut self.b, p, d, d_first(k));
                     self.accumulate(a, t);
                 }
             }
         }
+        linear::erase_unused(built);
         Ok(())
     }
 

@@ -11,6 +11,7 @@ use super::classify::{reverse_callee, ReverseCallee};
 use super::plan::ReversePlan;
 use crate::analysis::activity::ActiveSet;
 use crate::ir::{Opcode, Val};
+use crate::rules::instructions::{inputs_read, instruction_rule, InstructionKind::Linear};
 use crate::rules::user::{augment_layout, UserRule, UserRules};
 use crate::rules::{self, Callee};
 
@@ -66,24 +67,20 @@ fn needs(i: Val, active: &ActiveSet, user: &UserRules) -> Vec<Need> {
     };
     use Opcode::*;
     match i.opcode() {
-        LLVMFMul if act(i) => {
-            let (a, b) = (i.operand(0), i.operand(1));
-            if act(b) {
-                add(Need::Primal(a));
+        op if act(i) && instruction_rule(op).is_some_and(|r| matches!(r.kind, Linear(_))) => {
+            let ops = i.operands();
+            let active: Vec<bool> = ops.iter().map(|&o| act(o)).collect();
+            let read = instruction_rule(op)
+                .map(|r| inputs_read(r, i, &active))
+                .unwrap_or_default();
+            for (k, &o) in ops.iter().enumerate() {
+                if read.get(k).copied().unwrap_or(true) {
+                    add(Need::Primal(o));
+                }
             }
-            if act(a) {
-                add(Need::Primal(b));
-            }
-        }
-        LLVMFDiv if act(i) => {
-            add(Need::Primal(i.operand(1)));
-            if act(i.operand(1)) {
+            if read.get(ops.len()).copied().unwrap_or(true) {
                 add(Need::Primal(i));
             }
-        }
-        LLVMFRem if act(i) => {
-            add(Need::Primal(i.operand(0)));
-            add(Need::Primal(i.operand(1)));
         }
         LLVMSelect if act(i) => add(Need::Primal(i.operand(0))),
         LLVMExtractElement if act(i) => add(Need::Primal(i.operand(1))),
@@ -100,8 +97,11 @@ fn needs(i: Val, active: &ActiveSet, user: &UserRules) -> Vec<Need> {
                     Callee::Rule(r) => Some(r),
                     _ => None,
                 };
-                let read = rule.map(|r| rules::partials_read(r, i)).unwrap_or_default();
                 let args = i.call_args();
+                let active: Vec<bool> = args.iter().map(|&a| act(a)).collect();
+                let read = rule
+                    .map(|r| rules::partials_read(r, i, &active))
+                    .unwrap_or_default();
                 for (k, &a) in args.iter().enumerate() {
                     if read.get(k).copied().unwrap_or(true) {
                         add(Need::Primal(a));

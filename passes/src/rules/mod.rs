@@ -1,6 +1,8 @@
 //! The primitive-rule registry: how calls to functions without a body (and LLVM intrinsics) are
 //! differentiated. One table, one file per area:
 //!
+//! - [`instructions`]: LLVM's floating-point instructions (`fadd`, `fdiv`, casts, `select`),
+//!   declared like the math rules, looked up by opcode;
 //! - [`math`]: `<math.h>` and the LLVM math intrinsics, declared as partial derivatives;
 //! - [`vector`]: vector reductions as the loop vectoriser emits them;
 //! - [`memory`]: `memcpy`, `memmove`, `memset`, their intrinsics, lifetime markers;
@@ -13,7 +15,7 @@
 //!   precedence over all of the above; [`reference`]: the listing `umbra rules` prints.
 //!
 //! Hand-written rules see a call through the contexts in `calls` (forward, augmented and
-//! adjoint sweeps). A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, an
+//! adjoint sweeps); [`linear`] is where both modes apply partials to tangents and adjoints. A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, an
 //! intrinsic with its type-overload suffixes (`llvm.sin.v4f64` matches `llvm.sin`), and a Rust
 //! allocator shim under rustc's v0 mangling (`__rustc::__rust_alloc` matches `__rust_alloc`).
 
@@ -21,7 +23,9 @@ pub mod alloc;
 pub mod blas;
 mod calls;
 pub mod inactive;
+pub mod instructions;
 pub mod julia;
+pub mod linear;
 pub mod math;
 pub mod memory;
 pub mod reference;
@@ -169,18 +173,16 @@ impl Rule {
     }
 }
 
-/// Which inputs a math rule's partials read: one flag per argument, then one for the result.
-/// Found by building the partials once on placeholder values and looking at which are used,
-/// so reverse mode tapes only what the formula needs (`fmuladd` needs neither its addend nor
-/// its result). Cached per rule and argument types.
-pub fn partials_read(rule: &'static Rule, call: Val) -> Vec<bool> {
+/// Which inputs each partial of `partials` reads, for a call or instruction of function type
+/// `fty`: per partial, one flag per argument and then one for the result. Found by building the
+/// partials once on placeholder values and following each partial's operands back to them, so
+/// reverse mode tapes only what the partials of the active operands need (`fmul`'s adjoint for
+/// `a` needs only `b`; `fmuladd` needs neither its addend nor its result). Cached per `key`
+/// (rule name) and types.
+fn partial_inputs(key: &str, partials: Partials, fty: crate::ir::Ty) -> Vec<Vec<bool>> {
     use std::sync::Mutex;
-    static CACHE: OnceLock<Mutex<HashMap<String, Vec<bool>>>> = OnceLock::new();
-    let RuleKind::Math(partials) = rule.kind else {
-        return Vec::new();
-    };
-    let fty = call.call_function_type();
-    let key = format!("{} {}", rule.name, fty.print());
+    static CACHE: OnceLock<Mutex<HashMap<String, Vec<Vec<bool>>>>> = OnceLock::new();
+    let key = format!("{key} {}", fty.print());
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     if let Some(v) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
         return v;
@@ -203,17 +205,61 @@ pub fn partials_read(rule: &'static Rule, call: Val) -> Vec<bool> {
     let (args, result) = ps.split_at(ps.len() - 1);
     let produced = partials(&mut b, args, result[0]);
     b.ret_void();
-    // Read: used by the emitted formula, or itself a partial (`fmuladd`'s d/da is `b`).
-    let read: Vec<bool> = ps
+    let reads: Vec<Vec<bool>> = produced
         .iter()
-        .map(|p| p.has_uses() || produced.contains(&Some(*p)))
+        .map(|p| {
+            let mut read = vec![false; ps.len()];
+            let mut stack: Vec<Val> = p.iter().copied().collect();
+            let mut seen = std::collections::HashSet::new();
+            while let Some(v) = stack.pop() {
+                if !seen.insert(v) {
+                    continue;
+                }
+                if let Some(k) = ps.iter().position(|&q| q == v) {
+                    read[k] = true;
+                } else if v.is_instruction() {
+                    stack.extend(v.operands());
+                }
+            }
+            read
+        })
         .collect();
     drop(b);
     unsafe { crate::ir::sys::core::LLVMDisposeModule(raw) };
     if let Ok(mut c) = cache.lock() {
-        c.insert(key, read.clone());
+        c.insert(key, reads.clone());
+    }
+    reads
+}
+
+/// Which inputs the partials of the `active` operands read: one flag per operand, then one for
+/// the result. `partials` of `key` (a rule name), for function type `fty`.
+pub fn partials_read_for(
+    key: &str,
+    partials: Partials,
+    fty: crate::ir::Ty,
+    active: &[bool],
+) -> Vec<bool> {
+    let per_partial = partial_inputs(key, partials, fty);
+    let n = fty.param_types().len() + 1;
+    let mut read = vec![false; n];
+    for (k, r) in per_partial.iter().enumerate() {
+        if active.get(k).copied().unwrap_or(false) {
+            for (x, &y) in read.iter_mut().zip(r) {
+                *x |= y;
+            }
+        }
     }
     read
+}
+
+/// Which inputs a math rule's partials read at `call` when the arguments marked `active` carry
+/// derivatives (see [`partials_read_for`]).
+pub fn partials_read(rule: &'static Rule, call: Val, active: &[bool]) -> Vec<bool> {
+    let RuleKind::Math(partials) = rule.kind else {
+        return Vec::new();
+    };
+    partials_read_for(rule.name, partials, call.call_function_type(), active)
 }
 
 /// Every built-in rule.

@@ -38,7 +38,7 @@ fn modes(r: &Rule) -> String {
 
 /// Every built-in rule, in table order.
 pub fn rows() -> Vec<RuleRow> {
-    all()
+    let calls = all()
         .map(|r| {
             let mut variants = r.names();
             variants.retain(|n| n != r.name);
@@ -59,7 +59,14 @@ pub fn rows() -> Vec<RuleRow> {
                 variants,
             }
         })
-        .collect()
+        .collect::<Vec<_>>();
+    let instructions = super::instructions::INSTRUCTIONS.iter().map(|r| RuleRow {
+        name: r.name,
+        area: "instruction",
+        modes: "forward, reverse".into(),
+        variants: Vec::new(),
+    });
+    instructions.chain(calls).collect()
 }
 
 /// The reference as plain text, one rule per line.

@@ -1,0 +1,181 @@
+//! Where partial derivatives meet tangents and adjoints: the one place both modes turn a rule's
+//! partials into code. Forward mode sums `partial · tangent` over the operands; reverse mode adds
+//! `partial · adjoint` to each operand's adjoint. Both go through [`scale`], which keeps the
+//! common partials cheap and exact:
+//!
+//! - `1` and `-1` pass the value through (negated);
+//! - `1 / x` (what `recip` builds) becomes a division by `x`: one rounding, no reciprocal;
+//! - an indicator `select(c, 1, 0)` becomes `select(c, v, 0)`, so a value the selection
+//!   discards contributes an exact zero even when it is infinite or NaN (a strong zero);
+//! - anything else is a multiplication.
+//!
+//! A partial that nothing uses after scaling (the dead `1 / x` of the rewrite, or the partial of
+//! an inactive operand) is erased by [`erase_unused`], so the derived code holds no instruction
+//! the derivative does not use.
+
+use crate::ir::{Builder, Opcode, Val};
+use std::collections::HashSet;
+
+/// `p · v` for a partial `p` and a tangent or adjoint `v`; `v_first` orders a product's operands
+/// as written by hand (`da · b` and `a · db` for a product `a · b`, `cos(x) · dx` for a call).
+pub fn scale(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
+    if is_splat_of(p, 1.0) {
+        return v;
+    }
+    if is_splat_of(p, -1.0) {
+        return b.fneg(v);
+    }
+    if let Some((n, den)) = quotient(p) {
+        // `(n / den) · v` as `(n · v) / den`: one division either way, no reciprocal.
+        let num = match n {
+            None => v,
+            Some(n) => product(b, n, v, v_first),
+        };
+        return b.fdiv(num, den);
+    }
+    if p.is_instruction() {
+        match p.opcode() {
+            Opcode::LLVMFNeg => {
+                let s = scale(b, p.operand(0), v, v_first);
+                return b.fneg(s);
+            }
+            Opcode::LLVMSelect => {
+                let (c, t, f) = (p.operand(0), p.operand(1), p.operand(2));
+                if is_splat_of(t, 1.0) && is_splat_of(f, 0.0) {
+                    return b.select(c, v, v.ty().zero());
+                }
+                if is_splat_of(t, 0.0) && is_splat_of(f, 1.0) {
+                    return b.select(c, v.ty().zero(), v);
+                }
+            }
+            _ => {}
+        }
+    }
+    product(b, p, v, v_first)
+}
+
+fn product(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
+    if v_first {
+        b.fmul(v, p)
+    } else {
+        b.fmul(p, v)
+    }
+}
+
+/// `p = n / den` (`n` = `None` for `1 / den`).
+fn quotient(p: Val) -> Option<(Option<Val>, Val)> {
+    if !p.is_instruction() || p.opcode() != Opcode::LLVMFDiv {
+        return None;
+    }
+    let n = p.operand(0);
+    Some(((!is_splat_of(n, 1.0)).then_some(n), p.operand(1)))
+}
+
+/// `p = ±(n / den)`: the quotient and whether it is negated.
+fn signed_quotient(p: Val) -> Option<(Option<Val>, Val, bool)> {
+    if let Some((n, den)) = quotient(p) {
+        return Some((n, den, false));
+    }
+    if p.is_instruction() && p.opcode() == Opcode::LLVMFNeg {
+        return quotient(p.operand(0)).map(|(n, den)| (n, den, true));
+    }
+    None
+}
+
+/// `Σ p_k · t_k` over the pairs whose partial and tangent both exist (`None`: zero). A negated
+/// partial after the first term subtracts, so `fsub`'s tangent is `da - db`; when every term is
+/// a quotient by the same denominator, the sum is divided once (`fdiv`'s tangent is
+/// `(da - r · db) / b`). `order` says, per term, whether the tangent comes first in a product
+/// (see [`scale`]).
+pub fn combine(
+    b: &mut Builder,
+    terms: &[(Option<Val>, Option<Val>)],
+    order: impl Fn(usize) -> bool,
+) -> Option<Val> {
+    let present: Vec<(usize, Val, Val)> = terms
+        .iter()
+        .enumerate()
+        .filter_map(|(k, &(p, t))| Some((k, p?, t?)))
+        .collect();
+    let quotients: Option<Vec<_>> = present
+        .iter()
+        .map(|&(k, p, t)| signed_quotient(p).map(|(n, den, neg)| (k, n, den, neg, t)))
+        .collect();
+    if let Some(qs) = quotients {
+        if let Some(&(_, _, den, _, _)) = qs.first() {
+            if qs.iter().all(|q| q.2 == den) {
+                let mut num: Option<Val> = None;
+                for (k, n, _, neg, t) in qs {
+                    let term = match n {
+                        None => t,
+                        Some(n) => product(b, n, t, order(k)),
+                    };
+                    num = Some(match (num, neg) {
+                        (None, false) => term,
+                        (None, true) => b.fneg(term),
+                        (Some(a), false) => b.fadd(a, term),
+                        (Some(a), true) => b.fsub(a, term),
+                    });
+                }
+                return num.map(|n| b.fdiv(n, den));
+            }
+        }
+    }
+    let mut acc: Option<Val> = None;
+    for (k, p, t) in present {
+        acc = Some(match acc {
+            Some(a) if is_splat_of(p, -1.0) => b.fsub(a, t),
+            Some(a) if p.is_instruction() && p.opcode() == Opcode::LLVMFNeg => {
+                let term = scale(b, p.operand(0), t, order(k));
+                b.fsub(a, term)
+            }
+            Some(a) => {
+                let term = scale(b, p, t, order(k));
+                b.fadd(a, term)
+            }
+            None => scale(b, p, t, order(k)),
+        });
+    }
+    acc
+}
+
+/// The instructions of the builder's current block, to tell afterwards which ones a rule built.
+pub fn mark(b: &Builder) -> HashSet<Val> {
+    b.current_block().instructions().into_iter().collect()
+}
+
+/// The instructions built in the builder's current block since `before` (a [`mark`]).
+pub fn built_since(b: &Builder, before: &HashSet<Val>) -> Vec<Val> {
+    b.current_block()
+        .instructions()
+        .into_iter()
+        .filter(|i| !before.contains(i))
+        .collect()
+}
+
+/// Erases those of `built` (what a rule's partials built, from [`built_since`]) that nothing
+/// uses: the partials of inactive operands and those [`scale`] rewrote away. Only what the rule
+/// itself built is touched, never a value that existed before it.
+pub fn erase_unused(built: Vec<Val>) {
+    // Users come after what they use, so one backward pass frees whole dead chains.
+    for i in built.into_iter().rev() {
+        if !i.has_uses() && !i.ty().is_void() && is_pure(i) {
+            i.erase();
+        }
+    }
+}
+
+/// Instructions a partial may consist of that have no effect besides their value.
+fn is_pure(i: Val) -> bool {
+    use Opcode::*;
+    match i.opcode() {
+        LLVMCall => i.called_function().is_some_and(|f| f.intrinsic_id() != 0),
+        LLVMStore | LLVMFence | LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMInvoke => false,
+        _ => true,
+    }
+}
+
+/// True when `v` is the floating-point constant `x`, or a vector of it in every lane.
+fn is_splat_of(v: Val, x: f64) -> bool {
+    v.const_float_splat().is_some_and(|c| c == x)
+}
