@@ -55,7 +55,7 @@ pub enum Area {
     Alloc,
     /// `rules/julia.rs`
     Julia,
-    /// `rules/blas.rs`
+    /// `rules/blas/` (one file per BLAS level)
     Blas,
     /// `rules/inactive.rs`
     Inactive,
@@ -231,7 +231,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(memory::RULES)
         .chain(alloc::RULES)
         .chain(julia::RULES)
-        .chain(blas::RULES)
+        .chain(blas::rules())
         .chain(inactive::WRITING)
         .chain(inactive::PURE)
 }
