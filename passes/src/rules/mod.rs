@@ -1,5 +1,5 @@
 //! The primitive-rule registry: how calls to functions without a body (and LLVM intrinsics) are
-//! differentiated. One table, one file per area:
+//! differentiated. One table, one file per area (a directory for BLAS, one file per level):
 //!
 //! - [`instructions`]: LLVM's floating-point instructions (`fadd`, `fdiv`, casts, `select`),
 //!   declared like the math rules, looked up by opcode;
@@ -9,10 +9,13 @@
 //! - [`alloc`]: C, C++ and Rust allocators and deallocators;
 //! - [`julia`]: the Julia runtime's array and memory allocators;
 //! - [`blas`]: BLAS levels 1-3 (`dot`, `nrm2`, `axpy`, `scal`, `copy`, `gemv`, `ger`, `gemm`),
-//!   CBLAS and Fortran interfaces, single and double precision;
+//!   CBLAS and Fortran interfaces, single and double precision, each routine's layout declared
+//!   once as a signature;
 //! - [`inactive`]: calls with no derivative (I/O, clocks, assumptions, integer intrinsics);
 //! - [`user`]: the user's rules (registrations in the source, `--rules` files), which take
 //!   precedence over all of the above; [`reference`]: the listing `umbra rules` prints.
+//!
+//! How to write a rule, and the invariants every rule keeps: `docs/RULES.md`.
 //!
 //! Hand-written rules see a call through the contexts in `calls` (forward, augmented and
 //! adjoint sweeps); [`linear`] is where both modes apply partials to tangents and adjoints. A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, an
@@ -58,7 +61,7 @@ pub enum Area {
     Alloc,
     /// `rules/julia.rs`
     Julia,
-    /// `rules/blas.rs`
+    /// `rules/blas/` (one file per BLAS level)
     Blas,
     /// `rules/inactive.rs`
     Inactive,
@@ -270,7 +273,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(memory::RULES)
         .chain(alloc::RULES)
         .chain(julia::RULES)
-        .chain(blas::RULES)
+        .chain(blas::rules())
         .chain(inactive::WRITING)
         .chain(inactive::PURE)
 }

@@ -1,0 +1,88 @@
+//! BLAS rules: `dot`, `nrm2`, `axpy`, `scal`, `copy` (level 1), `gemv`, `ger` (level 2) and
+//! `gemm` (level 3), in single and double precision, through both the CBLAS interface
+//! (`cblas_dgemm(order, transA, ...)`, scalars by value) and the Fortran one (`dgemm_`, every
+//! argument by pointer, column-major, transposes as characters).
+//!
+//! Layout: each routine declares its parameters once, as a [`Signature`] beside its rules
+//! (`level1.rs`, `level2.rs`, `level3.rs`); the forward rule, the augmented sweep, the adjoint
+//! sweep and the calls the derivative code emits all read argument positions, interface
+//! differences and the saved buffer's layout from it. Shared machinery: `site.rs` reads a
+//! user's call, `emit.rs` emits CBLAS calls and strided-matrix helpers, `tape.rs` saves and
+//! reads back the buffer the adjoint needs.
+//!
+//! Guarantees:
+//! - Derivatives are computed with BLAS calls (never element loops in the caller), on the
+//!   caller's storage order, transposes, leading dimensions and strides, negative strides
+//!   included (BLAS itself walks them). Every routine the derivative code calls has a rule
+//!   here, so derivative code can be differentiated again (forward over reverse).
+//! - Missing shadows are zero tangents: their terms are skipped. Derivatives flowing into an
+//!   output without a shadow are a compile-time error naming the callee.
+//! - Reverse mode never reads the caller's memory in the adjoint sweep: the augmented sweep
+//!   saves, in one `malloc`'d buffer, every scalar argument and a contiguous copy of each input
+//!   array the adjoint will need (taken before the call when the call overwrites it); the
+//!   adjoint frees it. Which copies are taken is decided from shadows and from whether a scalar
+//!   argument is a constant, a superset of what the adjoint (which knows exact activity) uses.
+//!
+//! Emitted calls always use CBLAS (`cblas_d*`/`cblas_s*`) with `i32` enums and the integer
+//! type of the user's call (`i32` for Fortran calls, which pass `int *`), declared as clang-22
+//! declares them from `cblas.h`. Strided matrix operations the BLAS lacks (copy, add, scale
+//! with a leading dimension) are small internal helpers `umbra.blas.<p>ge<op>.i<bits>` that
+//! loop over columns calling BLAS level 1.
+//!
+//! Limitations: BLAS's aliasing rules are assumed (outputs overlap no input); products of
+//! dimensions (`m * n` for temporaries) are computed in the BLAS integer type.
+
+use super::{ArgNeeds, CustomNeeds, Rule};
+
+/// A BLAS rule row: both interfaces and precisions share one forward rule and one reverse half.
+macro_rules! blas {
+    ($name:literal, [$($alias:literal),*], $fwd:expr, $rev:expr, $effects:expr) => {
+        Rule {
+            name: $name,
+            aliases: &[$($alias),*],
+            libm_variants: false,
+            area: Area::Blas,
+            kind: RuleKind::Forward($fwd as ForwardRule, Reverse::Custom($rev)),
+            effects: $effects,
+        }
+    };
+}
+
+/// A routine's reverse half: its augmented and adjoint sweeps, with the needs all BLAS rules
+/// share.
+macro_rules! custom {
+    ($static:ident, $augment:ident, $adjoint:ident) => {
+        static $static: CustomReverse = CustomReverse {
+            augment: $augment,
+            adjoint: $adjoint,
+            needs: super::NEEDS,
+        };
+    };
+}
+
+mod emit;
+mod level1;
+mod level2;
+mod level3;
+mod signature;
+mod site;
+mod tape;
+#[cfg(test)]
+mod testing;
+
+use signature::{Param, Role, Signature};
+
+/// Every BLAS rule saves one buffer and needs the shadows of its pointer arguments.
+const NEEDS: CustomNeeds = CustomNeeds {
+    args: ArgNeeds::All,
+    result: false,
+    saved: true,
+};
+
+/// Every BLAS rule, level by level (the order `umbra rules` lists them in).
+pub fn rules() -> impl Iterator<Item = &'static Rule> {
+    level1::RULES
+        .iter()
+        .chain(level2::RULES)
+        .chain(level3::RULES)
+}
