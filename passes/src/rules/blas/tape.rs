@@ -192,8 +192,8 @@ pub(super) fn adjoint_site(
 }
 
 fn missing_saved(src: Val) -> Error {
-    Error::at(
+    Error::internal(
         src,
-        "internal error: the BLAS rule's augmented sweep saved no buffer for its adjoint",
+        "the BLAS rule's augmented sweep saved no buffer for its adjoint",
     )
 }
