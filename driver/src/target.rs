@@ -1,8 +1,9 @@
 //! The target machine: which triple, CPU and features code is generated (and cost models are
-//! evaluated) for, and giving a module without a triple or data layout the target's.
+//! evaluated) for, checking that LLVM knows the CPU and features asked for, and giving a module
+//! without a triple or data layout the target's.
 
 use crate::diagnostics::report_warning;
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use inkwell::llvm_sys;
 use inkwell::module::Module;
 use inkwell::targets::{CodeModel, RelocMode, Target, TargetMachine, TargetTriple};
@@ -118,8 +119,10 @@ pub fn machine_for(module: &Module, req: &TargetRequest) -> Result<TargetMachine
         2 => OptimizationLevel::Default,
         _ => OptimizationLevel::Aggressive,
     };
-    target
-        .create_target_machine(
+    // LLVM only warns about an unknown CPU or feature, on stderr, and then ignores it (or, for
+    // an unknown x86-64 CPU, later aborts): catch its warnings and make them errors.
+    let (machine, warnings) = capture_stderr(|| {
+        target.create_target_machine(
             &tt,
             &cpu,
             &features,
@@ -127,9 +130,68 @@ pub fn machine_for(module: &Module, req: &TargetRequest) -> Result<TargetMachine
             RelocMode::PIC,
             CodeModel::Default,
         )
-        .ok_or_else(|| {
-            anyhow!("cannot create a target machine for '{triple}' (cpu '{cpu}', features '{features}')")
-        })
+    });
+    check_target_warnings(&warnings, &triple)?;
+    machine.ok_or_else(|| {
+        anyhow!(
+            "cannot create a target machine for '{triple}' (cpu '{cpu}', features '{features}')"
+        )
+    })
+}
+
+/// Turns LLVM's "not a recognized processor/feature" warnings into an error; passes any other
+/// text on.
+fn check_target_warnings(warnings: &str, triple: &str) -> Result<()> {
+    let quoted = |line: &str| line.split('\'').nth(1).unwrap_or("").to_string();
+    for line in warnings.lines() {
+        if line.contains("is not a recognized processor") {
+            bail!(
+                "unknown CPU '{}' for target '{triple}' (`llc-22 -mtriple={triple} -mcpu=help` \
+                 lists the known ones)",
+                quoted(line)
+            );
+        }
+        if line.contains("is not a recognized feature") {
+            bail!(
+                "unknown target feature '{}' for target '{triple}' (`llc-22 -mtriple={triple} \
+                 -mattr=help` lists the known ones)",
+                quoted(line)
+            );
+        }
+    }
+    if !warnings.is_empty() {
+        eprint!("{warnings}");
+    }
+    Ok(())
+}
+
+/// Runs `f` with file descriptor 2 redirected to an anonymous temporary file, and returns what
+/// was written there (LLVM's `errs()` writes to the descriptor directly). If redirecting fails,
+/// `f` runs with stderr as it is.
+fn capture_stderr<T>(f: impl FnOnce() -> T) -> (T, String) {
+    use std::io::{Read, Seek};
+    use std::os::fd::AsRawFd;
+    let Ok(mut file) = tempfile::tempfile() else {
+        return (f(), String::new());
+    };
+    // SAFETY: dup/dup2/close on descriptor 2 and on descriptors we own; the original stderr is
+    // restored before returning, and nothing else runs on other threads at this point.
+    let saved = unsafe { libc::dup(2) };
+    if saved < 0 || unsafe { libc::dup2(file.as_raw_fd(), 2) } < 0 {
+        if saved >= 0 {
+            unsafe { libc::close(saved) };
+        }
+        return (f(), String::new());
+    }
+    let result = f();
+    // SAFETY: as above.
+    unsafe {
+        libc::dup2(saved, 2);
+        libc::close(saved);
+    }
+    let mut text = String::new();
+    let _ = file.rewind().and_then(|()| file.read_to_string(&mut text));
+    (result, text)
 }
 
 /// Gives `module` the machine's triple and data layout where it has none, or where `--target`
@@ -156,6 +218,21 @@ pub fn adopt(module: &Module, machine: &TargetMachine, explicit_triple: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_cpus_and_features_are_errors() {
+        let t = "x86_64-unknown-linux-gnu";
+        let w = "'bogus' is not a recognized processor for this target (ignoring processor)\n";
+        let err = check_target_warnings(w, t).unwrap_err().to_string();
+        assert!(
+            err.starts_with("unknown CPU 'bogus' for target 'x86_64"),
+            "{err}"
+        );
+        let w = "'+bogus' is not a recognized feature for this target (ignoring feature)\n";
+        let err = check_target_warnings(w, t).unwrap_err().to_string();
+        assert!(err.starts_with("unknown target feature '+bogus'"), "{err}");
+        assert!(check_target_warnings("", t).is_ok());
+    }
 
     #[test]
     fn host_cpu_only_for_the_host() {
