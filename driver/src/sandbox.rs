@@ -101,6 +101,37 @@ pub struct Worker {
 pub fn announce(phase: Phase) {
     // One write per marker; a failed write only costs the parent precision in its messages.
     let _ = std::io::stderr().write_all(format!("{MARKER}{}\n", phase.code()).as_bytes());
+    test_fault(phase);
+}
+
+/// The test suite's way to make the worker fail in each way the parent must explain, without
+/// depending on which inputs happen to crash LLVM: `__UMBRA_TEST_FAULT=PHASE[:ACTION]` makes it
+/// fault on entering PHASE (a [`Phase`] code), where ACTION is `crash` (the default: a
+/// segmentation fault), `spin` (burn CPU time) or `grow` (allocate without bound).
+fn test_fault(phase: Phase) {
+    let Some(spec) = std::env::var_os("__UMBRA_TEST_FAULT") else {
+        return;
+    };
+    let spec = spec.to_string_lossy();
+    let (at, action) = spec.split_once(':').unwrap_or((&spec, "crash"));
+    if at != phase.code() {
+        return;
+    }
+    match action {
+        "spin" => loop {
+            std::hint::black_box(std::time::Instant::now());
+        },
+        "grow" => loop {
+            // Reserved, never touched: the address-space limit counts it, the machine does not.
+            std::mem::forget(std::hint::black_box(Vec::<u8>::with_capacity(16 << 20)));
+        },
+        // The default action, not Rust's stack-overflow handler (which ignores raised signals).
+        // SAFETY: dying of SIGSEGV is what this test hook is for.
+        _ => unsafe {
+            libc::signal(libc::SIGSEGV, libc::SIG_DFL);
+            libc::raise(libc::SIGSEGV);
+        },
+    }
 }
 
 /// Worker start-up: die with the parent (so an interrupted `umbra` leaves no worker running).
@@ -224,7 +255,7 @@ pub fn supervise(sup: &Supervision) -> ExitCode {
             if let Some(next) = marker {
                 phase = next;
                 if !phase.reading() && phase != Phase::Setup {
-                    release(&mut held);
+                    release(&mut held, sup.input_name, false);
                 }
             }
         }
@@ -234,7 +265,7 @@ pub fn supervise(sup: &Supervision) -> ExitCode {
         Err(e) => return start_failed(&e),
     };
     if let Some(code) = status.code() {
-        release(&mut held);
+        release(&mut held, sup.input_name, code != 0);
         return ExitCode::from(u8::try_from(code).unwrap_or(EXIT_INTERNAL));
     }
     let signal = status.signal().unwrap_or(0);
@@ -267,11 +298,43 @@ fn relay(text: &[u8], phase: Phase, held: &mut Vec<u8>) {
     }
 }
 
-fn release(held: &mut Vec<u8>) {
+/// Prints the held output, tidied (see [`tidy`]).
+fn release(held: &mut Vec<u8>, input_name: &str, failed: bool) {
     if !held.is_empty() {
-        let _ = std::io::stderr().write_all(held);
+        let _ = std::io::stderr().write_all(tidy(held, input_name, failed).as_bytes());
         held.clear();
     }
+}
+
+/// LLVM's reader writes some details straight to stderr, on several lines: the verifier's dump
+/// of invalid debug info before the "ignoring invalid debug info" warning, or of a broken module
+/// before a fatal error. Keeps Umbra's own lines and folds the first line of LLVM's into the next
+/// of them; a detail with no line of Umbra's after it becomes one (an error if the worker
+/// `failed`, else a warning).
+fn tidy(held: &[u8], input_name: &str, failed: bool) -> String {
+    let text = String::from_utf8_lossy(held);
+    let mut out = String::new();
+    let mut detail: Option<&str> = None;
+    for line in text.lines() {
+        if line.starts_with("umbra: ") {
+            match detail.take() {
+                Some(d) => out.push_str(&format!("{line} ({d})\n")),
+                None => out.push_str(&format!("{line}\n")),
+            }
+        } else if detail.is_none() && !line.trim().is_empty() {
+            detail = Some(line.trim());
+        }
+    }
+    match detail {
+        Some(d) if failed => {
+            out.push_str(&format!("umbra: error: cannot read '{input_name}': {d}\n"))
+        }
+        Some(d) => out.push_str(&format!(
+            "umbra: warning: while reading '{input_name}': {d}\n"
+        )),
+        None => {}
+    }
+    out
 }
 
 fn start_failed(e: &std::io::Error) -> ExitCode {
@@ -305,7 +368,7 @@ fn explain_signal(sup: &Supervision, phase: Phase, signal: i32, held: &mut Vec<u
         return ExitCode::from(128u8.saturating_add(u8::try_from(signal).unwrap_or(0)));
     }
     if !phase.reading() {
-        release(held);
+        release(held, name, true);
         diagnostics::report_internal_error(signal_name(signal));
         return ExitCode::from(EXIT_INTERNAL);
     }
@@ -397,6 +460,25 @@ mod tests {
         for phase in [Phase::Setup, Phase::Load, Phase::Verify, Phase::Work] {
             assert_eq!(Phase::from_code(phase.code()), Some(phase));
         }
+    }
+
+    #[test]
+    fn llvm_details_fold_into_umbra_lines() {
+        let held = b"invalid retained nodes, expected DILocalVariable\n!16 = distinct !{}\n\
+                     umbra: warning: ignoring invalid debug info in x.bc\n";
+        assert_eq!(
+            tidy(held, "x.bc", false),
+            "umbra: warning: ignoring invalid debug info in x.bc (invalid retained nodes, \
+             expected DILocalVariable)\n"
+        );
+        assert_eq!(
+            tidy(b"LLVM ERROR: bad\nmore\n", "x.bc", true),
+            "umbra: error: cannot read 'x.bc': LLVM ERROR: bad\n"
+        );
+        assert_eq!(
+            tidy(b"umbra: error: e\n", "x.bc", true),
+            "umbra: error: e\n"
+        );
     }
 
     #[test]
