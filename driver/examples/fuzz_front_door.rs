@@ -5,7 +5,7 @@
 //! from its `--seed`, and runs the real `umbra` binary on each mutant, as users do (the reader
 //! can only be survived out of process). Every run must end in one of the documented ways:
 //! success with an output; or exit 1 or 2 with exactly one `umbra: error: ` line on stderr, no
-//! output file created and an existing one left as it was; no stray temporary files. Anything
+//! output file created and an existing one left as it was (warnings may precede the error); no stray temporary files. Anything
 //! else (exit 70, a signal, a hang, a second line) is a finding: the input is saved to
 //! `--findings` and counted.
 //!
@@ -159,7 +159,11 @@ fn classify(
             }
         }
         Some(code @ (1 | 2)) => {
-            if lines.len() != 1 || !lines[0].starts_with("umbra: error: ") {
+            // Warnings may come first; the error is one line, the last.
+            let (last, before) = lines.split_last().unwrap_or((&"", &[]));
+            if !last.starts_with("umbra: error: ")
+                || !before.iter().all(|l| l.starts_with("umbra: warning: "))
+            {
                 return "finding: error not on one line";
             }
             let untouched = match (std::fs::read(out), sentinel) {
@@ -172,9 +176,9 @@ fn classify(
             }
             if code == 1 {
                 "error (exit 1)"
-            } else if lines[0].contains("memory limit") {
+            } else if last.contains("memory limit") {
                 "unreadable: memory limit (exit 2)"
-            } else if lines[0].contains("CPU time") {
+            } else if last.contains("CPU time") {
                 "unreadable: CPU time limit (exit 2)"
             } else {
                 "unreadable: reader crashed (exit 2)"

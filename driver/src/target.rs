@@ -131,29 +131,77 @@ pub fn machine_for(module: &Module, req: &TargetRequest) -> Result<TargetMachine
             CodeModel::Default,
         )
     });
-    check_target_warnings(&warnings, &triple)?;
-    machine.ok_or_else(|| {
+    check_target_warnings(&warnings, &triple, "")?;
+    let machine = machine.ok_or_else(|| {
         anyhow!(
             "cannot create a target machine for '{triple}' (cpu '{cpu}', features '{features}')"
         )
-    })
+    })?;
+    check_function_targets(module, &target, &tt, &triple)?;
+    Ok(machine)
 }
 
-/// Turns LLVM's "not a recognized processor/feature" warnings into an error; passes any other
-/// text on.
-fn check_target_warnings(warnings: &str, triple: &str) -> Result<()> {
+/// Functions may ask for their own CPU and features (`"target-cpu"`, `"target-features"`
+/// attributes); code generation would warn about unknown ones once per function and ignore
+/// them. Checks each distinct pair once, like the command line's.
+fn check_function_targets(
+    module: &Module,
+    target: &Target,
+    tt: &TargetTriple,
+    triple: &str,
+) -> Result<()> {
+    use inkwell::attributes::AttributeLoc;
+    let mut seen = std::collections::HashSet::new();
+    for function in module.get_functions() {
+        let attr = |kind: &str| {
+            function
+                .get_string_attribute(AttributeLoc::Function, kind)
+                .map(|a| a.get_string_value().to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let name = function.get_name().to_string_lossy().into_owned();
+        // A tuning CPU ("tune-cpu") names a processor like "target-cpu" does.
+        let pairs = [
+            (attr("target-cpu"), attr("target-features"), ""),
+            (attr("tune-cpu"), String::new(), " (tune-cpu)"),
+        ];
+        for (cpu, features, what) in pairs {
+            if (cpu.is_empty() && features.is_empty())
+                || !seen.insert((cpu.clone(), features.clone()))
+            {
+                continue;
+            }
+            let (_, warnings) = capture_stderr(|| {
+                target.create_target_machine(
+                    tt,
+                    &cpu,
+                    &features,
+                    OptimizationLevel::None,
+                    RelocMode::PIC,
+                    CodeModel::Default,
+                )
+            });
+            check_target_warnings(&warnings, triple, &format!("function '{name}'{what}: "))?;
+        }
+    }
+    Ok(())
+}
+
+/// Turns LLVM's "not a recognized processor/feature" warnings into an error (starting with
+/// `context`); passes any other text on.
+fn check_target_warnings(warnings: &str, triple: &str, context: &str) -> Result<()> {
     let quoted = |line: &str| line.split('\'').nth(1).unwrap_or("").to_string();
     for line in warnings.lines() {
         if line.contains("is not a recognized processor") {
             bail!(
-                "unknown CPU '{}' for target '{triple}' (`llc-22 -mtriple={triple} -mcpu=help` \
+                "{context}unknown CPU '{}' for target '{triple}' (`llc-22 -mtriple={triple} -mcpu=help` \
                  lists the known ones)",
                 quoted(line)
             );
         }
         if line.contains("is not a recognized feature") {
             bail!(
-                "unknown target feature '{}' for target '{triple}' (`llc-22 -mtriple={triple} \
+                "{context}unknown target feature '{}' for target '{triple}' (`llc-22 -mtriple={triple} \
                  -mattr=help` lists the known ones)",
                 quoted(line)
             );
@@ -223,15 +271,15 @@ mod tests {
     fn unknown_cpus_and_features_are_errors() {
         let t = "x86_64-unknown-linux-gnu";
         let w = "'bogus' is not a recognized processor for this target (ignoring processor)\n";
-        let err = check_target_warnings(w, t).unwrap_err().to_string();
+        let err = check_target_warnings(w, t, "").unwrap_err().to_string();
         assert!(
             err.starts_with("unknown CPU 'bogus' for target 'x86_64"),
             "{err}"
         );
         let w = "'+bogus' is not a recognized feature for this target (ignoring feature)\n";
-        let err = check_target_warnings(w, t).unwrap_err().to_string();
+        let err = check_target_warnings(w, t, "").unwrap_err().to_string();
         assert!(err.starts_with("unknown target feature '+bogus'"), "{err}");
-        assert!(check_target_warnings("", t).is_ok());
+        assert!(check_target_warnings("", t, "").is_ok());
     }
 
     #[test]
