@@ -5,9 +5,9 @@ meets every one of them the documented way.
     python3 test/corrupt/corpus.py UMBRA WORKDIR [--count N] [--seed S]
     python3 test/corrupt/corpus.py --seeds DIR     (only write the seed modules, for the fuzzer)
 
-Run by `make test` through test/driver/corrupt-corpus.ll. Seeds: seeds/*.c compiled with
+Run by `make test` through test/driver/corrupt-corpus.ll. Seeds: Inputs/*.c compiled with
 clang-22 -O1 -g to bitcode and disassembled to textual IR, plus the checked-in bitcode files in
-seeds/ (mutants that crash LLVM 22's bitcode reader, reader-segv*.bc, or make it allocate without
+Inputs/ (mutants that crash LLVM 22's bitcode reader, reader-segv*.bc, or make it allocate without
 bound, reader-oom.bc). The mutants are deterministic for a given --seed (truncations, bit flips,
 byte overwrites, insertions, deletions).
 
@@ -25,12 +25,12 @@ import sys
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SEEDS = os.path.join(HERE, "seeds")
+SEEDS = os.path.join(HERE, "Inputs")
 LLVM_BIN = "/usr/lib/llvm-22/bin"
 
 
 def build_seeds(out_dir):
-    """Compiles seeds/*.c to .bc and .ll in out_dir; returns every seed path (with the .bc
+    """Compiles Inputs/*.c to .bc and .ll in out_dir; returns every seed path (with the .bc
     files checked in)."""
     os.makedirs(out_dir, exist_ok=True)
     paths = []

@@ -2,10 +2,10 @@
 ; it too) is reported as malformed input, on one line, with exit status 2 (not an internal
 ; error), from a file or from standard input, and no output is left behind.
 ; RUN: rm -f %t.o
-; RUN: bash -c '%umbra %S/../corrupt/seeds/reader-segv.bc -o %t.o; echo "exit $?"' > %t.log 2>&1
+; RUN: bash -c '%umbra %S/../corrupt/Inputs/reader-segv.bc -o %t.o; echo "exit $?"' > %t.log 2>&1
 ; RUN: FileCheck %s < %t.log
 ; RUN: count 2 < %t.log
-; RUN: bash -c '%umbra - -o %t.o < %S/../corrupt/seeds/reader-segv-2.bc; echo "exit $?"' 2>&1 | FileCheck %s --check-prefix=STDIN
+; RUN: bash -c '%umbra - -o %t.o < %S/../corrupt/Inputs/reader-segv-2.bc; echo "exit $?"' 2>&1 | FileCheck %s --check-prefix=STDIN
 ; RUN: test ! -e %t.o
 ; The parent's account of each phase, with the crash injected (independent of LLVM's bugs):
 ; RUN: bash -c '__UMBRA_TEST_FAULT=parse-text %umbra %s -o %t.o; echo "exit $?"' 2>&1 | FileCheck %s --check-prefix=TEXT

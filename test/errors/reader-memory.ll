@@ -1,7 +1,7 @@
 ; Bitcode that makes LLVM's reader allocate without bound (a fuzzing mutant: unlimited, it took
 ; all 24 GB of the machine) stops at the memory limit: one line, exit status 2, no output.
 ; RUN: echo existing > %t.o
-; RUN: bash -c '%umbra %S/../corrupt/seeds/reader-oom.bc --max-memory=256 -o %t.o; echo "exit $?"' > %t.log 2>&1
+; RUN: bash -c '%umbra %S/../corrupt/Inputs/reader-oom.bc --max-memory=256 -o %t.o; echo "exit $?"' > %t.log 2>&1
 ; RUN: FileCheck %s < %t.log
 ; RUN: count 2 < %t.log
 ; RUN: FileCheck %s --check-prefix=KEEP < %t.o
