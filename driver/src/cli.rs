@@ -66,6 +66,25 @@ pub struct Args {
     /// Report on stderr how many requests were lowered and derived functions generated
     #[arg(short = 'v', long)]
     pub verbose: bool,
+
+    /// Memory that reading and verifying INPUT may use, in MiB (corrupt bitcode can make LLVM's
+    /// reader allocate without bound); INPUT itself may be at most this large
+    #[arg(
+        long,
+        value_name = "MIB",
+        default_value_t = 4096,
+        value_parser = clap::value_parser!(u64).range(16..=1 << 30)
+    )]
+    pub max_memory: u64,
+
+    /// CPU time that reading and verifying INPUT may take, in seconds
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 60,
+        value_parser = clap::value_parser!(u64).range(1..=1 << 30)
+    )]
+    pub max_read_time: u64,
 }
 
 /// What `umbra` writes.
@@ -87,16 +106,23 @@ pub fn is_stdio(path: &Path) -> bool {
 }
 
 impl Args {
-    /// Parses the process's arguments. Help and version requests print and exit 0; usage errors
-    /// print one line `umbra: error: ...` and exit 1, like every other error.
-    pub fn parse_or_exit() -> Args {
+    /// Parses `argv` (program name first). Help and version requests print and exit 0; usage
+    /// errors, including the ones [`Args::check`] finds, print one line `umbra: error: ...` and
+    /// exit 1, like every other error.
+    pub fn parse_or_exit(argv: impl IntoIterator<Item = std::ffi::OsString>) -> Args {
         let version: &'static str = Box::leak(version_string().into_boxed_str());
         let cmd = Args::command().version(version);
         let parsed = cmd
-            .try_get_matches()
+            .try_get_matches_from(argv)
             .and_then(|m| Args::from_arg_matches(&m));
         match parsed {
-            Ok(args) => args,
+            Ok(args) => {
+                if let Err(e) = args.check() {
+                    eprintln!("umbra: error: {e}");
+                    std::process::exit(1);
+                }
+                args
+            }
             Err(e) => {
                 use clap::error::ErrorKind;
                 if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
@@ -124,6 +150,27 @@ impl Args {
         }
     }
 
+    /// What clap cannot check alone: no empty function names, and target features spelled as
+    /// LLVM needs them (LLVM reads `avx2` without a sign as "disable avx2", silently).
+    pub fn check(&self) -> Result<()> {
+        if self.inactive.iter().any(|name| name.is_empty()) {
+            bail!("--inactive: empty function name");
+        }
+        if let Some(features) = self.features.as_deref().filter(|f| !f.is_empty()) {
+            for feature in features.split(',') {
+                match feature.as_bytes().first() {
+                    None => bail!("--features: empty feature name in '{features}'"),
+                    Some(b'+' | b'-') if feature.len() > 1 => {}
+                    Some(b'+' | b'-') => bail!("--features: empty feature name in '{features}'"),
+                    Some(_) => bail!(
+                        "--features: '{feature}' must start with '+' (enable) or '-' (disable)"
+                    ),
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The kind of output to write: `--emit`, else OUTPUT's extension, else LLVM IR for stdout.
     pub fn emit_kind(&self) -> Result<EmitKind> {
         if let Some(kind) = self.emit {
@@ -148,7 +195,7 @@ impl Args {
 }
 
 /// `0.1.0 (LLVM 22.1.0)`: the crate version and the LLVM library actually loaded.
-fn version_string() -> String {
+pub fn version_string() -> String {
     let (mut major, mut minor, mut patch) = (0, 0, 0);
     // SAFETY: LLVMGetVersion only writes the three integers.
     unsafe { inkwell::llvm_sys::core::LLVMGetVersion(&mut major, &mut minor, &mut patch) };
@@ -218,5 +265,26 @@ mod tests {
         assert_eq!(args(&["umbra", "x.ll", "-o", "x.o"]).opt_level, 2);
         assert!(Args::try_parse_from(["umbra", "x.ll", "-o", "x.o", "-O4"]).is_err());
         assert!(Args::try_parse_from(["umbra", "x.ll"]).is_err());
+        assert_eq!(args(&["umbra", "x.ll", "-o", "x.o"]).max_memory, 4096);
+        assert!(Args::try_parse_from(["umbra", "x.ll", "-o", "x.o", "--max-memory=0"]).is_err());
+    }
+
+    #[test]
+    fn empty_names_and_unsigned_features_are_rejected() {
+        let ok = |argv: &[&str]| args(argv).check().is_ok();
+        assert!(ok(&["umbra", "x.ll", "-o", "x.o", "--inactive=f,g"]));
+        assert!(!ok(&["umbra", "x.ll", "-o", "x.o", "--inactive="]));
+        assert!(!ok(&["umbra", "x.ll", "-o", "x.o", "--inactive=f,,g"]));
+        assert!(ok(&["umbra", "x.ll", "-o", "x.o", "--features=+avx2,-fma"]));
+        assert!(ok(&["umbra", "x.ll", "-o", "x.o", "--features="]));
+        assert!(!ok(&["umbra", "x.ll", "-o", "x.o", "--features=avx2"]));
+        assert!(!ok(&[
+            "umbra",
+            "x.ll",
+            "-o",
+            "x.o",
+            "--features=+avx2,,+fma"
+        ]));
+        assert!(!ok(&["umbra", "x.ll", "-o", "x.o", "--features=+"]));
     }
 }

@@ -110,5 +110,50 @@ fn temp_beside(path: &Path) -> Result<NamedTempFile> {
         .suffix(".tmp")
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
         .tempfile_in(dir)
-        .map_err(|e| anyhow!("cannot write '{}': {}", path.display(), io_message(&e)))
+        .map_err(|e| unwritable(path, dir, &e))
+}
+
+/// Why no file can be created beside `path` in `dir`, in words that fit the case: a missing
+/// directory, or a directory that refuses new files (read-only, no permission, or a file system
+/// such as /proc that has no room for files: it answers "No such file or directory").
+fn unwritable(path: &Path, dir: &Path, e: &std::io::Error) -> anyhow::Error {
+    let name = path.display();
+    let dir_name = dir.display();
+    if !dir.is_dir() {
+        if dir.exists() {
+            return anyhow!("cannot write '{name}': '{dir_name}' is not a directory");
+        }
+        return anyhow!("cannot write '{name}': directory '{dir_name}' does not exist");
+    }
+    if e.kind() == std::io::ErrorKind::NotFound {
+        return anyhow!("cannot write '{name}': cannot create files in '{dir_name}'");
+    }
+    anyhow!(
+        "cannot write '{name}': cannot create files in '{dir_name}': {}",
+        io_message(e)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unwritable_outputs_are_explained() {
+        let err = |p: &str| match Output::create(Path::new(p)) {
+            Ok(_) => String::from("ok"),
+            Err(e) => e.to_string(),
+        };
+        assert_eq!(
+            err("/nonexistent-umbra-dir/x.o"),
+            "cannot write '/nonexistent-umbra-dir/x.o': directory '/nonexistent-umbra-dir' does not exist"
+        );
+        // As root, /proc answers "No such file or directory"; otherwise "Permission denied".
+        assert!(err("/proc/version")
+            .starts_with("cannot write '/proc/version': cannot create files in '/proc'"));
+        assert_eq!(
+            err("/etc/hostname/x.o"),
+            "cannot write '/etc/hostname/x.o': '/etc/hostname' is not a directory"
+        );
+    }
 }

@@ -1,8 +1,11 @@
-//! Reading the input module: the bytes from a file or standard input, detection of bitcode
-//! versus textual IR by content, and parsing into an inkwell [`Module`] with one-line errors.
+//! Reading the input module: the bytes from a file or standard input (at most as many as the
+//! memory limit allows, and no more than needed to see that they are garbage), detection of
+//! bitcode versus textual IR by content, and parsing into an inkwell [`Module`] with one-line
+//! errors.
 
 use crate::cli::is_stdio;
 use crate::diagnostics::{self, first_line};
+use crate::sandbox::{self, Limits, Phase};
 use anyhow::{anyhow, bail, Result};
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
@@ -33,9 +36,25 @@ pub fn detect(bytes: &[u8]) -> Format {
     }
 }
 
-/// Reads and parses `path` ('-' for standard input) into a module of `context`.
-pub fn read_module<'ctx>(path: &Path, context: &'ctx Context) -> Result<Module<'ctx>> {
-    let (bytes, name) = read_bytes(path)?;
+/// The input's name in messages: its path, or `<stdin>` for '-'.
+pub fn display_name(path: &Path) -> String {
+    if is_stdio(path) {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
+}
+
+/// Reads and parses `path` ('-' for standard input) into a module of `context`, telling the
+/// supervising parent when LLVM's parser takes over.
+pub fn read_module<'ctx>(
+    path: &Path,
+    context: &'ctx Context,
+    limits: &Limits,
+) -> Result<Module<'ctx>> {
+    let name = display_name(path);
+    let bytes = read_bytes(path, &name, limits)?;
+    sandbox::announce(Phase::Parse(detect(&bytes)));
     parse(&bytes, &name, context)
 }
 
@@ -73,21 +92,66 @@ fn looks_like_text(bytes: &[u8]) -> bool {
     !bytes.contains(&0) && std::str::from_utf8(bytes).is_ok()
 }
 
-fn read_bytes(path: &Path) -> Result<(Vec<u8>, String)> {
+fn read_bytes(path: &Path, name: &str, limits: &Limits) -> Result<Vec<u8>> {
+    let cap = limits.max_input_bytes();
     if is_stdio(path) {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .map_err(|e| anyhow!("cannot read standard input: {}", io_message(&e)))?;
-        return Ok((bytes, "<stdin>".to_string()));
+        return read_capped(std::io::stdin().lock(), name, cap, limits.memory_mib);
     }
-    let name = path.display().to_string();
-    if path.is_dir() {
+    let file = std::fs::File::open(path)
+        .map_err(|e| anyhow!("cannot read '{name}': {}", io_message(&e)))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| anyhow!("cannot read '{name}': {}", io_message(&e)))?;
+    if meta.is_dir() {
         bail!("cannot read '{name}': is a directory");
     }
-    let bytes =
-        std::fs::read(path).map_err(|e| anyhow!("cannot read '{name}': {}", io_message(&e)))?;
-    Ok((bytes, name))
+    // A regular file's size is known up front; devices and pipes (`/dev/zero`) are capped while
+    // reading.
+    if meta.is_file() && meta.len() > cap {
+        bail!(too_large(name, limits.memory_mib));
+    }
+    read_capped(file, name, cap, limits.memory_mib)
+}
+
+fn too_large(name: &str, memory_mib: u64) -> String {
+    format!(
+        "cannot read '{name}': it is larger than the memory limit of {memory_mib} MiB \
+         (--max-memory raises the limit)"
+    )
+}
+
+/// Reads all of `reader`, failing once more than `cap` bytes arrive, or as soon as the bytes
+/// cannot be bitcode or textual IR (a NUL byte in what is not bitcode), so that endless garbage
+/// such as `/dev/zero` is rejected after the first chunk.
+fn read_capped(mut reader: impl Read, name: &str, cap: u64, memory_mib: u64) -> Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    loop {
+        let n = match reader.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => bail!("cannot read '{name}': {}", io_message(&e)),
+        };
+        if (bytes.len() + n) as u64 > cap {
+            bail!(too_large(name, memory_mib));
+        }
+        if bytes.try_reserve(n).is_err() {
+            bail!(
+                "cannot read '{name}': exceeded the memory limit of {memory_mib} MiB while \
+                 reading (--max-memory raises the limit)"
+            );
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        // The format is known once 4 bytes are in; text never holds a NUL.
+        if bytes.len() >= BITCODE_MAGIC.len()
+            && detect(&bytes) == Format::Text
+            && chunk[..n].contains(&0)
+        {
+            bail!("'{name}' is neither LLVM bitcode nor textual IR");
+        }
+    }
+    Ok(bytes)
 }
 
 /// An I/O error's text without Rust's `(os error N)` suffix.
@@ -123,6 +187,26 @@ mod tests {
         assert!(err.starts_with("bad.ll:"), "{err}");
         assert!(!err.contains("error:"), "{err}");
         assert!(!err.contains('\n'), "{err}");
+    }
+
+    #[test]
+    fn reading_stops_at_the_cap_and_at_garbage() {
+        let text = b"define void @f() {\n  ret void\n}\n";
+        assert_eq!(read_capped(&text[..], "t", 1 << 20, 1).unwrap(), text);
+        let err = read_capped(&text[..], "t", 8, 1).unwrap_err().to_string();
+        assert!(
+            err.contains("larger than the memory limit of 1 MiB"),
+            "{err}"
+        );
+        // An endless stream of zeros is rejected after one chunk, not read to the cap.
+        let err = read_capped(std::io::repeat(0), "z", u64::MAX, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("neither LLVM bitcode nor textual IR"), "{err}");
+        let err = read_capped(std::io::repeat(b'a'), "a", 1 << 20, 1)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("larger than the memory limit"), "{err}");
     }
 
     #[test]

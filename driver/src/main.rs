@@ -1,33 +1,63 @@
 //! `umbra`: differentiates the derivative requests in an LLVM module and emits the result.
 //!
-//! Pipeline: parse → verify → differentiate → verify → re-optimise → emit. Every failure prints
-//! one `umbra: error: ...` line and exits 1, leaving OUTPUT untouched.
+//! Pipeline: parse → verify → differentiate → verify → re-optimise → emit, run by a worker
+//! process that the `umbra` process supervises (see [`sandbox`]). Every failure prints one
+//! `umbra: error: ...` line and exits non-zero (1: bad input or arguments; 2: the input could
+//! not be read safely; 70: a bug in Umbra), leaving OUTPUT untouched.
 
 mod cli;
 mod diagnostics;
 mod emit;
 mod input;
+mod sandbox;
 mod target;
 
 use anyhow::{anyhow, Result};
 use cli::Args;
+use diagnostics::{EXIT_ERROR, EXIT_INTERNAL};
 use inkwell::context::Context;
+use sandbox::{Limits, Phase};
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    if std::env::args().nth(1).as_deref() == Some("rules") {
+    let mut argv: Vec<OsString> = std::env::args_os().collect();
+    if argv.get(1).is_some_and(|a| a == "rules") {
         return list_rules();
     }
-    let args = Args::parse_or_exit();
+    if argv.get(1).is_some_and(|a| a == sandbox::WORKER_ARG) {
+        argv.remove(1);
+        return worker(argv);
+    }
+    // Arguments are checked here, so usage errors cost no worker.
+    let args = Args::parse_or_exit(argv);
+    diagnostics::install_crash_handlers();
+    sandbox::supervise(&sandbox::Supervision {
+        input_name: &input::display_name(&args.input),
+        limits: limits(&args),
+    })
+}
+
+/// The worker: the whole pipeline, in the child process.
+fn worker(argv: Vec<OsString>) -> ExitCode {
+    sandbox::worker_init();
+    let args = Args::parse_or_exit(argv);
     diagnostics::install_process_handlers();
     // A panic has already been reported by the hook; unwinding drops the temporary output.
     match std::panic::catch_unwind(|| run(&args)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(e)) => {
             diagnostics::report_error(&format!("{e:#}"));
-            ExitCode::FAILURE
+            ExitCode::from(EXIT_ERROR)
         }
-        Err(_) => ExitCode::FAILURE,
+        Err(_) => ExitCode::from(EXIT_INTERNAL),
+    }
+}
+
+fn limits(args: &Args) -> Limits {
+    Limits {
+        memory_mib: args.max_memory,
+        cpu_seconds: args.max_read_time,
     }
 }
 
@@ -44,7 +74,7 @@ fn list_rules() -> ExitCode {
         ["--markdown"] => print!("{}", umbra_passes::rules::reference::markdown()),
         _ => {
             diagnostics::report_error("usage: umbra rules [--markdown]");
-            return ExitCode::FAILURE;
+            return ExitCode::from(EXIT_ERROR);
         }
     }
     ExitCode::SUCCESS
@@ -56,10 +86,17 @@ fn run(args: &Args) -> Result<()> {
 
     let context = Context::create();
     diagnostics::install_context_handler(&context);
-    let module = input::read_module(&args.input, &context)?;
+    // Reading and verifying run under the limits; the parent explains a crash or a limit hit.
+    let limits = limits(args);
+    let reading = sandbox::Worker::start_reading(&limits);
+    diagnostics::set_reading(Some(&input::display_name(&args.input)));
+    let module = input::read_module(&args.input, &context, &limits)?;
+    sandbox::announce(Phase::Verify);
     let raw = umbra_passes::Module(module.as_mut_ptr());
     raw.verify()
         .map_err(|e| anyhow!("input module is invalid: {}", diagnostics::first_line(&e)))?;
+    diagnostics::set_reading(None);
+    reading.finish_reading();
 
     let request = target::TargetRequest {
         triple: args.target.clone(),

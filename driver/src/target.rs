@@ -1,8 +1,9 @@
 //! The target machine: which triple, CPU and features code is generated (and cost models are
-//! evaluated) for, and giving a module without a triple or data layout the target's.
+//! evaluated) for, checking that LLVM knows the CPU and features asked for, and giving a module
+//! without a triple or data layout the target's.
 
 use crate::diagnostics::report_warning;
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use inkwell::llvm_sys;
 use inkwell::module::Module;
 use inkwell::targets::{CodeModel, RelocMode, Target, TargetMachine, TargetTriple};
@@ -118,8 +119,10 @@ pub fn machine_for(module: &Module, req: &TargetRequest) -> Result<TargetMachine
         2 => OptimizationLevel::Default,
         _ => OptimizationLevel::Aggressive,
     };
-    target
-        .create_target_machine(
+    // LLVM only warns about an unknown CPU or feature, on stderr, and then ignores it (or, for
+    // an unknown x86-64 CPU, later aborts): catch its warnings and make them errors.
+    let (machine, warnings) = capture_stderr(|| {
+        target.create_target_machine(
             &tt,
             &cpu,
             &features,
@@ -127,9 +130,116 @@ pub fn machine_for(module: &Module, req: &TargetRequest) -> Result<TargetMachine
             RelocMode::PIC,
             CodeModel::Default,
         )
-        .ok_or_else(|| {
-            anyhow!("cannot create a target machine for '{triple}' (cpu '{cpu}', features '{features}')")
-        })
+    });
+    check_target_warnings(&warnings, &triple, "")?;
+    let machine = machine.ok_or_else(|| {
+        anyhow!(
+            "cannot create a target machine for '{triple}' (cpu '{cpu}', features '{features}')"
+        )
+    })?;
+    check_function_targets(module, &target, &tt, &triple)?;
+    Ok(machine)
+}
+
+/// Functions may ask for their own CPU and features (`"target-cpu"`, `"target-features"`
+/// attributes); code generation would warn about unknown ones once per function and ignore
+/// them. Checks each distinct pair once, like the command line's.
+fn check_function_targets(
+    module: &Module,
+    target: &Target,
+    tt: &TargetTriple,
+    triple: &str,
+) -> Result<()> {
+    use inkwell::attributes::AttributeLoc;
+    let mut seen = std::collections::HashSet::new();
+    for function in module.get_functions() {
+        let attr = |kind: &str| {
+            function
+                .get_string_attribute(AttributeLoc::Function, kind)
+                .map(|a| a.get_string_value().to_string_lossy().into_owned())
+                .unwrap_or_default()
+        };
+        let name = function.get_name().to_string_lossy().into_owned();
+        // A tuning CPU ("tune-cpu") names a processor like "target-cpu" does.
+        let pairs = [
+            (attr("target-cpu"), attr("target-features"), ""),
+            (attr("tune-cpu"), String::new(), " (tune-cpu)"),
+        ];
+        for (cpu, features, what) in pairs {
+            if (cpu.is_empty() && features.is_empty())
+                || !seen.insert((cpu.clone(), features.clone()))
+            {
+                continue;
+            }
+            let (_, warnings) = capture_stderr(|| {
+                target.create_target_machine(
+                    tt,
+                    &cpu,
+                    &features,
+                    OptimizationLevel::None,
+                    RelocMode::PIC,
+                    CodeModel::Default,
+                )
+            });
+            check_target_warnings(&warnings, triple, &format!("function '{name}'{what}: "))?;
+        }
+    }
+    Ok(())
+}
+
+/// Turns LLVM's "not a recognized processor/feature" warnings into an error (starting with
+/// `context`); passes any other text on.
+fn check_target_warnings(warnings: &str, triple: &str, context: &str) -> Result<()> {
+    let quoted = |line: &str| line.split('\'').nth(1).unwrap_or("").to_string();
+    for line in warnings.lines() {
+        if line.contains("is not a recognized processor") {
+            bail!(
+                "{context}unknown CPU '{}' for target '{triple}' (`llc-22 -mtriple={triple} -mcpu=help` \
+                 lists the known ones)",
+                quoted(line)
+            );
+        }
+        if line.contains("is not a recognized feature") {
+            bail!(
+                "{context}unknown target feature '{}' for target '{triple}' (`llc-22 -mtriple={triple} \
+                 -mattr=help` lists the known ones)",
+                quoted(line)
+            );
+        }
+    }
+    if !warnings.is_empty() {
+        eprint!("{warnings}");
+    }
+    Ok(())
+}
+
+/// Runs `f` with file descriptor 2 redirected to an anonymous temporary file, and returns what
+/// was written there (LLVM's `errs()` writes to the descriptor directly). If redirecting fails,
+/// `f` runs with stderr as it is.
+fn capture_stderr<T>(f: impl FnOnce() -> T) -> (T, String) {
+    use std::io::{Read, Seek};
+    use std::os::fd::AsRawFd;
+    let Ok(mut file) = tempfile::tempfile() else {
+        return (f(), String::new());
+    };
+    // SAFETY: dup/dup2/close on descriptor 2 and on descriptors we own; the original stderr is
+    // restored before returning, and nothing else runs on other threads at this point.
+    let saved = unsafe { libc::dup(2) };
+    if saved < 0 || unsafe { libc::dup2(file.as_raw_fd(), 2) } < 0 {
+        if saved >= 0 {
+            unsafe { libc::close(saved) };
+        }
+        return (f(), String::new());
+    }
+    let result = f();
+    // SAFETY: as above.
+    unsafe {
+        libc::dup2(saved, 2);
+        libc::close(saved);
+    }
+    let mut text = String::new();
+    let _ = file.rewind().and_then(|()| file.read_to_string(&mut text));
+    (result, text)
 }
 
 /// Gives `module` the machine's triple and data layout where it has none, or where `--target`
@@ -156,6 +266,21 @@ pub fn adopt(module: &Module, machine: &TargetMachine, explicit_triple: bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unknown_cpus_and_features_are_errors() {
+        let t = "x86_64-unknown-linux-gnu";
+        let w = "'bogus' is not a recognized processor for this target (ignoring processor)\n";
+        let err = check_target_warnings(w, t, "").unwrap_err().to_string();
+        assert!(
+            err.starts_with("unknown CPU 'bogus' for target 'x86_64"),
+            "{err}"
+        );
+        let w = "'+bogus' is not a recognized feature for this target (ignoring feature)\n";
+        let err = check_target_warnings(w, t, "").unwrap_err().to_string();
+        assert!(err.starts_with("unknown target feature '+bogus'"), "{err}");
+        assert!(check_target_warnings("", t, "").is_ok());
+    }
 
     #[test]
     fn host_cpu_only_for_the_host() {
