@@ -26,7 +26,7 @@
 extern "C" {
 // Exported by passes/src/capi.rs.
 int umbra_differentiate_module(LLVMModuleRef m, const char *params,
-                               char **error);
+                               int *changed, char **error);
 void umbra_free_error(char *error);
 }
 
@@ -38,16 +38,18 @@ public:
 
   llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &) {
     char *Error = nullptr;
-    int Status =
-        umbra_differentiate_module(llvm::wrap(&M), Params.c_str(), &Error);
+    int Changed = 1;
+    int Status = umbra_differentiate_module(llvm::wrap(&M), Params.c_str(),
+                                            &Changed, &Error);
     if (Status != 0) {
       std::string Message = Error ? Error : "unknown failure";
       umbra_free_error(Error);
       // Exits with status 1: no stack dump, no "please report a bug" banner.
       llvm::reportFatalUsageError(llvm::Twine("umbra: error: ") + Message);
     }
-    // The Rust side does not report whether it changed anything; be safe.
-    return llvm::PreservedAnalyses::none();
+    // A module without derivative requests is left untouched: keep its analyses.
+    return Changed ? llvm::PreservedAnalyses::none()
+                   : llvm::PreservedAnalyses::all();
   }
 
   static bool isRequired() { return true; }

@@ -46,11 +46,40 @@ fn worker(argv: Vec<OsString>) -> ExitCode {
     // A panic has already been reported by the hook; unwinding drops the temporary output.
     match std::panic::catch_unwind(|| run(&args)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
-        Ok(Err(e)) => {
-            diagnostics::report_error(&format!("{e:#}"));
-            ExitCode::from(EXIT_ERROR)
-        }
+        Ok(Err(e)) => match e.downcast_ref::<Internal>() {
+            Some(Internal(what)) => {
+                diagnostics::report_internal_error(what);
+                ExitCode::from(EXIT_INTERNAL)
+            }
+            None => {
+                diagnostics::report_error(&format!("{e:#}"));
+                ExitCode::from(EXIT_ERROR)
+            }
+        },
         Err(_) => ExitCode::from(EXIT_INTERNAL),
+    }
+}
+
+/// A fault in Umbra's own code (an internal error of the passes, invalid IR out of them): exit
+/// status [`EXIT_INTERNAL`] and the reporting hint, never the user's fault.
+#[derive(Debug)]
+struct Internal(String);
+
+impl std::fmt::Display for Internal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "internal error: {}", self.0)
+    }
+}
+
+impl std::error::Error for Internal {}
+
+/// A differentiation error as the driver reports it: internal errors by kind.
+fn passes_error(e: umbra_passes::Error) -> anyhow::Error {
+    match e.kind {
+        umbra_passes::ErrorKind::Internal => {
+            Internal(format!("{}{}", e.location, e.message)).into()
+        }
+        _ => anyhow!("{e}"),
     }
 }
 
@@ -125,16 +154,16 @@ fn run(args: &Args) -> Result<()> {
             .map(|p| p.to_string_lossy().into_owned())
             .collect(),
     };
-    let summary = umbra_passes::differentiate_module(raw, &options).map_err(|e| anyhow!("{e}"))?;
+    let summary = umbra_passes::differentiate_module(raw, &options).map_err(passes_error)?;
     for line in &summary.report {
         eprintln!("{line}");
     }
     diagnostics::check("differentiation failed")?;
     raw.verify().map_err(|e| {
-        anyhow!(
-            "internal error: differentiation produced invalid IR (this is a bug in umbra): {}",
+        Internal(format!(
+            "differentiation produced invalid IR: {}",
             diagnostics::first_line(&e)
-        )
+        ))
     })?;
     if args.verbose {
         eprintln!(

@@ -2,12 +2,15 @@
 //! forwards the module here; all logic stays in this crate.
 //!
 //! ```c
-//! int  umbra_differentiate_module(LLVMModuleRef m, const char *params, char **error);
+//! int  umbra_differentiate_module(LLVMModuleRef m, const char *params, int *changed,
+//!                                 char **error);
 //! void umbra_free_error(char *error);
 //! ```
 //! `params` is the pass-parameter text (`umbra<params>`), possibly NULL; the `UMBRA_OPTIONS`
-//! environment variable is read too. Returns 0 on success; otherwise non-zero with `*error` set
-//! to a one-line message the caller must release with `umbra_free_error`.
+//! environment variable is read too. Returns 0 on success, with `*changed` (when not NULL) set
+//! to whether the module was modified (it is not when it holds no derivative request, so the
+//! pipeline keeps its analyses); otherwise non-zero with `*error` set to a one-line message the
+//! caller must release with `umbra_free_error`.
 
 use crate::ir::{sys, Module};
 use crate::options::Options;
@@ -16,12 +19,13 @@ use std::ffi::{c_char, CStr, CString};
 /// Differentiates every request in `m`. See the module docs for the contract.
 ///
 /// # Safety
-/// `m` must be a valid module, `params` NULL or a NUL-terminated string, `error` NULL or
-/// writable.
+/// `m` must be a valid module, `params` NULL or a NUL-terminated string, `changed` and `error`
+/// NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn umbra_differentiate_module(
     m: sys::prelude::LLVMModuleRef,
     params: *const c_char,
+    changed: *mut i32,
     error: *mut *mut c_char,
 ) -> i32 {
     let params = if params.is_null() {
@@ -31,7 +35,12 @@ pub unsafe extern "C" fn umbra_differentiate_module(
     };
     let result = std::panic::catch_unwind(|| run(Module(m), &params));
     let message = match result {
-        Ok(Ok(())) => return 0,
+        Ok(Ok(modified)) => {
+            if !changed.is_null() {
+                *changed = i32::from(modified);
+            }
+            return 0;
+        }
         Ok(Err(msg)) => msg,
         Err(_) => format!(
             "internal error: umbra panicked ({})",
@@ -57,7 +66,8 @@ pub unsafe extern "C" fn umbra_free_error(error: *mut c_char) {
     }
 }
 
-fn run(module: Module, params: &str) -> Result<(), String> {
+/// Differentiates `module`; true when it changed.
+fn run(module: Module, params: &str) -> Result<bool, String> {
     let mut opts = Options::parse(params).map_err(|e| e.to_string())?;
     if let Ok(env) = std::env::var("UMBRA_OPTIONS") {
         opts.merge(&env).map_err(|e| e.to_string())?;
@@ -67,8 +77,11 @@ fn run(module: Module, params: &str) -> Result<(), String> {
     for line in &summary.report {
         eprintln!("{line}");
     }
+    if summary.requests == 0 {
+        return Ok(false);
+    }
     if let Some(level) = opts.reoptimize {
         crate::reoptimize::reoptimize(module, level)?;
     }
-    Ok(())
+    Ok(true)
 }
