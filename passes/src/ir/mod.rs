@@ -199,3 +199,18 @@ fn error_to_result(err: sys::error::LLVMErrorRef) -> std::result::Result<(), Str
     Err(text)
 }
 
+/// Parses textual IR into a module of `ctx` (tests only); panics with LLVM's message on error.
+#[cfg(test)]
+pub(crate) fn parse_test_module<'c>(
+    ctx: &'c inkwell::context::Context,
+    text: &str,
+) -> inkwell::module::Module<'c> {
+    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
+        text.as_bytes(),
+        "test",
+    );
+    match ctx.create_module_from_ir(buf) {
+        Ok(m) => m,
+        Err(e) => panic!("invalid test IR: {e}\n{text}"),
+    }
+}
