@@ -31,6 +31,10 @@
 //!   globals are never written. Same object with constant byte offsets and sizes that do not
 //!   overlap: no alias. Store and load with TBAA access types neither of which is an ancestor of
 //!   the other in one TBAA tree: no alias.
+//! - *Allocation sites in loops*: a write to a block of the load's own allocation site is
+//!   harmless when both address the site's latest block without a phi in between and every
+//!   path from the load to the write runs the allocation again (the write hits a newer block;
+//!   the older one is not freed before the adjoint, or the free clobbers the load).
 //! - *Writers*: stores, atomics, `va_arg`, and calls. A call writes what its callee's rule
 //!   effects, LLVM memory attributes (`memory(...)` on the call or callee, `readonly`/`readnone`
 //!   on a parameter) and, for a callee with a body, a recursive summary of that body (which
