@@ -114,33 +114,5 @@ fn collect_float_scalars(t: Ty, out: &mut Vec<Ty>) {
     }
 }
 
-/// The objects a pointer may be derived from, through GEPs, casts, phis and selects.
-pub fn underlying_objects(p: Val) -> HashSet<Val> {
-    let mut out = HashSet::new();
-    let mut seen = HashSet::new();
-    let mut stack = vec![p];
-    while let Some(p) = stack.pop() {
-        if !seen.insert(p) {
-            continue;
-        }
-        let op = if p.is_instruction() {
-            p.opcode()
-        } else if p.is_constant_expr() {
-            p.const_opcode()
-        } else {
-            out.insert(p);
-            continue;
-        };
-        match op {
-            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => {
-                stack.push(p.operand(0))
-            }
-            Opcode::LLVMPHI => stack.extend(p.incoming().into_iter().map(|(v, _)| v)),
-            Opcode::LLVMSelect => stack.extend([p.operand(1), p.operand(2)]),
-            _ => {
-                out.insert(p);
-            }
-        }
-    }
-    out
-}
+/// The objects a pointer may be derived from (the overwrite analysis owns the definition).
+pub use super::overwrite::underlying_objects;

@@ -1,6 +1,8 @@
 //! Analyses the visitors consult before emitting code: control-flow order ([`cfg`]), which
-//! values carry derivatives ([`activity`]), and what copied memory holds ([`contents`]).
+//! values carry derivatives ([`activity`]), what copied memory holds ([`contents`]), and which
+//! loads the adjoint may re-read ([`overwrite`]).
 
 pub mod activity;
 pub mod cfg;
 pub mod contents;
+pub mod overwrite;

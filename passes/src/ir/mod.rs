@@ -127,6 +127,16 @@ impl Module {
         unsafe { sys::target::LLVMABISizeOfType(self.data_layout(), ty.0) }
     }
 
+    /// Store size of `ty` in bytes (what a load or store of it touches).
+    pub fn store_size(self, ty: Ty) -> u64 {
+        unsafe { sys::target::LLVMStoreSizeOfType(self.data_layout(), ty.0) }
+    }
+
+    /// Byte offset of field `k` in struct type `ty`.
+    pub fn field_offset(self, ty: Ty, k: u32) -> u64 {
+        unsafe { sys::target::LLVMOffsetOfElement(self.data_layout(), ty.0, k) }
+    }
+
     /// The integer type as wide as a pointer (`i64` on the usual targets).
     pub fn intptr_ty(self) -> Ty {
         Ty(unsafe { sys::target::LLVMIntPtrTypeInContext(self.context(), self.data_layout()) })
@@ -187,4 +197,20 @@ fn error_to_result(err: sys::error::LLVMErrorRef) -> std::result::Result<(), Str
     let text = unsafe { CStr::from_ptr(msg).to_string_lossy().into_owned() };
     unsafe { sys::error::LLVMDisposeErrorMessage(msg) };
     Err(text)
+}
+
+/// Parses textual IR into a module of `ctx` (tests only); panics with LLVM's message on error.
+#[cfg(test)]
+pub(crate) fn parse_test_module<'c>(
+    ctx: &'c inkwell::context::Context,
+    text: &str,
+) -> inkwell::module::Module<'c> {
+    let buf = inkwell::memory_buffer::MemoryBuffer::create_from_memory_range_copy(
+        text.as_bytes(),
+        "test",
+    );
+    match ctx.create_module_from_ir(buf) {
+        Ok(m) => m,
+        Err(e) => panic!("invalid test IR: {e}\n{text}"),
+    }
 }

@@ -69,6 +69,10 @@ impl Ty {
     pub fn is_ptr_or_ptr_vector(self) -> bool {
         self.is_ptr() || (self.is_vector() && self.element().is_ptr())
     }
+    /// True for scalable vectors (`<vscale x 2 x double>`), whose size is not a constant.
+    pub fn is_scalable_vector(self) -> bool {
+        unsafe { c::LLVMGetTypeKind(self.0) == K::LLVMScalableVectorTypeKind }
+    }
     /// True for `void`.
     pub fn is_void(self) -> bool {
         self.kind() == TyKind::Void

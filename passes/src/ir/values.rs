@@ -457,6 +457,105 @@ impl Val {
             (!s.is_null()).then(|| string_from(s, len as usize))
         }
     }
+    /// The chain of TBAA type nodes of an instruction's access type, from the access type up
+    /// to the root (node identities), when its tag is a struct-path tag over scalar type nodes
+    /// in the classic format (`!{!"double", !parent, i64 0}`); `None` otherwise.
+    pub fn tbaa_access_chain(self) -> Option<Vec<usize>> {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let k = "tbaa";
+            let kind = c::LLVMGetMDKindIDInContext(ctx, k.as_ptr() as *const _, k.len() as u32);
+            let tag = c::LLVMGetMetadata(self.0, kind);
+            if tag.is_null() {
+                return None;
+            }
+            let ops = md_operands(tag);
+            // A struct-path tag: `!{base type, access type, offset, ...}`.
+            if ops.len() < 3 || ops[0].is_null() || c::LLVMIsAMDNode(ops[0]).is_null() {
+                return None;
+            }
+            let mut node = ops[1];
+            let mut chain = Vec::new();
+            for _ in 0..64 {
+                if node.is_null() || c::LLVMIsAMDNode(node).is_null() {
+                    return None;
+                }
+                let n = md_operands(node);
+                let mut len = 0u32;
+                if n.is_empty() || n[0].is_null() || c::LLVMGetMDString(n[0], &mut len).is_null() {
+                    return None;
+                }
+                chain.push(node as usize);
+                if n.len() < 2 {
+                    return Some(chain);
+                }
+                node = n[1];
+            }
+            None
+        }
+    }
+    /// True for an atomic load or store (any ordering but `not_atomic`).
+    pub fn is_atomic_access(self) -> bool {
+        unsafe {
+            c::LLVMGetOrdering(self.0) != sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
+        }
+    }
+    /// Integer value of a constant integer, sign-extended, if it is one.
+    pub fn const_int_sext(self) -> Option<i64> {
+        unsafe {
+            if c::LLVMIsAConstantInt(self.0).is_null() {
+                None
+            } else {
+                Some(c::LLVMConstIntGetSExtValue(self.0))
+            }
+        }
+    }
+
+    // ----- attributes -----
+
+    /// The integer value of enum attribute `name` at attribute index `idx` (`0` the return,
+    /// `k + 1` parameter `k`, `u32::MAX` the function) of a function, `None` when absent or
+    /// unknown to this LLVM.
+    pub fn fn_attr_value(self, idx: u32, name: &str) -> Option<u64> {
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            if kind == 0 {
+                return None;
+            }
+            let a = c::LLVMGetEnumAttributeAtIndex(self.0, idx, kind);
+            (!a.is_null()).then(|| c::LLVMGetEnumAttributeValue(a))
+        }
+    }
+    /// Like [`Val::fn_attr_value`], on a call site's own attributes.
+    pub fn call_attr_value(self, idx: u32, name: &str) -> Option<u64> {
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            if kind == 0 {
+                return None;
+            }
+            let a = c::LLVMGetCallSiteEnumAttribute(self.0, idx, kind);
+            (!a.is_null()).then(|| c::LLVMGetEnumAttributeValue(a))
+        }
+    }
+    /// True when parameter `k` of function `self` carries attribute `name`.
+    pub fn param_has_attr(self, k: u32, name: &str) -> bool {
+        self.fn_attr_value(k + 1, name).is_some()
+    }
+    /// True when argument `k` of call `self` carries attribute `name`, on the call site or on
+    /// the directly called function's parameter.
+    pub fn call_arg_has_attr(self, k: u32, name: &str) -> bool {
+        self.call_arg_attr_value(k, name).is_some()
+    }
+    /// The value of attribute `name` on argument `k` of call `self` (call site first, then the
+    /// directly called function's parameter).
+    pub fn call_arg_attr_value(self, k: u32, name: &str) -> Option<u64> {
+        self.call_attr_value(k + 1, name).or_else(|| {
+            self.called_function()
+                .filter(|f| k < f.params().len() as u32)
+                .and_then(|f| f.fn_attr_value(k + 1, name))
+        })
+    }
+
     /// Clones an instruction (detached, same operands).
     pub fn clone_instruction(self) -> Val {
         Val(unsafe { c::LLVMInstructionClone(self.0) })
@@ -486,6 +585,16 @@ impl Val {
             sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, std::ptr::null_mut());
         }
     }
+}
+
+/// The operands of a metadata node (as values).
+unsafe fn md_operands(node: sys::prelude::LLVMValueRef) -> Vec<sys::prelude::LLVMValueRef> {
+    let n = c::LLVMGetMDNodeNumOperands(node) as usize;
+    let mut ops = vec![std::ptr::null_mut(); n];
+    if n > 0 {
+        c::LLVMGetMDNodeOperands(node, ops.as_mut_ptr());
+    }
+    ops
 }
 
 impl Block {
