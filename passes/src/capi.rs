@@ -12,7 +12,7 @@
 //! pipeline keeps its analyses); otherwise non-zero with `*error` set to a one-line message the
 //! caller must release with `umbra_free_error`.
 
-use crate::ir::{sys, Module};
+use crate::ir::{Module, RawModule};
 use crate::options::Options;
 use std::ffi::{c_char, CStr, CString};
 
@@ -23,7 +23,7 @@ use std::ffi::{c_char, CStr, CString};
 /// NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn umbra_differentiate_module(
-    m: sys::prelude::LLVMModuleRef,
+    m: RawModule,
     params: *const c_char,
     changed: *mut i32,
     error: *mut *mut c_char,

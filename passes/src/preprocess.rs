@@ -8,7 +8,7 @@
 
 use crate::api::Request;
 use crate::diag::{Error, Result};
-use crate::ir::{run_function_passes, sys, Module, Val};
+use crate::ir::{run_function_passes, Module, Val};
 use crate::rules::user::UserRules;
 use std::collections::HashSet;
 
@@ -43,36 +43,13 @@ pub fn canonicalize_reachable(
 }
 
 fn canonicalize(f: Val) -> Result<()> {
-    let optnone = attribute_kind("optnone");
-    let had_optnone = has_fn_attribute(f, optnone);
+    let had_optnone = f.has_fn_attr("optnone");
     if had_optnone {
-        remove_fn_attribute(f, optnone);
+        f.set_fn_attr("optnone", false);
     }
     let result = run_function_passes(f, PIPELINE);
     if had_optnone {
-        add_fn_attribute(f, optnone);
+        f.set_fn_attr("optnone", true);
     }
     result.map_err(|e| Error::in_function(f, format!("canonicalisation failed: {e}")))
-}
-
-fn attribute_kind(name: &str) -> u32 {
-    unsafe { sys::core::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len()) }
-}
-
-const FN_INDEX: u32 = u32::MAX; // LLVMAttributeFunctionIndex
-
-fn has_fn_attribute(f: Val, kind: u32) -> bool {
-    unsafe { !sys::core::LLVMGetEnumAttributeAtIndex(f.0, FN_INDEX, kind).is_null() }
-}
-
-fn remove_fn_attribute(f: Val, kind: u32) {
-    unsafe { sys::core::LLVMRemoveEnumAttributeAtIndex(f.0, FN_INDEX, kind) }
-}
-
-fn add_fn_attribute(f: Val, kind: u32) {
-    unsafe {
-        let ctx = sys::core::LLVMGetTypeContext(sys::core::LLVMTypeOf(f.0));
-        let a = sys::core::LLVMCreateEnumAttribute(ctx, kind, 0);
-        sys::core::LLVMAddAttributeAtIndex(f.0, FN_INDEX, a);
-    }
 }

@@ -2,7 +2,7 @@
 //! (the clang plugin runs at the end of clang's pipeline, so the derivative code it adds would
 //! otherwise stay unoptimised).
 
-use crate::ir::{sys, Module};
+use crate::ir::Module;
 use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
 
@@ -19,10 +19,7 @@ pub fn reoptimize(module: Module, level: u8) -> Result<(), String> {
 
 fn target_machine_for(module: Module) -> Option<TargetMachine> {
     Target::initialize_native(&InitializationConfig::default()).ok()?;
-    let triple_c = unsafe { sys::core::LLVMGetTarget(module.0) };
-    let triple = unsafe { std::ffi::CStr::from_ptr(triple_c) }
-        .to_string_lossy()
-        .into_owned();
+    let triple = module.target_triple();
     let host = TargetMachine::get_default_triple();
     let target_triple = if triple.is_empty() {
         TargetMachine::get_default_triple()

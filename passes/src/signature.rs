@@ -6,7 +6,7 @@
 
 use crate::api::Activity;
 use crate::diag::{Error, Result};
-use crate::ir::{sys, Module, Ty, Val};
+use crate::ir::{Module, Ty, Val};
 
 /// True when the forward derivative of `f` returns `{ret, d_ret}`.
 pub fn returns_tangent(f: Val) -> bool {
@@ -171,18 +171,5 @@ pub fn name_params(src: Val, dst: Val, activity: &[Activity], skip: usize) {
 
 /// The derived function is compiled for the same target as the primal, so it vectorises alike.
 pub fn copy_target_attributes(from: Val, to: Val) {
-    const FN_INDEX: u32 = u32::MAX;
-    for key in ["target-cpu", "target-features", "tune-cpu"] {
-        unsafe {
-            let a = sys::core::LLVMGetStringAttributeAtIndex(
-                from.0,
-                FN_INDEX,
-                key.as_ptr() as *const _,
-                key.len() as u32,
-            );
-            if !a.is_null() {
-                sys::core::LLVMAddAttributeAtIndex(to.0, FN_INDEX, a);
-            }
-        }
-    }
+    to.copy_string_fn_attrs(from, &["target-cpu", "target-features", "tune-cpu"]);
 }

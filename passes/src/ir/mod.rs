@@ -50,6 +50,22 @@ pub(crate) fn cstr(s: &str) -> CString {
     CString::new(s).unwrap_or_default()
 }
 
+/// A module that exists only while this guard lives (see [`Module::scratch`]).
+pub struct ScratchModule(pub Module);
+
+impl Drop for ScratchModule {
+    fn drop(&mut self) {
+        // SAFETY: the scratch module is owned by this guard alone and disposed once.
+        unsafe { sys::core::LLVMDisposeModule((self.0).0) }
+    }
+}
+
+/// An LLVM context handle.
+pub type Context = sys::prelude::LLVMContextRef;
+
+/// The raw module handle the C ABI passes in.
+pub type RawModule = sys::prelude::LLVMModuleRef;
+
 /// The module a function or global lives in, and module-level queries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Module(pub sys::prelude::LLVMModuleRef);
@@ -115,6 +131,24 @@ impl Module {
     pub fn add_global(self, ty: Ty, name: &str) -> Val {
         let c = cstr(name);
         Val(unsafe { sys::core::LLVMAddGlobal(self.0, ty.0, c.as_ptr()) })
+    }
+
+    /// The module's target triple (empty when it has none).
+    pub fn target_triple(self) -> String {
+        let t = unsafe { sys::core::LLVMGetTarget(self.0) };
+        if t.is_null() {
+            return String::new();
+        }
+        unsafe { CStr::from_ptr(t) }.to_string_lossy().into_owned()
+    }
+
+    /// An empty module in `ctx` for building throw-away code (probing what a rule's partials
+    /// read); disposed when the guard drops.
+    pub fn scratch(ctx: sys::prelude::LLVMContextRef) -> ScratchModule {
+        let name = cstr("umbra.scratch");
+        ScratchModule(Module(unsafe {
+            sys::core::LLVMModuleCreateWithNameInContext(name.as_ptr(), ctx)
+        }))
     }
 
     /// The module's data layout.

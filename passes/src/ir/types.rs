@@ -227,6 +227,21 @@ impl Ty {
         Ty(unsafe { c::LLVMVoidTypeInContext(ctx) })
     }
 
+    /// `float` in `ctx`.
+    pub fn float(ctx: sys::prelude::LLVMContextRef) -> Ty {
+        Ty(unsafe { c::LLVMFloatTypeInContext(ctx) })
+    }
+
+    /// `x86_fp80` (C `long double` on x86-64) in `ctx`.
+    pub fn x86_fp80(ctx: sys::prelude::LLVMContextRef) -> Ty {
+        Ty(unsafe { c::LLVMX86FP80TypeInContext(ctx) })
+    }
+
+    /// `<n x elem>`.
+    pub fn vector(elem: Ty, n: u32) -> Ty {
+        Ty(unsafe { c::LLVMVectorType(elem.0, n) })
+    }
+
     /// `double` in `ctx`.
     pub fn double(ctx: sys::prelude::LLVMContextRef) -> Ty {
         Ty(unsafe { c::LLVMDoubleTypeInContext(ctx) })

@@ -5,6 +5,9 @@ use super::{cstr, string_from, sys, take_message, Module, Ty};
 use sys::core as c;
 pub use sys::LLVMOpcode as Opcode;
 
+/// LLVM's attribute index of a function itself (`LLVMAttributeFunctionIndex`).
+const FUNCTION_INDEX: u32 = u32::MAX;
+
 /// An LLVM value: an instruction, argument, constant, global or function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Val(pub sys::prelude::LLVMValueRef);
@@ -535,6 +538,42 @@ impl Val {
             }
             let a = c::LLVMGetCallSiteEnumAttribute(self.0, idx, kind);
             (!a.is_null()).then(|| c::LLVMGetEnumAttributeValue(a))
+        }
+    }
+    /// True when function `self` carries the enum attribute `name` (`optnone`, ...).
+    pub fn has_fn_attr(self, name: &str) -> bool {
+        self.fn_attr_value(FUNCTION_INDEX, name).is_some()
+    }
+    /// Adds (true) or removes (false) the value-less enum attribute `name` on function `self`.
+    pub fn set_fn_attr(self, name: &str, on: bool) {
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            if kind == 0 {
+                return;
+            }
+            if on {
+                let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+                let a = c::LLVMCreateEnumAttribute(ctx, kind, 0);
+                c::LLVMAddAttributeAtIndex(self.0, FUNCTION_INDEX, a);
+            } else {
+                c::LLVMRemoveEnumAttributeAtIndex(self.0, FUNCTION_INDEX, kind);
+            }
+        }
+    }
+    /// Copies the string attributes `keys` (`target-cpu`, ...) of function `from` to `self`.
+    pub fn copy_string_fn_attrs(self, from: Val, keys: &[&str]) {
+        for key in keys {
+            unsafe {
+                let a = c::LLVMGetStringAttributeAtIndex(
+                    from.0,
+                    FUNCTION_INDEX,
+                    key.as_ptr() as *const _,
+                    key.len() as u32,
+                );
+                if !a.is_null() {
+                    c::LLVMAddAttributeAtIndex(self.0, FUNCTION_INDEX, a);
+                }
+            }
         }
     }
     /// True when parameter `k` of function `self` carries attribute `name`.

@@ -81,12 +81,11 @@ pub enum Precision {
 
 impl Precision {
     /// The case's floating-point type in `ctx`.
-    fn ty(self, ctx: crate::ir::sys::prelude::LLVMContextRef) -> Ty {
-        use crate::ir::sys::core as c;
+    fn ty(self, ctx: crate::ir::Context) -> Ty {
         match self {
             Precision::Double => Ty::double(ctx),
-            Precision::Float => Ty(unsafe { c::LLVMFloatTypeInContext(ctx) }),
-            Precision::LongDouble => Ty(unsafe { c::LLVMX86FP80TypeInContext(ctx) }),
+            Precision::Float => Ty::float(ctx),
+            Precision::LongDouble => Ty::x86_fp80(ctx),
         }
     }
     /// The libm suffix of this precision.
@@ -389,7 +388,7 @@ fn call_rule(b: &mut Builder, m: Module, case: &Case, p: Precision, xs: &[Val]) 
             }
         }
         Shape::Reduction(name) => {
-            let vty = Ty(unsafe { crate::ir::sys::core::LLVMVectorType(fty.0, xs.len() as u32) });
+            let vty = Ty::vector(fty, xs.len() as u32);
             let mut v = vty.poison();
             for (k, &x) in xs.iter().enumerate() {
                 let idx = Ty::int(m.context(), 32).int_const(k as u64);
@@ -435,7 +434,7 @@ fn call_with_args(
         .map(|a| match *a {
             Arg::X(_) => next_input(),
             Arg::LongDouble(_) => {
-                let fp80 = Ty(unsafe { crate::ir::sys::core::LLVMX86FP80TypeInContext(ctx) });
+                let fp80 = Ty::x86_fp80(ctx);
                 let x = next_input();
                 b.fp_cast(x, fp80)
             }
@@ -450,7 +449,7 @@ fn call_with_args(
 
 /// `r = name(<x0, x1>, <x2, x3>, ...)`, returning `r[0] + 3 r[1]`.
 fn call_on_lanes(b: &mut Builder, m: Module, name: &str, fty: Ty, xs: &[Val]) -> Val {
-    let vty = Ty(unsafe { crate::ir::sys::core::LLVMVectorType(fty.0, 2) });
+    let vty = Ty::vector(fty, 2);
     let i32t = Ty::int(m.context(), 32);
     let vecs: Vec<Val> = xs
         .chunks(2)

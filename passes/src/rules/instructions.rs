@@ -167,21 +167,15 @@ mod tests {
         check_rule(&Case::built(
             "fpext-fptrunc",
             |b, x| {
-                use crate::ir::sys::core::{LLVMDoubleTypeInContext, LLVMX86FP80TypeInContext};
+                use crate::ir::Ty;
                 let t = x[0].ty();
                 let ctx = t.context();
                 let (there, back, other) = match t.print().as_str() {
-                    "float" => (Opcode::LLVMFPExt, Opcode::LLVMFPTrunc, unsafe {
-                        LLVMDoubleTypeInContext(ctx)
-                    }),
-                    "double" => (Opcode::LLVMFPExt, Opcode::LLVMFPTrunc, unsafe {
-                        LLVMX86FP80TypeInContext(ctx)
-                    }),
-                    _ => (Opcode::LLVMFPTrunc, Opcode::LLVMFPExt, unsafe {
-                        LLVMDoubleTypeInContext(ctx)
-                    }),
+                    "float" => (Opcode::LLVMFPExt, Opcode::LLVMFPTrunc, Ty::double(ctx)),
+                    "double" => (Opcode::LLVMFPExt, Opcode::LLVMFPTrunc, Ty::x86_fp80(ctx)),
+                    _ => (Opcode::LLVMFPTrunc, Opcode::LLVMFPExt, Ty::double(ctx)),
                 };
-                let w = b.cast(there, x[0], crate::ir::Ty(other));
+                let w = b.cast(there, x[0], other);
                 let w2 = b.fmul(w, w);
                 let w3 = b.fmul(w2, w);
                 b.cast(back, w3, t)

@@ -712,7 +712,7 @@ mod tests {
 
     fn digamma_of_lanes(b: &mut Builder, xs: &[Val]) -> Val {
         let ty = xs[0].ty();
-        let vty = crate::ir::Ty(unsafe { crate::ir::sys::core::LLVMVectorType(ty.0, 2) });
+        let vty = crate::ir::Ty::vector(ty, 2);
         let i32t = crate::ir::Ty::int(b.module().context(), 32);
         let mut v = vty.poison();
         for (k, &x) in xs.iter().enumerate() {

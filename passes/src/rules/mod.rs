@@ -191,11 +191,8 @@ fn partial_inputs(key: &str, partials: Partials, fty: crate::ir::Ty) -> Vec<Vec<
         return v;
     }
     let ctx = fty.context();
-    let name = crate::ir::cstr("umbra.scratch");
-    // SAFETY: a scratch module in the same context, disposed below.
-    let raw =
-        unsafe { crate::ir::sys::core::LLVMModuleCreateWithNameInContext(name.as_ptr(), ctx) };
-    let m = crate::ir::Module(raw);
+    let scratch = crate::ir::Module::scratch(ctx);
+    let m = scratch.0;
     let mut params = fty.param_types();
     params.push(fty.return_type());
     let f = m.add_function(
@@ -228,7 +225,7 @@ fn partial_inputs(key: &str, partials: Partials, fty: crate::ir::Ty) -> Vec<Vec<
         })
         .collect();
     drop(b);
-    unsafe { crate::ir::sys::core::LLVMDisposeModule(raw) };
+    drop(scratch);
     if let Ok(mut c) = cache.lock() {
         c.insert(key, reads.clone());
     }

@@ -48,8 +48,7 @@ impl Blas {
     pub fn new(m: Module, single: bool, int: Ty, callee: String) -> Blas {
         let ctx = int.context();
         let elem = if single {
-            // SAFETY: a type query on a live context.
-            Ty(unsafe { crate::ir::sys::core::LLVMFloatTypeInContext(ctx) })
+            Ty::float(ctx)
         } else {
             Ty::double(ctx)
         };
