@@ -7,8 +7,9 @@
 //! an active value whose tangent turns out zero costs time, never correctness.
 
 use super::cfg::reverse_post_order;
+use super::opcodes::{classify, derivative_operands, InstClass};
 use crate::api::Activity;
-use crate::ir::{Opcode, Val};
+use crate::ir::Val;
 use crate::rules::user::UserRules;
 use crate::rules::{self, Callee, RuleKind};
 use std::collections::HashSet;
@@ -86,25 +87,19 @@ pub fn carries_into_call(v: Val, is_active: impl Fn(Val) -> bool) -> bool {
 }
 
 fn is_active(i: Val, active: &HashSet<Val>, rules: &UserRules) -> bool {
-    use Opcode::*;
     let ty = i.ty();
     if ty.is_void() {
         return false;
     }
     let any = |idx: &[u32]| idx.iter().any(|&k| op(i.operand(k), active));
-    match i.opcode() {
-        LLVMAlloca => true,
-        LLVMLoad | LLVMGetElementPtr | LLVMExtractValue | LLVMExtractElement => any(&[0]),
-        LLVMFNeg | LLVMFPExt | LLVMFPTrunc | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze
-        | LLVMIntToPtr | LLVMPtrToInt | LLVMTrunc | LLVMZExt => any(&[0]),
-        LLVMShl | LLVMLShr | LLVMAShr => any(&[0]),
-        LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem | LLVMOr | LLVMAnd | LLVMXor => {
-            any(&[0, 1])
-        }
-        LLVMInsertValue | LLVMInsertElement | LLVMShuffleVector => any(&[0, 1]),
-        LLVMSelect => any(&[1, 2]),
-        LLVMPHI => i.incoming().iter().any(|(v, _)| op(*v, active)),
-        LLVMCall => call_is_active(i, active, rules),
+    if let Some(operands) = derivative_operands(i.opcode()) {
+        return any(operands);
+    }
+    match classify(i.opcode()) {
+        InstClass::Alloca => true,
+        InstClass::Load => any(&[0]),
+        InstClass::Phi => i.incoming().iter().any(|(v, _)| op(*v, active)),
+        InstClass::Call => call_is_active(i, active, rules),
         _ => false,
     }
 }

@@ -1,8 +1,10 @@
 //! Analyses the visitors consult before emitting code: control-flow order ([`cfg`]), which
-//! values carry derivatives ([`activity`]), what copied memory holds ([`contents`]), and which
-//! loads the adjoint may re-read ([`overwrite`]).
+//! values carry derivatives ([`activity`]), what copied memory holds ([`contents`]), how each
+//! opcode takes part in differentiation ([`opcodes`]), and which loads the adjoint may re-read
+//! ([`overwrite`]).
 
 pub mod activity;
 pub mod cfg;
 pub mod contents;
+pub mod opcodes;
 pub mod overwrite;

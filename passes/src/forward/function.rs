@@ -9,12 +9,13 @@
 //! invent one.
 
 use crate::analysis::activity::{forward_activity, ActiveSet};
+use crate::analysis::opcodes::{classify, InstClass};
 use crate::api::Activity;
 use crate::cache::{Derived, Job, Session};
 use crate::clone::Cloner;
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Val};
-use crate::rules::instructions::{instruction_rule, InstructionKind};
+use crate::rules::instructions::InstructionKind;
 
 pub(super) use crate::clone::short;
 
@@ -82,46 +83,33 @@ impl<'s> ForwardFn<'s> {
         self.fill_phis()
     }
     fn visit(&mut self, i: Val) -> Result<()> {
-        use Opcode::*;
-        match i.opcode() {
-            LLVMPHI => self.visit_phi(i),
-            LLVMRet => self.visit_ret(i),
-            LLVMBr | LLVMSwitch | LLVMUnreachable => {
-                self.clone_primal(i);
-                Ok(())
-            }
-            LLVMCall => self.visit_call(i),
-            LLVMAlloca => self.visit_alloca(i),
-            LLVMLoad => self.visit_load(i),
-            LLVMStore => self.visit_store(i),
-            LLVMGetElementPtr => self.visit_gep(i),
-            op if instruction_rule(op).is_some() => match instruction_rule(op).map(|r| r.kind) {
-                Some(InstructionKind::Linear(partials)) => self.visit_linear(i, partials),
-                Some(InstructionKind::Conversion) => self.visit_structural(i, &[0]),
-                // The tangent (or shadow) is selected like the value.
-                _ => self.visit_structural(i, &[1, 2]),
-            },
-            LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze | LLVMIntToPtr | LLVMPtrToInt
-            | LLVMTrunc | LLVMZExt | LLVMExtractValue | LLVMExtractElement => {
-                self.visit_structural(i, &[0])
-            }
-            LLVMInsertValue | LLVMInsertElement | LLVMShuffleVector => {
-                self.visit_structural(i, &[0, 1])
-            }
-            LLVMShl | LLVMLShr | LLVMAShr | LLVMOr | LLVMAnd | LLVMXor => self.visit_bits(i),
-            LLVMIndirectBr | LLVMInvoke | LLVMCallBr | LLVMResume | LLVMLandingPad
-            | LLVMCleanupPad | LLVMCatchPad | LLVMCatchSwitch | LLVMCatchRet | LLVMCleanupRet => {
-                Err(Error::at(
-                    i,
-                    "exception handling and indirect branches cannot be differentiated yet",
-                ))
-            }
-            LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMVAArg => self.visit_inactive_only(i),
-            _ => {
+        match classify(i.opcode()) {
+            InstClass::Phi => self.visit_phi(i),
+            InstClass::Return => self.visit_ret(i),
+            InstClass::Control | InstClass::NoDerivative => {
                 // Integer arithmetic, comparisons, int<->float conversions: no derivative.
                 self.clone_primal(i);
                 Ok(())
             }
+            InstClass::Call => self.visit_call(i),
+            InstClass::Alloca => self.visit_alloca(i),
+            InstClass::Load => self.visit_load(i),
+            InstClass::Store => self.visit_store(i),
+            InstClass::Rule(rule) => match rule.kind {
+                InstructionKind::Linear(partials) => self.visit_linear(i, partials),
+                InstructionKind::Conversion => self.visit_structural(i, &[0]),
+                // The tangent (or shadow) is selected like the value.
+                InstructionKind::Selection => self.visit_structural(i, &[1, 2]),
+            },
+            // GEPs offset the shadow like the primal.
+            InstClass::Moves { .. } if i.opcode() == Opcode::LLVMGetElementPtr => self.visit_gep(i),
+            InstClass::Moves { operands, .. } => self.visit_structural(i, operands),
+            InstClass::Bits(_) => self.visit_bits(i),
+            InstClass::Unsupported => Err(Error::at(
+                i,
+                "exception handling and indirect branches cannot be differentiated yet",
+            )),
+            InstClass::InactiveOnly => self.visit_inactive_only(i),
         }
     }
 

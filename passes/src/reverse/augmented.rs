@@ -10,11 +10,13 @@ use super::needs::{taped_needs, Need};
 use super::plan::ReversePlan;
 use super::{call_activity, returns_shadow, tape};
 use crate::analysis::activity::{forward_activity, ActiveSet};
+use crate::analysis::opcodes::{classify, InstClass};
 use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::clone::{short, Cloner};
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Ty, Val};
+use crate::rules::instructions::InstructionKind;
 use crate::rules::user::{augment_layout, is_inactive_memory, UserRule, WHOLE};
 use crate::rules::{AugmentCall, CustomReverse, Rule, RuleKind};
 use std::collections::HashMap;
@@ -187,35 +189,31 @@ impl<'s> AugmentedFn<'s> {
     }
 
     fn visit(&mut self, i: Val) -> Result<()> {
-        use Opcode::*;
-        match i.opcode() {
-            LLVMRet => self.visit_ret(i),
-            LLVMCall => self.visit_call(i),
-            LLVMAlloca => self.visit_alloca(i),
-            LLVMLoad => {
+        match classify(i.opcode()) {
+            InstClass::Return => self.visit_ret(i),
+            InstClass::Call => self.visit_call(i),
+            InstClass::Alloca => self.visit_alloca(i),
+            InstClass::Load => {
                 self.vals.clone_primal(&mut self.b, i);
                 if self.is_active(i) && i.ty().contains_ptr() {
                     self.shadow_by_substitution(i, &[0])?;
                 }
                 Ok(())
             }
-            LLVMStore => self.visit_store(i),
-            LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze
-            | LLVMExtractValue | LLVMExtractElement => self.visit_pointer_op(i, &[0]),
-            LLVMInsertValue | LLVMInsertElement | LLVMShuffleVector => {
-                self.visit_pointer_op(i, &[0, 1])
+            InstClass::Store => self.visit_store(i),
+            // Pointer shadows travel like the pointers; float adjoints flow in the adjoint sweep.
+            InstClass::Moves {
+                operands,
+                pointers: true,
+            } => self.visit_pointer_op(i, operands),
+            InstClass::Rule(r) if matches!(r.kind, InstructionKind::Selection) => {
+                self.visit_pointer_op(i, &[1, 2])
             }
-            LLVMSelect => self.visit_pointer_op(i, &[1, 2]),
-            LLVMIndirectBr | LLVMInvoke | LLVMCallBr | LLVMResume | LLVMLandingPad
-            | LLVMCleanupPad | LLVMCatchPad | LLVMCatchSwitch | LLVMCatchRet | LLVMCleanupRet => {
-                Err(Error::at(
-                    i,
-                    "exception handling and indirect branches cannot be differentiated yet",
-                ))
-            }
-            LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMVAArg
-                if i.operands().into_iter().any(|v| self.is_active(v)) =>
-            {
+            InstClass::Unsupported => Err(Error::at(
+                i,
+                "exception handling and indirect branches cannot be differentiated yet",
+            )),
+            InstClass::InactiveOnly if i.operands().into_iter().any(|v| self.is_active(v)) => {
                 Err(Error::at(
                     i,
                     "this instruction cannot be differentiated (atomic or va_arg on differentiable data)",

@@ -17,6 +17,7 @@
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
 use crate::analysis::activity::ActiveSet;
+use crate::analysis::opcodes::is_pure;
 use crate::ir::{Block, Opcode, Val};
 use crate::rules::user::UserRules;
 use std::collections::{HashMap, HashSet};
@@ -167,12 +168,7 @@ impl ReversePlan {
     fn primal_deps(&self, i: Val) -> Option<HashSet<usize>> {
         use Opcode::*;
         let ops: Vec<Val> = match i.opcode() {
-            LLVMAdd | LLVMSub | LLVMMul | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr
-            | LLVMXor | LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFNeg | LLVMZExt
-            | LLVMSExt | LLVMTrunc | LLVMFPExt | LLVMFPTrunc | LLVMSIToFP | LLVMUIToFP
-            | LLVMBitCast | LLVMGetElementPtr | LLVMICmp | LLVMFCmp | LLVMSelect
-            | LLVMExtractValue | LLVMExtractElement | LLVMInsertElement | LLVMInsertValue
-            | LLVMShuffleVector | LLVMFreeze => i.operands(),
+            op if is_pure(op) => i.operands(),
             LLVMLoad if self.loads_recomputable && !i.is_volatile() => vec![i.operand(0)],
             _ => return None,
         };

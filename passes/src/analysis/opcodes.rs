@@ -1,0 +1,114 @@
+//! The one classification of LLVM opcodes that activity analysis, the forward visitor, the
+//! augmented sweep and the reverse plan share, so they can never disagree about which operands
+//! carry an instruction's derivative or which instructions the adjoint may rebuild.
+
+use crate::ir::Opcode;
+use crate::rules::instructions::{instruction_rule, InstructionKind, InstructionRule};
+
+/// How an instruction takes part in differentiation.
+#[derive(Clone, Copy)]
+pub enum InstClass {
+    /// Its derivative is a row of [`crate::rules::instructions`].
+    Rule(&'static InstructionRule),
+    /// It moves or reinterprets data: the derivative (or shadow) travels through the listed
+    /// operands unchanged. `pointers` is false for integer conversions, through which reverse
+    /// mode carries no shadow.
+    Moves {
+        /// The operands the derivative travels through.
+        operands: &'static [u32],
+        /// Whether a pointer shadow may travel through it.
+        pointers: bool,
+    },
+    /// Integer shifts and bit logic: they move the bits of floating-point data packed into
+    /// integers (operands listed).
+    Bits(&'static [u32]),
+    /// `load`.
+    Load,
+    /// `store`.
+    Store,
+    /// `alloca`.
+    Alloca,
+    /// `call`.
+    Call,
+    /// `phi`.
+    Phi,
+    /// `ret`.
+    Return,
+    /// Branches and `unreachable`.
+    Control,
+    /// Exception handling and indirect branches: not differentiable yet.
+    Unsupported,
+    /// Atomics and `va_arg`: fine while no derivative flows in.
+    InactiveOnly,
+    /// No derivative: integer arithmetic, comparisons, conversions between integers and floats.
+    NoDerivative,
+}
+
+/// The class of instructions with opcode `op`.
+pub fn classify(op: Opcode) -> InstClass {
+    use Opcode::*;
+    if let Some(rule) = instruction_rule(op) {
+        return InstClass::Rule(rule);
+    }
+    match op {
+        LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze | LLVMExtractValue
+        | LLVMExtractElement => InstClass::Moves {
+            operands: &[0],
+            pointers: true,
+        },
+        LLVMInsertValue | LLVMInsertElement | LLVMShuffleVector => InstClass::Moves {
+            operands: &[0, 1],
+            pointers: true,
+        },
+        LLVMIntToPtr | LLVMPtrToInt | LLVMTrunc | LLVMZExt => InstClass::Moves {
+            operands: &[0],
+            pointers: false,
+        },
+        LLVMShl | LLVMLShr | LLVMAShr => InstClass::Bits(&[0]),
+        LLVMOr | LLVMAnd | LLVMXor => InstClass::Bits(&[0, 1]),
+        LLVMLoad => InstClass::Load,
+        LLVMStore => InstClass::Store,
+        LLVMAlloca => InstClass::Alloca,
+        LLVMCall => InstClass::Call,
+        LLVMPHI => InstClass::Phi,
+        LLVMRet => InstClass::Return,
+        LLVMBr | LLVMSwitch | LLVMUnreachable => InstClass::Control,
+        LLVMIndirectBr | LLVMInvoke | LLVMCallBr | LLVMResume | LLVMLandingPad | LLVMCleanupPad
+        | LLVMCatchPad | LLVMCatchSwitch | LLVMCatchRet | LLVMCleanupRet => InstClass::Unsupported,
+        LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMVAArg => InstClass::InactiveOnly,
+        _ => InstClass::NoDerivative,
+    }
+}
+
+/// The operands through which a derivative reaches instructions with opcode `op` (for
+/// activity); `None` for loads, calls, phis and the like, which need their own treatment.
+pub fn derivative_operands(op: Opcode) -> Option<&'static [u32]> {
+    match classify(op) {
+        InstClass::Rule(r) => Some(match r.kind {
+            InstructionKind::Selection => &[1, 2],
+            InstructionKind::Conversion => &[0],
+            InstructionKind::Linear(_) if is_unary(op) => &[0],
+            InstructionKind::Linear(_) => &[0, 1],
+        }),
+        InstClass::Moves { operands, .. } | InstClass::Bits(operands) => Some(operands),
+        _ => None,
+    }
+}
+
+fn is_unary(op: Opcode) -> bool {
+    matches!(op, Opcode::LLVMFNeg)
+}
+
+/// True when the adjoint may rebuild instructions with opcode `op` from their operands: they
+/// compute a value from their operands alone, touching no memory and no control flow.
+pub fn is_pure(op: Opcode) -> bool {
+    use Opcode::*;
+    match classify(op) {
+        InstClass::Rule(_) | InstClass::Moves { .. } | InstClass::Bits(_) => true,
+        InstClass::NoDerivative => matches!(
+            op,
+            LLVMAdd | LLVMSub | LLVMMul | LLVMSExt | LLVMSIToFP | LLVMUIToFP | LLVMICmp | LLVMFCmp
+        ),
+        _ => false,
+    }
+}
