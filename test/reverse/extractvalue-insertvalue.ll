@@ -32,29 +32,30 @@ entry:
   ret { double, double } %r
 }
 
-; f: e1 and q cannot be rebuilt (they derive from g's result), so they go on the tape.
+; f: g's result c cannot be rebuilt (a call), so it is kept in the frame (pushed at the
+; return); e1 and q are rebuilt from it in the adjoint.
 ; CHECK-LABEL: define internal double @augfwd.f.aa{{[.a-z]*}}(ptr %tape, double %x, double %y)
 ; CHECK-NEXT:    %c = call { double, double } @augfwd.g.aa{{[.a-z]*}}(ptr %tape, double %x, double %y)
 ; CHECK-NEXT:    %e0 = extractvalue { double, double } %c, 0
 ; CHECK-NEXT:    %e1 = extractvalue { double, double } %c, 1
 ; CHECK-NEXT:    %q = fdiv double %e0, %e1
-; CHECK-NEXT:    [[P1:%[0-9]+]] = call ptr @umbra.tape.push(ptr %tape, i64 8)
-; CHECK-NEXT:    store double %e1, ptr [[P1]]
-; CHECK-NEXT:    [[P2:%[0-9]+]] = call ptr @umbra.tape.push(ptr %tape, i64 8)
-; CHECK-NEXT:    store double %q, ptr [[P2]]
+; CHECK-NEXT:    [[P1:%[0-9]+]] = call ptr @umbra.tape.push(ptr %tape, i64 16)
+; CHECK-NEXT:    store { double, double } %c, ptr [[P1]]
 ; CHECK-NEXT:    ret double %q
 
 ; CHECK-LABEL: define internal { double, double } @adjoint.f.aa{{[.a-z]*}}(ptr %tape, double %x, double %y, double %dret)
+; CHECK:       reverse:
+; CHECK-NEXT:    [[TC:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 16)
+; CHECK-NEXT:    [[C:%[0-9]+]] = load { double, double }, ptr [[TC]]
 ; CHECK:         [[S0:%[0-9]+]] = load double, ptr [[SQ:%[0-9]+]]
 ; CHECK-NEXT:    [[S1:%[0-9]+]] = fadd double [[S0]], %dret
 ; CHECK-NEXT:    store double [[S1]], ptr [[SQ]]
-; CHECK-NEXT:    [[TQ:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 8)
-; CHECK-NEXT:    [[Q:%[0-9]+]] = load double, ptr [[TQ]]
-; CHECK-NEXT:    [[TE:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 8)
-; CHECK-NEXT:    [[E1:%[0-9]+]] = load double, ptr [[TE]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SQ]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr [[SQ]]
-; q = e0 / e1
+; CHECK-NEXT:    [[E1:%[0-9]+]] = extractvalue { double, double } [[C]], 1
+; CHECK-NEXT:    [[E0:%[0-9]+]] = extractvalue { double, double } [[C]], 0
+; CHECK-NEXT:    [[Q:%[0-9]+]] = fdiv double [[E0]], [[E1]]
+; q = e0 / e1: adj(e0) += d / e1; adj(e1) -= q d / e1
 ; CHECK-NEXT:    [[T0:%[0-9]+]] = fdiv double [[D]], [[E1]]
 ; CHECK-NEXT:    [[O0:%[0-9]+]] = load double, ptr [[SE0:%[0-9]+]]
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], [[T0]]

@@ -29,12 +29,16 @@ entry:
 ; CHECK-NEXT:    call void @llvm.memcpy.p0.p0.i64(ptr %y, ptr %x, i64 %bytes, i1 false)
 ; CHECK-NEXT:    %v = load double, ptr %y, align 8
 ; CHECK-NEXT:    %m = fmul double %v, %v
+; CHECK-NEXT:    store double %m, ptr %y, align 8
 ; CHECK-NEXT:    [[T:%[0-9]+]] = call ptr @umbra.tape.push(ptr %tape, i64 8)
 ; CHECK-NEXT:    store double %v, ptr [[T]]
-; CHECK-NEXT:    store double %m, ptr %y, align 8
 ; CHECK-NEXT:    ret void
 
 ; CHECK-LABEL: define internal void @adjoint.f.ddc{{[.a-z]*}}(ptr %tape, ptr %y, ptr %d.y, ptr %x, ptr %d.x, i64 %n)
+; the frame, popped as the adjoint starts
+; CHECK:       reverse:
+; CHECK-NEXT:    [[TV:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 8)
+; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr [[TV]]
 ; store m -> y
 ; CHECK:         [[W:%[0-9]+]] = load double, ptr %d.y
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
@@ -42,8 +46,6 @@ entry:
 ; CHECK-NEXT:    store double [[N1]], ptr [[SM]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr %d.y
 ; m = v * v, v popped
-; CHECK-NEXT:    [[TV:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 8)
-; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr [[TV]]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[A:%[0-9]+]] = fmul double [[DM]], [[V]]

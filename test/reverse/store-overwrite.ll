@@ -24,12 +24,16 @@ entry:
 ; CHECK-LABEL: define internal void @augfwd.f.da{{[.a-z]*}}(ptr %tape, ptr %p, ptr %d.p, double %a)
 ; CHECK-NEXT:    %v = load double, ptr %p
 ; CHECK-NEXT:    %m = fmul double %v, %a
+; CHECK-NEXT:    store double %m, ptr %p
 ; CHECK-NEXT:    [[T:%[0-9]+]] = call ptr @umbra.tape.push(ptr %tape, i64 8)
 ; CHECK-NEXT:    store double %v, ptr [[T]]
-; CHECK-NEXT:    store double %m, ptr %p
 ; CHECK-NEXT:    ret void
 
 ; CHECK-LABEL: define internal { double } @adjoint.f.da{{[.a-z]*}}(ptr %tape, ptr %p, ptr %d.p, double %a)
+; the frame, popped as the adjoint starts
+; CHECK:       reverse:
+; CHECK-NEXT:    [[TP:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 8)
+; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr [[TP]]
 ; store m -> p: adj(m) += shadow(p); shadow(p) = 0
 ; CHECK:         [[W:%[0-9]+]] = load double, ptr %d.p
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
@@ -37,8 +41,6 @@ entry:
 ; CHECK-NEXT:    store double [[N1]], ptr [[SM]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr %d.p
 ; m = v * a
-; CHECK-NEXT:    [[TP:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 8)
-; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr [[TP]]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DM]], %a

@@ -68,6 +68,9 @@ pub struct Overwrites {
     /// Every analysed load → `Ok` (re-readable) or why not.
     loads: HashMap<Val, Result<(), String>>,
     deferred: Vec<Val>,
+    /// Every instruction that may write or free primal memory (deferred frees excluded).
+    writers: Vec<Val>,
+    places: Places,
 }
 
 impl Overwrites {
@@ -88,7 +91,9 @@ impl Overwrites {
                     writes.push((i, t));
                 }
                 if let Some(p) = free {
-                    if o.deferrable(p) {
+                    // The adjoint releases a deferred block by calling the same deallocator
+                    // with the pointer alone.
+                    if o.deferrable(p) && i.num_call_args() == 1 {
                         candidates.push((i, p));
                     } else {
                         writes.push((i, Target::Anywhere(p)));
@@ -138,12 +143,30 @@ impl Overwrites {
                 deferred.push(call);
             }
         }
+        let mut writers: Vec<Val> = writes
+            .iter()
+            .map(|(s, _)| *s)
+            .chain(candidates_left(&deferred, &places, &blocks))
+            .collect();
+        writers.dedup();
         Overwrites {
             f,
             ctx,
             loads,
             deferred,
+            writers,
+            places,
         }
+    }
+
+    /// True when an instruction that may run after `i` (an instruction of `f`) may write or
+    /// free primal memory: a callee called at `i` then cannot count on stable memory between
+    /// its two sweeps.
+    pub fn writes_after(&self, i: Val) -> bool {
+        if !self.places.position.contains_key(&i) {
+            return true;
+        }
+        self.writers.iter().any(|&s| self.places.after(i, s))
     }
 
     /// True when the adjoint may load `load`'s address again and get the same bytes (given
@@ -192,6 +215,24 @@ impl Overwrites {
         }
         out
     }
+}
+
+/// The free-like calls of `blocks` that are not deferred (they free memory like any writer).
+fn candidates_left<'a>(
+    deferred: &'a [Val],
+    places: &'a Places,
+    blocks: &'a [Block],
+) -> impl Iterator<Item = Val> + 'a {
+    blocks
+        .iter()
+        .flat_map(|b| b.instructions())
+        .filter(move |i| places.position.contains_key(i) && !deferred.contains(i))
+        .filter(|i| {
+            i.opcode() == Opcode::LLVMCall
+                && i.called_function()
+                    .and_then(|f| rules::lookup(&f.name()))
+                    .is_some_and(|r| r.effects.frees)
+        })
 }
 
 /// The objects a pointer may be derived from, through GEPs, casts, `freeze`, phis and selects

@@ -54,6 +54,10 @@ pub(super) struct AdjointFn<'s> {
     popped: HashMap<(bool, Val), Val>,
     /// What a custom rule saved, popped for the call being reversed.
     saved: Option<Val>,
+    /// Blocks whose free was deferred to this adjoint, released at its exit.
+    deferred: Option<Val>,
+    /// Values (and shadows: `true`) kept in this call's frame, loaded at entry.
+    frame: HashMap<(bool, Val), Val>,
 }
 
 impl<'s> AdjointFn<'s> {
@@ -94,6 +98,8 @@ impl<'s> AdjointFn<'s> {
             exit,
             popped: HashMap::new(),
             saved: None,
+            deferred: None,
+            frame: HashMap::new(),
         }
     }
 
@@ -116,6 +122,11 @@ impl<'s> AdjointFn<'s> {
         // Enter the reverse of the return that was taken.
         self.b.position_at_end(dispatch);
         let returns = self.cfg.returns.clone();
+        let taken = (returns.len() > 1).then(|| {
+            let i32t = Ty::int(self.session.module.context(), 32);
+            tape::pop(&mut self.b, self.tape, i32t)
+        });
+        self.load_frame();
         match returns.as_slice() {
             [] => {
                 self.b.br(exit);
@@ -125,7 +136,7 @@ impl<'s> AdjointFn<'s> {
             }
             _ => {
                 let i32t = Ty::int(self.session.module.context(), 32);
-                let k = tape::pop(&mut self.b, self.tape, i32t);
+                let k = taken.unwrap_or_else(|| i32t.zero());
                 let sw = self
                     .b
                     .switch(k, self.rblocks[&returns[0]], returns.len() as u32);
@@ -142,12 +153,24 @@ impl<'s> AdjointFn<'s> {
         }
 
         self.b.position_at_end(exit);
+        if let Some(list) = self.deferred {
+            let release = tape::release_helper(self.session.module);
+            self.b.call_function(release, &[list]);
+        }
         self.return_adjoints();
         Ok(())
     }
 
     fn is_active(&self, v: Val) -> bool {
         self.active.contains(v)
+    }
+
+    /// Pops the values the augmented sweep kept in this call's frame (pushed at the return).
+    fn load_frame(&mut self) {
+        for (v, shadow) in self.plan.frame_values().to_vec().into_iter().rev() {
+            let x = tape::pop(&mut self.b, self.tape, v.ty());
+            self.frame.insert((shadow, v), x);
+        }
     }
 
     // ----- adjoint slots -----
@@ -260,6 +283,9 @@ impl<'s> AdjointFn<'s> {
         if !v.is_instruction() && !v.is_argument() {
             return Ok(v);
         }
+        if let Some(&x) = self.frame.get(&(false, v)) {
+            return Ok(x);
+        }
         if self.plan.loops().iter().any(|l| l.iv == v) {
             let c = self.counter(v);
             let p = self.b.load(v.ty(), c, 0);
@@ -291,6 +317,9 @@ impl<'s> AdjointFn<'s> {
         }
         if let Some(&s) = self.arg_shadows.get(&v) {
             return Ok(s);
+        }
+        if let Some(&x) = self.frame.get(&(true, v)) {
+            return Ok(x);
         }
         if !v.is_instruction() && !v.is_argument() {
             return crate::clone::substitute_shadow(self.session, v, at);
@@ -591,6 +620,9 @@ impl<'s> AdjointFn<'s> {
     }
 
     fn reverse_call(&mut self, i: Val) -> Result<()> {
+        if self.plan.defers_free(i) {
+            return self.defer_free(i);
+        }
         match reverse_callee(i, &self.active, &self.session.rules) {
             ReverseCallee::Primal | ReverseCallee::Free => Ok(()),
             ReverseCallee::Math => self.reverse_math(i),
@@ -771,7 +803,7 @@ impl<'s> AdjointFn<'s> {
             }
             acts.push(act);
         }
-        let stable = self.plan.loads_recomputable;
+        let stable = self.plan.callee_memory_stable(i);
         let (_, adj) = self.session.declare_reverse(g, &acts, stable)?;
         if returns_adjoint(g) {
             args.push(d.unwrap_or_else(|| i.ty().zero()));
@@ -786,6 +818,37 @@ impl<'s> AdjointFn<'s> {
             }
         }
         Ok(())
+    }
+
+    /// A free the augmented sweep left out: the block is released when this adjoint exits,
+    /// after every re-read of it, with the deallocator the primal called.
+    fn defer_free(&mut self, i: Val) -> Result<()> {
+        let (Some(dealloc), Some(&arg)) = (i.called_function(), i.call_args().first()) else {
+            return Err(internal(i, "a deferred free without a direct callee"));
+        };
+        let p = self.primal(arg, i)?;
+        let list = self.deferred_list();
+        tape::push(&mut self.b, list, p);
+        tape::push(&mut self.b, list, dealloc);
+        Ok(())
+    }
+
+    /// The list of blocks to release at exit (a tape of pointer, deallocator pairs), created
+    /// empty in the entry block.
+    fn deferred_list(&mut self) -> Val {
+        if let Some(l) = self.deferred {
+            return l;
+        }
+        let here = self.b.current_block();
+        if let Some(end) = self.entry_end {
+            self.b.position_before(end);
+        }
+        let tt = tape::tape_type(self.session.module);
+        let l = self.b.alloca(tt, "deferred");
+        self.b.store(tt.zero(), l, 8);
+        self.b.position_at_end(here);
+        self.deferred = Some(l);
+        l
     }
 
     fn free(&mut self, p: Val) {

@@ -52,6 +52,7 @@ impl<'s> AugmentedFn<'s> {
             session.report.extend(lines);
         }
         if session.opts.print_types {
+            session.report.extend(plan.describe_overwrites());
             let lines = crate::analysis::contents::describe_types(
                 src,
                 &dst.name(),
@@ -89,7 +90,7 @@ impl<'s> AugmentedFn<'s> {
             let (phis, rest): (Vec<Val>, Vec<Val>) = insts
                 .into_iter()
                 .partition(|i| i.opcode() == Opcode::LLVMPHI);
-            for p in phis {
+            for &p in &phis {
                 self.visit_phi(p);
             }
             if self.plan.records_predecessor(&self.cfg, b) {
@@ -97,6 +98,7 @@ impl<'s> AugmentedFn<'s> {
                 self.pred_index.push((b, idx));
                 tape::push(&mut self.b, self.tape, idx);
             }
+
             // Leaving a structured loop: its last induction value, once per loop execution.
             for k in self.plan.exits_at(b).to_vec() {
                 let l = &self.plan.loops()[k];
@@ -253,6 +255,18 @@ impl<'s> AugmentedFn<'s> {
     }
 
     fn visit_ret(&mut self, i: Val) -> Result<()> {
+        // The frame: values computed on every path here, pushed last (before the return
+        // index) so the adjoint pops them first thing and has them everywhere.
+        {
+            for (v, shadow) in self.plan.frame_values().to_vec() {
+                let x = if shadow {
+                    self.shadow(v, i)?
+                } else {
+                    self.vals.map(v)
+                };
+                tape::push(&mut self.b, self.tape, x);
+            }
+        }
         if self.cfg.records_return() {
             let k = self
                 .cfg
@@ -335,6 +349,10 @@ impl<'s> AugmentedFn<'s> {
     }
 
     fn visit_call(&mut self, i: Val) -> Result<()> {
+        if self.plan.defers_free(i) {
+            // The adjoint runs it, once it is done re-reading the block.
+            return Ok(());
+        }
         match reverse_callee(i, &self.active, &self.session.rules) {
             ReverseCallee::Primal | ReverseCallee::Math | ReverseCallee::Free => {
                 self.vals.clone_primal(&mut self.b, i);
@@ -466,7 +484,7 @@ impl<'s> AugmentedFn<'s> {
             }
             acts.push(act);
         }
-        let stable = self.plan.loads_recomputable;
+        let stable = self.plan.callee_memory_stable(i);
         let (aug, _) = self.session.declare_reverse(g, &acts, stable)?;
         let call = self.b.call_function(aug, &args);
         if returns_shadow(g) {

@@ -46,7 +46,7 @@ impl Need {
 /// rebuild where it is used ([`ReversePlan`]).
 pub fn taped_needs(i: Val, active: &ActiveSet, user: &UserRules, plan: &ReversePlan) -> Vec<Need> {
     let at = i.parent_block();
-    needs(i, active, user)
+    needs(i, active, user, |c| plan.defers_free(c))
         .into_iter()
         .filter(|n| match *n {
             Need::Primal(v) => !plan.primal_recomputable(v, at),
@@ -57,7 +57,12 @@ pub fn taped_needs(i: Val, active: &ActiveSet, user: &UserRules, plan: &ReverseP
 }
 
 /// The values instruction `i`'s adjoint uses, in push order (no duplicates).
-fn needs(i: Val, active: &ActiveSet, user: &UserRules) -> Vec<Need> {
+pub(super) fn needs(
+    i: Val,
+    active: &ActiveSet,
+    user: &UserRules,
+    defers_free: impl Fn(Val) -> bool,
+) -> Vec<Need> {
     let act = |v: Val| active.contains(v);
     let mut out: Vec<Need> = Vec::new();
     let mut add = |n: Need| {
@@ -91,6 +96,8 @@ fn needs(i: Val, active: &ActiveSet, user: &UserRules) -> Vec<Need> {
             add(Need::Shadow(i.operand(1)))
         }
         LLVMAlloca if act(i) => add(Need::Shadow(i)),
+        // A deferred free: the adjoint releases the block, so it needs the pointer.
+        LLVMCall if defers_free(i) => add(Need::Primal(i.operand(0))),
         LLVMCall => match reverse_callee(i, active, user) {
             ReverseCallee::Math => {
                 let rule = match rules::classify(i, user) {

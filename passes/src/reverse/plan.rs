@@ -6,19 +6,21 @@
 //!   to `start`, so the forward sweep records nothing per iteration; it pushes the last `i` (and
 //!   `start`, unless a constant or argument) once, where the loop exits.
 //! - *Recomputation*: arguments, constants, induction variables (inside their loop), pure
-//!   instructions of recomputable operands and, when memory cannot change between the sweeps,
-//!   loads, are rebuilt at their use in the adjoint. Memory is stable when nothing in the
-//!   function writes or frees memory and the caller runs the adjoint right after the augmented
-//!   sweep (a request, or a caller that itself writes nothing).
+//!   instructions of recomputable operands and loads the overwrite analysis proves re-readable
+//!   ([`crate::analysis::overwrite`]: nothing may change the bytes between the load and the
+//!   adjoint) are rebuilt at their use in the adjoint; everything else the adjoint needs is
+//!   taped. The frees that analysis defers run in the adjoint instead of the augmented sweep.
+//! - *Callees* run their sweeps with stable memory when this function does and nothing after
+//!   the call here may write or free memory.
 //!
 //! A value depending on a loop's induction variable is only recomputed inside that loop, where
 //! the adjoint's counter holds the right iteration.
 
 use super::cfg::ReverseCfg;
-use super::classify::{reverse_callee, ReverseCallee};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::is_pure;
-use crate::ir::{Block, Opcode, Val};
+use crate::analysis::overwrite::{OverwriteContext, Overwrites};
+use crate::ir::{Block, Opcode, TyKind, Val};
 use crate::rules::user::UserRules;
 use std::collections::{HashMap, HashSet};
 
@@ -50,8 +52,16 @@ pub struct ReversePlan {
     /// Recomputable values → the loops whose induction variables they depend on.
     recomputable: HashMap<Val, HashSet<usize>>,
     shadow_recomputable: HashMap<Val, HashSet<usize>>,
-    /// Whether loads may be recomputed (memory is stable between the sweeps).
-    pub loads_recomputable: bool,
+    /// Which loads the adjoint may re-read, and which frees it must run instead.
+    overwrites: Overwrites,
+    /// Whether the caller writes nothing between the two sweeps.
+    memory_stable: bool,
+    /// Values kept once per call in the frame: (value, is its shadow) → position.
+    frame: HashMap<(Val, bool), u64>,
+    /// The frame's values in push order.
+    frame_order: Vec<(Val, bool)>,
+    /// The frame's size, for reports.
+    frame_bytes: u64,
 }
 
 impl ReversePlan {
@@ -64,32 +74,30 @@ impl ReversePlan {
         rules: &UserRules,
         memory_stable: bool,
     ) -> ReversePlan {
-        let loads_recomputable = memory_stable && !writes_memory(cfg, active, rules);
+        let overwrites = Overwrites::analyze(f, OverwriteContext { memory_stable }, rules);
         let loops = cfg
             .order
             .iter()
             .filter_map(|&h| structured_loop(f, cfg, h))
             .collect();
-        ReversePlan::with_loops(cfg, loops, loads_recomputable)
-    }
-
-    fn with_loops(
-        cfg: &ReverseCfg,
-        loops: Vec<StructuredLoop>,
-        loads_recomputable: bool,
-    ) -> ReversePlan {
         let mut plan = ReversePlan {
-            by_header: loops
-                .iter()
-                .enumerate()
-                .map(|(k, l)| (l.header, k))
-                .collect(),
+            by_header: HashMap::new(),
             loops,
             exits: HashMap::new(),
             recomputable: HashMap::new(),
             shadow_recomputable: HashMap::new(),
-            loads_recomputable,
+            overwrites,
+            memory_stable,
+            frame: HashMap::new(),
+            frame_order: Vec::new(),
+            frame_bytes: 0,
         };
+        plan.by_header = plan
+            .loops
+            .iter()
+            .enumerate()
+            .map(|(k, l)| (l.header, k))
+            .collect();
         for (k, l) in plan.loops.iter().enumerate() {
             for &b in &cfg.order {
                 if !l.body.contains(&b) && cfg.preds(b).iter().any(|p| l.body.contains(p)) {
@@ -100,18 +108,117 @@ impl ReversePlan {
         for (k, l) in plan.loops.iter().enumerate() {
             plan.recomputable.insert(l.iv, HashSet::from([k]));
         }
+        // A function that never returns has nothing to hand its frame over with.
+        let (wanted, wanted_shadows) = if cfg.returns.is_empty() {
+            (HashSet::new(), HashSet::new())
+        } else {
+            plan.wanted(cfg, active, rules)
+        };
+        let cyclic = blocks_on_cycles(cfg);
+        let dominators = dominators(cfg);
+        let module = f.module();
         // Operands come before uses in reverse post-order (phis aside, which are not pure).
         for &b in &cfg.order {
+            // Kept in the frame: values computed once per call, on every path to a return,
+            // so the augmented sweep can push them all at the return.
+            let once = !cyclic.contains(&b)
+                && cfg
+                    .returns
+                    .iter()
+                    .all(|r| dominators.get(r).is_some_and(|d| d.contains(&b)));
             for i in b.instructions() {
                 if let Some(deps) = plan.primal_deps(i) {
                     plan.recomputable.entry(i).or_insert(deps);
+                } else if once && wanted.contains(&i) && framable(i) {
+                    plan.add_to_frame(module, i, false);
+                    plan.recomputable.insert(i, HashSet::new());
                 }
                 if let Some(deps) = plan.shadow_deps(i) {
                     plan.shadow_recomputable.insert(i, deps);
+                } else if once && wanted_shadows.contains(&i) && i.opcode() != Opcode::LLVMPHI {
+                    plan.add_to_frame(module, i, true);
+                    plan.shadow_recomputable.insert(i, HashSet::new());
                 }
             }
         }
         plan
+    }
+
+    /// The values (and shadows) the adjoint may need: what any instruction's adjoint reads,
+    /// and what rebuilding those reads (pure operands, load addresses, GEP bases).
+    fn wanted(
+        &self,
+        cfg: &ReverseCfg,
+        active: &ActiveSet,
+        rules: &UserRules,
+    ) -> (HashSet<Val>, HashSet<Val>) {
+        let mut primal: Vec<Val> = Vec::new();
+        let mut shadow: Vec<Val> = Vec::new();
+        for &b in &cfg.order {
+            for i in b.instructions() {
+                for n in super::needs::needs(i, active, rules, |c| self.defers_free(c)) {
+                    match n {
+                        super::needs::Need::Primal(v) => primal.push(v),
+                        super::needs::Need::Shadow(v) => shadow.push(v),
+                        super::needs::Need::Saved(_) => {}
+                    }
+                }
+            }
+        }
+        let (mut wp, mut ws) = (HashSet::new(), HashSet::new());
+        while let Some(v) = shadow.pop() {
+            if !v.is_instruction() || !ws.insert(v) {
+                continue;
+            }
+            if matches!(
+                v.opcode(),
+                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast
+            ) {
+                shadow.push(v.operand(0));
+                primal.extend((1..v.num_operands()).map(|k| v.operand(k)));
+            }
+        }
+        while let Some(v) = primal.pop() {
+            if !v.is_instruction() || !wp.insert(v) {
+                continue;
+            }
+            if is_pure(v.opcode()) {
+                primal.extend(v.operands());
+            } else if v.opcode() == Opcode::LLVMLoad {
+                primal.push(v.operand(0));
+            }
+        }
+        (wp, ws)
+    }
+
+    fn add_to_frame(&mut self, m: crate::ir::Module, v: Val, shadow: bool) {
+        self.frame_bytes += m.alloc_size(v.ty());
+        self.frame
+            .insert((v, shadow), self.frame_order.len() as u64);
+        self.frame_order.push((v, shadow));
+    }
+
+    /// The frame's values (value, is its shadow), in slot order.
+    pub fn frame_values(&self) -> &[(Val, bool)] {
+        &self.frame_order
+    }
+
+    /// Whether the callee called at `call` runs its two sweeps with nothing writing primal
+    /// memory between them: this function's own sweeps do, and nothing that may run after the
+    /// call here writes or frees memory.
+    pub fn callee_memory_stable(&self, call: Val) -> bool {
+        self.memory_stable && !self.overwrites.writes_after(call)
+    }
+
+    /// True when `call` is a `free` the adjoint runs instead of the augmented sweep, once it is
+    /// done re-reading the block.
+    pub fn defers_free(&self, call: Val) -> bool {
+        self.overwrites.deferred_frees().contains(&call)
+    }
+
+    /// The `--print-types` lines about which loads are re-read or cached, and deferred frees.
+    pub fn describe_overwrites(&self) -> Vec<String> {
+        self.overwrites.describe()
     }
 
     /// The structured loops.
@@ -169,7 +276,7 @@ impl ReversePlan {
         use Opcode::*;
         let ops: Vec<Val> = match i.opcode() {
             op if is_pure(op) => i.operands(),
-            LLVMLoad if self.loads_recomputable && !i.is_volatile() => vec![i.operand(0)],
+            LLVMLoad if self.overwrites.rereadable(i) => vec![i.operand(0)],
             _ => return None,
         };
         let mut deps = HashSet::new();
@@ -207,46 +314,85 @@ impl ReversePlan {
     }
 }
 
-/// True when `f` may write or free memory (so loads cannot be replayed later).
-fn writes_memory(cfg: &ReverseCfg, active: &ActiveSet, rules: &UserRules) -> bool {
-    cfg.order
-        .iter()
-        .flat_map(|b| b.instructions())
-        .any(|i| match i.opcode() {
-            Opcode::LLVMStore | Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => true,
-            Opcode::LLVMCall => match reverse_callee(i, active, rules) {
-                ReverseCallee::Math => {
-                    crate::rules::lookup_call(i).is_some_and(|r| r.effects.writes)
-                }
-                ReverseCallee::Custom(r, _) => r.effects.writes || r.effects.frees,
-                ReverseCallee::Primal => {
-                    // Inactive calls still run: only pure math and allocation are known harmless.
-                    !(is_pure_call(i))
-                }
-                _ => true,
-            },
-            _ => false,
-        })
+/// Values the frame may hold: sized first-class values. Not allocas: the augmented sweep's stack
+/// is gone when the adjoint runs.
+fn framable(i: Val) -> bool {
+    let t = i.ty();
+    !t.is_void()
+        && i.opcode() != Opcode::LLVMAlloca
+        && matches!(
+            t.kind(),
+            TyKind::Float
+                | TyKind::Int
+                | TyKind::Ptr
+                | TyKind::Vector
+                | TyKind::Struct
+                | TyKind::Array
+        )
+        && !t.is_scalable_vector()
 }
 
-/// Calls known not to write memory the function reads: rules whose effects say so (math, clocks,
-/// runtime queries), assumptions, lifetime markers.
-fn is_pure_call(i: Val) -> bool {
-    let Some(f) = i.called_function() else {
-        return false;
-    };
-    let name = f.name();
-    name.starts_with("llvm.lifetime")
-        || name.starts_with("llvm.assume")
-        || name.starts_with("llvm.dbg")
-        || name.starts_with("llvm.experimental.noalias.scope.decl")
-        || crate::rules::lookup(&name).is_some_and(|r| !r.effects.writes && !r.effects.frees)
-        || (f.intrinsic_id() != 0
-            && !i.call_function_type().return_type().contains_ptr()
-            && i.call_function_type()
-                .param_types()
-                .iter()
-                .all(|t| !t.contains_ptr()))
+/// Each reachable block's dominators (itself included), by the iterative data-flow algorithm
+/// over reverse post-order.
+fn dominators(cfg: &ReverseCfg) -> HashMap<Block, HashSet<Block>> {
+    let all: HashSet<Block> = cfg.order.iter().copied().collect();
+    let mut dom: HashMap<Block, HashSet<Block>> = HashMap::new();
+    for (k, &b) in cfg.order.iter().enumerate() {
+        dom.insert(
+            b,
+            if k == 0 {
+                HashSet::from([b])
+            } else {
+                all.clone()
+            },
+        );
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for &b in cfg.order.iter().skip(1) {
+            let mut new: Option<HashSet<Block>> = None;
+            for p in cfg.preds(b) {
+                let Some(dp) = dom.get(p) else { continue };
+                new = Some(match new {
+                    None => dp.clone(),
+                    Some(n) => n.intersection(dp).copied().collect(),
+                });
+            }
+            let mut new = new.unwrap_or_default();
+            new.insert(b);
+            if dom.get(&b) != Some(&new) {
+                dom.insert(b, new);
+                changed = true;
+            }
+        }
+    }
+    dom
+}
+
+/// The blocks that lie on a cycle (may run more than once per call).
+fn blocks_on_cycles(cfg: &ReverseCfg) -> HashSet<Block> {
+    let mut succs: HashMap<Block, Vec<Block>> = HashMap::new();
+    for &b in &cfg.order {
+        for &p in cfg.preds(b) {
+            succs.entry(p).or_default().push(b);
+        }
+    }
+    let mut out = HashSet::new();
+    for &b in &cfg.order {
+        let mut stack: Vec<Block> = succs.get(&b).cloned().unwrap_or_default();
+        let mut seen = HashSet::new();
+        while let Some(x) = stack.pop() {
+            if x == b {
+                out.insert(b);
+                break;
+            }
+            if seen.insert(x) {
+                stack.extend(succs.get(&x).cloned().unwrap_or_default());
+            }
+        }
+    }
+    out
 }
 
 /// The structured loop headed by `h`, if `h` heads one.

@@ -102,6 +102,48 @@ pub fn pop_helper(m: Module) -> Val {
     f
 }
 
+/// `void umbra.tape.release(ptr list)`: pops every (pointer, deallocator) pair pushed on `list`
+/// (a tape) and calls `deallocator(pointer)`, then frees the list's buffer. The adjoint uses it
+/// for the frees it took over from the augmented sweep.
+pub fn release_helper(m: Module) -> Val {
+    const RELEASE: &str = "umbra.tape.release";
+    if let Some(f) = m.function(RELEASE) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = m.add_function(RELEASE, Ty::function(Ty::void(ctx), &[ptr], false));
+    f.set_internal();
+    let list = f.params()[0];
+    let tt = tape_type(m);
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    let body = f.append_block("release");
+    let done = f.append_block("done");
+    b.position_at_end(entry);
+    let size_p = b.gep(
+        tt,
+        list,
+        &[i64t.int_const(0), Ty::int(ctx, 32).int_const(1)],
+        true,
+    );
+    let size = b.load(i64t, size_p, 8);
+    let empty = b.icmp(IntPred::LLVMIntEQ, size, i64t.zero());
+    b.cond_br(empty, done, body);
+    b.position_at_end(body);
+    let dealloc = pop(&mut b, list, ptr);
+    let p = pop(&mut b, list, ptr);
+    let dealloc_ty = Ty::function(Ty::void(ctx), &[ptr], false);
+    b.call(dealloc_ty, dealloc, &[p]);
+    let left = b.load(i64t, size_p, 8);
+    let more = b.icmp(IntPred::LLVMIntNE, left, i64t.zero());
+    b.cond_br(more, body, done);
+    b.position_at_end(done);
+    free_tape(&mut b, list);
+    b.ret_void();
+    f
+}
+
 /// Emits `push(v)` on `tape` at the builder's position.
 pub fn push(b: &mut Builder, tape: Val, v: Val) {
     let m = b.module();
