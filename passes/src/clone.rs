@@ -10,7 +10,7 @@ use crate::analysis::cfg::reverse_post_order;
 use crate::api::Activity;
 use crate::cache::Session;
 use crate::diag::{Error, Result};
-use crate::ir::{Block, Builder, Opcode, Val};
+use crate::ir::{Block, Builder, Opcode, TyKind, Val};
 use std::collections::{HashMap, HashSet};
 
 /// Value and block maps from a source function into a derived one.
@@ -143,6 +143,39 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
             ),
         ))
     }
+}
+
+/// The shadow of a constant aggregate or vector holding pointers: the same constant with each
+/// pointer replaced by the shadow it stands in with ([`substitute_shadow`]); non-pointer parts
+/// are zero (reverse mode keeps float adjoints elsewhere). Errors at `at` as that does.
+pub fn constant_aggregate_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> {
+    let ty = v.ty();
+    if !ty.contains_ptr() {
+        return Ok(ty.zero());
+    }
+    if ty.is_ptr() {
+        return substitute_shadow(session, v, at);
+    }
+    if v.is_null_constant() {
+        return Ok(v);
+    }
+    if v.is_undef() {
+        return Ok(ty.poison());
+    }
+    let n = match ty.kind() {
+        TyKind::Struct => ty.struct_fields().len() as u32,
+        TyKind::Array => ty.array_len() as u32,
+        TyKind::Vector => ty.vector_len(),
+        _ => return substitute_shadow(session, v, at),
+    };
+    let mut parts = Vec::new();
+    for k in 0..n {
+        let e = v.aggregate_element(k).ok_or_else(|| {
+            Error::at(at, format!("cannot take apart the constant '{}'", short(v)))
+        })?;
+        parts.push(constant_aggregate_shadow(session, e, at)?);
+    }
+    Ok(Val::const_aggregate(ty, &parts))
 }
 
 /// A constant address in the first page (`inttoptr (i64 8 to ptr)`): Rust's

@@ -19,9 +19,11 @@ pub fn returns_adjoint(f: Val) -> bool {
     r.contains_float() && !r.contains_ptr()
 }
 
-/// True when `f`'s augmented forward sweep returns `{result, shadow}` (a pointer result).
+/// True when `f`'s augmented forward sweep returns `{result, shadow}`: a pointer result, or an
+/// aggregate or vector of pointers without floating-point data (`{ptr, ptr}`, `<2 x ptr>`).
 pub fn returns_shadow(f: Val) -> bool {
-    f.function_type().return_type().is_ptr()
+    let r = f.function_type().return_type();
+    r.contains_ptr() && !r.contains_float()
 }
 
 /// Declares the forward derivative of `f` for `activity` (no body yet).

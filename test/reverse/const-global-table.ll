@@ -22,7 +22,8 @@ entry:
   ret double %r
 }
 
-; No shadow is made for the table.
+; No shadow is made for the table (after the header, which names the test's path).
+; CHECK:       source_filename = {{.*}}
 ; CHECK-NOT:   @table{{[._a-z]+}} =
 ; CHECK-NOT:   shadow
 

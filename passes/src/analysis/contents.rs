@@ -5,7 +5,7 @@
 //! mode refuses rather than add adjoints in the wrong format.
 
 use crate::diag::{Error, Result};
-use crate::ir::{Opcode, Ty, TyKind, Val};
+use crate::ir::{Module, Opcode, Ty, TyKind, Val};
 use std::collections::HashSet;
 
 /// What a copied region holds, as far as adjoints are concerned.
@@ -116,3 +116,235 @@ fn collect_float_scalars(t: Ty, out: &mut Vec<Ty>) {
 
 /// The objects a pointer may be derived from (the overwrite analysis owns the definition).
 pub use super::overwrite::underlying_objects;
+
+/// Where a copied region holds pointers, whose shadows the augmented sweep must copy along
+/// (float bytes are adjoint accumulators there, and must not be copied).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PointerLayout {
+    /// Pointers and perhaps integers, no floating-point data: the whole shadow can be copied.
+    OnlyPointers,
+    /// Elements of `stride` bytes (a struct or array type seen in accesses to the memory), with
+    /// pointers at `pointers` and floating-point fields at `floats` (byte offsets within one).
+    Strided {
+        /// The element size.
+        stride: u64,
+        /// Offsets of pointer slots in an element.
+        pointers: Vec<u64>,
+        /// Offsets and types of floating-point scalars in an element.
+        floats: Vec<(u64, Ty)>,
+    },
+}
+
+/// Where the memory copied by `copy` holds pointers: `None` when no access to the same objects
+/// in `f` involves a pointer. Mixed pointers and floats are located through a struct or array
+/// type seen in those accesses (a GEP's source type, an aggregate load or store); when none
+/// explains them all, or the copy does not start at an element, the answer is an error.
+pub fn infer_pointer_layout(f: Val, copy: Val) -> Result<Option<PointerLayout>> {
+    let m = f.module();
+    if let Some(layout) = tbaa_struct_layout(m, copy) {
+        return Ok(layout);
+    }
+    let mut objects = HashSet::new();
+    for p in [copy.operand(0), copy.operand(1)] {
+        objects.extend(underlying_objects(p));
+    }
+    let (mut has_ptr, mut floats, mut aggregates) = (false, Vec::new(), Vec::<Ty>::new());
+    // A stack object's allocated type counts as an access of that type.
+    let allocated = objects
+        .iter()
+        .filter(|o| o.is_instruction() && o.opcode() == Opcode::LLVMAlloca)
+        .map(|o| o.allocated_type());
+    for ty in allocated {
+        has_ptr |= ty.contains_ptr();
+        collect_float_scalars(ty, &mut floats);
+        if ty.contains_ptr() && !ty.is_ptr() && !aggregates.contains(&ty) {
+            aggregates.push(ty);
+        }
+    }
+    for b in f.blocks() {
+        for i in b.instructions() {
+            let (ptr, ty) = match i.opcode() {
+                Opcode::LLVMLoad => (i.operand(0), i.ty()),
+                Opcode::LLVMStore => (i.operand(1), i.operand(0).ty()),
+                Opcode::LLVMGetElementPtr => (i.operand(0), i.gep_source_type()),
+                _ => continue,
+            };
+            if !underlying_objects(ptr).iter().any(|o| objects.contains(o)) {
+                continue;
+            }
+            has_ptr |= ty.contains_ptr();
+            collect_float_scalars(ty, &mut floats);
+            if ty.contains_ptr() && !ty.is_ptr() && !aggregates.contains(&ty) {
+                aggregates.push(ty);
+            }
+        }
+    }
+    if !has_ptr {
+        return Ok(None);
+    }
+    let cannot_tell = |why: &str| {
+        Err(Error::at(
+            copy,
+            format!("this call copies memory holding pointers and floating-point data, {why}; reverse mode cannot tell which shadow bytes are pointers to copy and which are adjoints"),
+        ))
+    };
+    let Some(&widest) = aggregates.iter().max_by_key(|&&t| m.alloc_size(t)) else {
+        return if floats.is_empty() {
+            Ok(Some(PointerLayout::OnlyPointers))
+        } else {
+            cannot_tell("and no struct type says where each is")
+        };
+    };
+    if let Some(other) = aggregates.iter().find(|&&t| !contains_type(widest, t)) {
+        return cannot_tell(&format!(
+            "seen both as {} and as {}",
+            widest.print(),
+            other.print()
+        ));
+    }
+    let stride = m.alloc_size(widest);
+    for p in [copy.operand(0), copy.operand(1)] {
+        if !starts_element(m, p, widest, stride) {
+            return cannot_tell(&format!(
+                "from or to an address that may not start a {}",
+                widest.print()
+            ));
+        }
+    }
+    let (mut pointers, mut fl) = (Vec::new(), Vec::new());
+    scalar_slots(m, widest, 0, &mut pointers, &mut fl);
+    Ok(Some(PointerLayout::Strided {
+        stride,
+        pointers,
+        floats: fl,
+    }))
+}
+
+/// True when `t` is `outer` or nested in it (a field or element, at any depth).
+fn contains_type(outer: Ty, t: Ty) -> bool {
+    outer == t
+        || match outer.kind() {
+            TyKind::Struct => outer
+                .struct_fields()
+                .into_iter()
+                .any(|f| contains_type(f, t)),
+            TyKind::Array | TyKind::Vector => contains_type(outer.element(), t),
+            _ => false,
+        }
+}
+
+/// True when `p` is known to point at the start of an element of `stride` bytes (of type
+/// `elem`) within its object: the object itself, or constant-offset or `elem`-indexed GEPs.
+fn starts_element(m: Module, p: Val, elem: Ty, stride: u64) -> bool {
+    let op = if p.is_instruction() {
+        p.opcode()
+    } else if p.is_constant_expr() {
+        p.const_opcode()
+    } else {
+        return true;
+    };
+    match op {
+        Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast | Opcode::LLVMFreeze => {
+            starts_element(m, p.operand(0), elem, stride)
+        }
+        Opcode::LLVMPHI if p.is_instruction() => p
+            .incoming()
+            .into_iter()
+            .all(|(v, _)| starts_element(m, v, elem, stride)),
+        Opcode::LLVMSelect => {
+            starts_element(m, p.operand(1), elem, stride)
+                && starts_element(m, p.operand(2), elem, stride)
+        }
+        Opcode::LLVMGetElementPtr => {
+            let aligned = if p.gep_source_type() == elem && p.num_operands() == 2 {
+                true
+            } else {
+                const_gep_offset(m, p).is_some_and(|o| o.rem_euclid(stride as i64) == 0)
+            };
+            aligned && starts_element(m, p.operand(0), elem, stride)
+        }
+        _ => true,
+    }
+}
+
+/// The constant byte offset a GEP adds to its base, when all its indices are constants.
+fn const_gep_offset(m: Module, g: Val) -> Option<i64> {
+    let mut ty = g.gep_source_type();
+    let mut off = m.alloc_size(ty) as i64 * g.operand(1).const_int_sext()?;
+    for k in 2..g.num_operands() {
+        let idx = g.operand(k).const_int_sext()?;
+        match ty.kind() {
+            TyKind::Struct => {
+                off += m.field_offset(ty, idx as u32) as i64;
+                ty = ty.struct_fields()[idx as usize];
+            }
+            TyKind::Array | TyKind::Vector => {
+                ty = ty.element();
+                off += m.alloc_size(ty) as i64 * idx;
+            }
+            _ => return None,
+        }
+    }
+    Some(off)
+}
+
+/// The byte offsets of the pointer and floating-point scalars in `t` (placed at `at`).
+fn scalar_slots(m: Module, t: Ty, at: u64, ptrs: &mut Vec<u64>, fl: &mut Vec<(u64, Ty)>) {
+    match t.kind() {
+        TyKind::Ptr => ptrs.push(at),
+        TyKind::Float => fl.push((at, t)),
+        TyKind::Struct => {
+            for (k, f) in t.struct_fields().into_iter().enumerate() {
+                scalar_slots(m, f, at + m.field_offset(t, k as u32), ptrs, fl);
+            }
+        }
+        TyKind::Array | TyKind::Vector => {
+            let (e, n) = (
+                t.element(),
+                if t.kind() == TyKind::Array {
+                    t.array_len()
+                } else {
+                    t.vector_len() as u64
+                },
+            );
+            for k in 0..n {
+                scalar_slots(m, e, at + k * m.alloc_size(e), ptrs, fl);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The layout a copy's `!tbaa.struct` metadata gives (clang puts it on struct copies at -O1 and
+/// above): each field's offset, size and TBAA type. `None` when it is missing or has a field of
+/// unknown kind (`omnipotent char`, an unusual floating-point type).
+fn tbaa_struct_layout(m: Module, copy: Val) -> Option<Option<PointerLayout>> {
+    let fields = copy.tbaa_struct_fields()?;
+    let len = copy.operand(2).const_int_value()?;
+    let ctx = m.context();
+    let (mut pointers, mut floats) = (Vec::new(), Vec::new());
+    for (off, size, name) in fields {
+        let is_pointer = name == "any pointer"
+            || (name.starts_with('p')
+                && name[1..].starts_with(|c: char| c.is_ascii_digit())
+                && name.contains(' '));
+        match (name.as_str(), size) {
+            _ if is_pointer && size == m.store_size(Ty::ptr(ctx)) => pointers.push(off),
+            ("double", 8) => floats.push((off, Ty::double(ctx))),
+            ("float", 4) => floats.push((off, Ty::float(ctx))),
+            ("omnipotent char", _) | ("long double", _) | ("_Float16", _) | ("__fp16", _) => {
+                return None
+            }
+            _ if is_pointer => return None,
+            _ => {}
+        }
+    }
+    if pointers.is_empty() {
+        return Some(None);
+    }
+    Some(Some(PointerLayout::Strided {
+        stride: len,
+        pointers,
+        floats,
+    }))
+}

@@ -420,6 +420,29 @@ impl Val {
     pub fn is_volatile(self) -> bool {
         unsafe { c::LLVMGetVolatile(self.0) != 0 }
     }
+    /// Element `k` of a constant aggregate or vector, when LLVM can take it apart.
+    pub fn aggregate_element(self, k: u32) -> Option<Val> {
+        let e = unsafe { c::LLVMGetAggregateElement(self.0, k) };
+        (!e.is_null()).then_some(Val(e))
+    }
+    /// A constant of aggregate or vector type `ty` with the given elements.
+    pub fn const_aggregate(ty: Ty, parts: &[Val]) -> Val {
+        let mut raw: Vec<_> = parts.iter().map(|v| v.0).collect();
+        let n = raw.len() as u32;
+        Val(unsafe {
+            match ty.kind() {
+                super::TyKind::Struct if c::LLVMIsLiteralStruct(ty.0) != 0 => {
+                    let packed = c::LLVMIsPackedStruct(ty.0);
+                    c::LLVMConstStructInContext(ty.context(), raw.as_mut_ptr(), n, packed)
+                }
+                super::TyKind::Struct => c::LLVMConstNamedStruct(ty.0, raw.as_mut_ptr(), n),
+                super::TyKind::Array => {
+                    c::LLVMConstArray2(ty.element().0, raw.as_mut_ptr(), n as u64)
+                }
+                _ => c::LLVMConstVector(raw.as_mut_ptr(), n),
+            }
+        })
+    }
     /// A constant `getelementptr` on `base`.
     pub fn const_gep(source: Ty, base: Val, indices: &[Val]) -> Val {
         let mut idx: Vec<_> = indices.iter().map(|v| v.0).collect();
@@ -458,6 +481,51 @@ impl Val {
             let mut len = 0u32;
             let s = c::LLVMGetMDString(aops[0], &mut len);
             (!s.is_null()).then(|| string_from(s, len as usize))
+        }
+    }
+    /// The fields a `memcpy` with `!tbaa.struct` metadata copies, as (offset, size, name of
+    /// the TBAA access type), when it has that metadata in the usual format.
+    pub fn tbaa_struct_fields(self) -> Option<Vec<(u64, u64, String)>> {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let k = "tbaa.struct";
+            let kind = c::LLVMGetMDKindIDInContext(ctx, k.as_ptr() as *const _, k.len() as u32);
+            let node = c::LLVMGetMetadata(self.0, kind);
+            if node.is_null() {
+                return None;
+            }
+            let ops = md_operands(node);
+            if !ops.len().is_multiple_of(3) {
+                return None;
+            }
+            let mut out = Vec::new();
+            for f in ops.chunks(3) {
+                let int = |v: sys::prelude::LLVMValueRef| {
+                    (!v.is_null() && !c::LLVMIsAConstantInt(v).is_null())
+                        .then(|| c::LLVMConstIntGetZExtValue(v))
+                };
+                let (off, size) = (int(f[0])?, int(f[1])?);
+                if f[2].is_null() || c::LLVMIsAMDNode(f[2]).is_null() {
+                    return None;
+                }
+                let tag = md_operands(f[2]);
+                let access = *tag.get(1)?;
+                if access.is_null() || c::LLVMIsAMDNode(access).is_null() {
+                    return None;
+                }
+                let name = *md_operands(access).first()?;
+                let mut len = 0u32;
+                let s = if name.is_null() {
+                    std::ptr::null()
+                } else {
+                    c::LLVMGetMDString(name, &mut len)
+                };
+                if s.is_null() {
+                    return None;
+                }
+                out.push((off, size, string_from(s, len as usize)));
+            }
+            Some(out)
         }
     }
     /// The chain of TBAA type nodes of an instruction's access type, from the access type up

@@ -182,12 +182,26 @@ impl<'s> AugmentedFn<'s> {
         Ok(())
     }
 
-    /// The shadow of a pointer, or of a pointer-carrying aggregate (zero when it has none).
+    /// The shadow of a pointer, or of a pointer-carrying aggregate or vector: its own, or for
+    /// a constant, one built from the shadows its pointers stand in with. A value without one is
+    /// an error at `at`, never a zero shadow the adjoint would write through.
     fn shadow_or_zero(&mut self, v: Val, at: Val) -> Result<Val> {
         if v.ty().is_ptr() {
             return self.shadow(v, at);
         }
-        Ok(self.vals.shadow(v).unwrap_or_else(|| v.ty().zero()))
+        if let Some(s) = self.vals.shadow(v) {
+            return Ok(s);
+        }
+        if v.is_constant() && !v.is_constant_expr() {
+            return crate::clone::constant_aggregate_shadow(self.session, v, at);
+        }
+        Err(Error::at(
+            at,
+            format!(
+                "'{}' carries pointers but has no shadow here (built from constant arguments or from data reverse mode cannot follow); pass its pointers as dup",
+                short(v)
+            ),
+        ))
     }
 
     fn visit(&mut self, i: Val) -> Result<()> {

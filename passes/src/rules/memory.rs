@@ -13,7 +13,7 @@ use super::{
     AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
     Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
-use crate::analysis::contents::{infer_contents, Contents};
+use crate::analysis::contents::{infer_contents, infer_pointer_layout, Contents, PointerLayout};
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
 use crate::rules::user::is_inactive_memory;
@@ -217,8 +217,10 @@ fn primal_only(c: &mut AugmentCall) -> Result<Augmented> {
     })
 }
 
-/// The augmented sweep of a copy: the primal copy. The shadows hold adjoints, which the forward
-/// sweep leaves alone; copying differentiable memory into memory without a shadow is refused.
+/// The augmented sweep of a copy: the primal copy, and the copy of the shadows of the pointers
+/// it moves (where [`infer_pointer_layout`] locates them), so that later loads of those pointers
+/// find their shadows. Shadow bytes at float offsets hold adjoints, which the forward sweep
+/// leaves alone; copying differentiable memory into memory without a shadow is refused.
 fn copy_augment(c: &mut AugmentCall) -> Result<Augmented> {
     if c.shadows[0].is_none()
         && c.shadows[1].is_some()
@@ -230,11 +232,54 @@ fn copy_augment(c: &mut AugmentCall) -> Result<Augmented> {
         ));
     }
     let call = c.primal_call();
+    if let Some(sd) = c.shadows[0] {
+        copy_pointer_shadows(c, sd)?;
+    }
     Ok(Augmented {
         result: (!call.ty().is_void()).then_some(call),
         shadow: call.ty().is_ptr().then_some(c.shadows[0]).flatten(),
         saved: None,
     })
+}
+
+/// Copies the shadows of the pointers a copy moves into the destination's shadow.
+fn copy_pointer_shadows(c: &mut AugmentCall, sd: Val) -> Result<()> {
+    let f = c
+        .src
+        .parent_function()
+        .ok_or_else(|| Error::internal(c.src, "a copy outside a function"))?;
+    let Some(layout) = infer_pointer_layout(f, c.src)? else {
+        return Ok(());
+    };
+    let Some(ss) = c.shadows[1] else {
+        // Pointers copied from memory without a shadow would leave null shadows behind.
+        return Err(Error::at(
+            c.src,
+            "copies pointers from memory without a shadow (a constant argument or global) into differentiable memory; their shadows are unknown: pass the source as dup",
+        ));
+    };
+    match layout {
+        PointerLayout::OnlyPointers => {
+            let s = c.src.clone_instruction();
+            for (k, &a) in c.args.iter().enumerate() {
+                s.set_operand(k as u32, a);
+            }
+            s.set_operand(0, sd);
+            s.set_operand(1, ss);
+            c.b.insert(s);
+        }
+        PointerLayout::Strided {
+            stride, pointers, ..
+        } => {
+            let m = c.session.module;
+            let ptr = Ty::ptr(m.context());
+            let slots: Vec<(u64, Ty)> = pointers.into_iter().map(|o| (o, ptr)).collect();
+            let helper = slot_helper(m, stride, &slots, SlotOp::Copy);
+            let len = c.b.zext_or_trunc(c.args[2], Ty::int(m.context(), 64));
+            c.b.call_function(helper, &[sd, ss, len]);
+        }
+    }
+    Ok(())
 }
 
 /// Adjoint of a copy: the destination's shadow is added into the source's, then zeroed (the
@@ -245,11 +290,29 @@ fn copy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         return Ok(adj);
     };
     let len = c.args[2];
+    let f = c
+        .src
+        .parent_function()
+        .ok_or_else(|| Error::internal(c.src, "a copy outside a function"))?;
+    // Where pointers were copied, the destination's shadow holds their shadows (which stay for
+    // the user's shadow memory): only the float slots get adjoint semantics.
+    match infer_pointer_layout(f, c.src)? {
+        Some(PointerLayout::OnlyPointers) => return Ok(adj),
+        Some(PointerLayout::Strided { stride, floats, .. }) => {
+            if !floats.is_empty() {
+                let m = c.session.module;
+                let helper = slot_helper(m, stride, &floats, SlotOp::Accumulate);
+                let len = c.b.zext_or_trunc(len, Ty::int(m.context(), 64));
+                // Without a source shadow, accumulating a slot into itself and zeroing it
+                // leaves just the zeroing.
+                let ss = c.shadows[1].unwrap_or(sd);
+                c.b.call_function(helper, &[sd, ss, len]);
+            }
+            return Ok(adj);
+        }
+        None => {}
+    }
     if let Some(ss) = c.shadows[1] {
-        let f = c
-            .src
-            .parent_function()
-            .ok_or_else(|| Error::internal(c.src, "a copy outside a function"))?;
         if let Contents::Floats(elem) = infer_contents(f, c.src)? {
             let helper = adjoint_copy_helper(c.session.module, elem);
             c.b.call_function(helper, &[sd, ss, len]);
@@ -410,6 +473,97 @@ pub fn adjoint_copy_helper(m: Module, elem: Ty) -> Val {
     b.cond_br(more, body, done);
     k.add_incoming(i64t.zero(), entry);
     k.add_incoming(next, body);
+    b.position_at_end(done);
+    b.ret_void();
+    f
+}
+
+/// What [`slot_helper`] does at each slot.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum SlotOp {
+    /// `dst = src` (the shadows of copied pointers; backwards when `dst` is above `src`, as
+    /// memmove does).
+    Copy,
+    /// `src += dst; dst = 0` (the adjoint of copied floats).
+    Accumulate,
+}
+
+/// `void umbra.{shadow,adjoint}.slots.<stride>.<slots>(ptr dst, ptr src, i64 bytes)`: applies
+/// `op` at each slot `(offset, type)` of each `stride`-byte element of the first `bytes` bytes
+/// (slots that do not fit whole are skipped). Plain IR, so it can be differentiated again.
+fn slot_helper(m: Module, stride: u64, slots: &[(u64, Ty)], op: SlotOp) -> Val {
+    let desc: String = slots
+        .iter()
+        .map(|(o, t)| format!(".{o}{}", t.print()))
+        .collect();
+    let kind = match op {
+        SlotOp::Copy => "shadow",
+        SlotOp::Accumulate => "adjoint",
+    };
+    let name = format!("umbra.{kind}.slots.{stride}{desc}");
+    if let Some(f) = m.function(&name) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i8t, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 8), Ty::int(ctx, 64));
+    let f = m.add_function(&name, Ty::function(Ty::void(ctx), &[ptr, ptr, i64t], false));
+    f.set_internal();
+    let [dst, src, bytes] = [f.params()[0], f.params()[1], f.params()[2]];
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    let body = f.append_block("body");
+    let done = f.append_block("done");
+    b.position_at_end(entry);
+    let size = i64t.int_const(stride);
+    let rounded = b.add(bytes, i64t.int_const(stride - 1));
+    let n = b.binop(Opcode::LLVMUDiv, rounded, size);
+    let backwards = if op == SlotOp::Copy {
+        let d = b.cast(Opcode::LLVMPtrToInt, dst, i64t);
+        let s = b.cast(Opcode::LLVMPtrToInt, src, i64t);
+        b.icmp(IntPred::LLVMIntUGT, d, s)
+    } else {
+        Ty::int(ctx, 1).zero()
+    };
+    let empty = b.icmp(IntPred::LLVMIntEQ, n, i64t.zero());
+    b.cond_br(empty, done, body);
+    b.position_at_end(body);
+    let j = b.phi(i64t);
+    let last = b.sub(n, i64t.int_const(1));
+    let back = b.sub(last, j);
+    let k = b.select(backwards, back, j);
+    let base = b.mul(k, size);
+    for &(o, t) in slots {
+        let at = b.add(base, i64t.int_const(o));
+        let end = b.add(at, i64t.int_const(m.store_size(t)));
+        let fits = b.icmp(IntPred::LLVMIntULE, end, bytes);
+        let slot = f.append_block("slot");
+        let next = f.append_block("next");
+        b.cond_br(fits, slot, next);
+        b.position_at_end(slot);
+        let pd = b.gep(i8t, dst, &[at], true);
+        let ps = b.gep(i8t, src, &[at], true);
+        match op {
+            SlotOp::Copy => {
+                let v = b.load(t, ps, 1);
+                b.store(v, pd, 1);
+            }
+            SlotOp::Accumulate => {
+                let d = b.load(t, pd, 1);
+                let s = b.load(t, ps, 1);
+                let sum = b.fadd(s, d);
+                b.store(sum, ps, 1);
+                b.store(t.zero(), pd, 1);
+            }
+        }
+        b.br(next);
+        b.position_at_end(next);
+    }
+    let latch = b.current_block();
+    let j1 = b.add(j, i64t.int_const(1));
+    let more = b.icmp(IntPred::LLVMIntULT, j1, n);
+    b.cond_br(more, body, done);
+    j.add_incoming(i64t.zero(), entry);
+    j.add_incoming(j1, latch);
     b.position_at_end(done);
     b.ret_void();
     f
