@@ -7,7 +7,7 @@
 // every level. The rules are deliberately distinguishable from the bodies' derivatives, so
 // differentiating an inlined body fails the checks:
 //   - quick_rsqrt: a registered gradient and derivative giving the exact -x^-1.5 / 2, while
-//     the body is the bit-trick fast inverse square root (its derivative is off by ~1e-3);
+//     the body is the bit-trick fast inverse square root (its derivative is off by ~9%);
 //   - twice: registered derivative and gradient 3 (the body's derivative is 2);
 //   - gain: inactive, so x * gain(x) has derivative gain(x) = 2x (the body's gives 4x);
 //   - fake_log1p: function-like log1p, derivative 1/(1+x) (the body is x).
