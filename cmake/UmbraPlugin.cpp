@@ -10,6 +10,9 @@
 //
 // Under clang the pass runs at OptimizerLast (user code is optimised first) and
 // asks the Rust side to re-run default<O{level}> afterwards when level > O0.
+// A second pass, `umbra-protect`, runs at PipelineStart: it marks the functions
+// that have user rules (__enzyme_register_gradient_*, ...) noinline, so that
+// the optimiser cannot inline them before `umbra` replaces their calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +31,7 @@ extern "C" {
 int umbra_differentiate_module(LLVMModuleRef m, const char *params,
                                int *changed, char **error);
 void umbra_free_error(char *error);
+int umbra_protect_rules(LLVMModuleRef m);
 }
 
 namespace {
@@ -59,6 +63,23 @@ private:
   std::string Params;
 };
 
+class UmbraProtectPass : public llvm::PassInfoMixin<UmbraProtectPass> {
+public:
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &) {
+    int Changed = umbra_protect_rules(llvm::wrap(&M));
+    if (Changed < 0)
+      llvm::reportFatalUsageError(
+          "umbra: error: internal error: umbra-protect failed (this is a bug in "
+          "umbra: please report it with the input file and the command line)");
+    // Only function attributes change, which inlining decisions read afresh.
+    return Changed ? llvm::PreservedAnalyses::none()
+                   : llvm::PreservedAnalyses::all();
+  }
+
+  static bool isRequired() { return true; }
+  static llvm::StringRef name() { return "umbra-protect"; }
+};
+
 /// `umbra` -> "", `umbra<text>` -> "text"; false for any other name.
 bool parsePassName(llvm::StringRef Name, std::string &Params) {
   if (Name == "umbra") {
@@ -76,6 +97,10 @@ void registerCallbacks(llvm::PassBuilder &PB) {
   PB.registerPipelineParsingCallback(
       [](llvm::StringRef Name, llvm::ModulePassManager &MPM,
          llvm::ArrayRef<llvm::PassBuilder::PipelineElement>) {
+        if (Name == "umbra-protect") {
+          MPM.addPass(UmbraProtectPass());
+          return true;
+        }
         std::string Params;
         if (!parsePassName(Name, Params))
           return false;
@@ -83,7 +108,14 @@ void registerCallbacks(llvm::PassBuilder &PB) {
         return true;
       });
 
-  // clang -fpass-plugin: differentiate after the user's code is optimised,
+  // clang -fpass-plugin: keep functions with user rules out of line from the
+  // start (the always-inliner runs even at -O0)...
+  PB.registerPipelineStartEPCallback(
+      [](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+        MPM.addPass(UmbraProtectPass());
+      });
+
+  // ... and differentiate after the user's code is optimised,
   // then have the Rust side re-optimise the derivative code it generated.
   PB.registerOptimizerLastEPCallback([](llvm::ModulePassManager &MPM,
                                         llvm::OptimizationLevel Level,

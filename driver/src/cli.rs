@@ -6,8 +6,9 @@ use anyhow::{bail, Result};
 use clap::{CommandFactory, FromArgMatches, Parser, ValueEnum};
 use std::path::{Path, PathBuf};
 
-/// Differentiate the derivative requests (`__enzyme_fwddiff`, `__umbra_fwddiff`) in an LLVM
-/// module, re-optimise it and emit native code, assembly, bitcode or textual IR.
+/// Differentiate the derivative requests in an LLVM module (forward mode: `__enzyme_fwddiff`,
+/// `__umbra_fwddiff`; reverse mode: `__enzyme_autodiff`, `__umbra_autodiff`; C or C++ spellings),
+/// re-optimise it and emit native code, assembly, bitcode or textual IR.
 #[derive(Parser, Debug)]
 #[command(
     name = "umbra",

@@ -5,12 +5,18 @@
 //! int  umbra_differentiate_module(LLVMModuleRef m, const char *params, int *changed,
 //!                                 char **error);
 //! void umbra_free_error(char *error);
+//! int  umbra_protect_rules(LLVMModuleRef m);
 //! ```
 //! `params` is the pass-parameter text (`umbra<params>`), possibly NULL; the `UMBRA_OPTIONS`
 //! environment variable is read too. Returns 0 on success, with `*changed` (when not NULL) set
 //! to whether the module was modified (it is not when it holds no derivative request, so the
 //! pipeline keeps its analyses); otherwise non-zero with `*error` set to a one-line message the
 //! caller must release with `umbra_free_error`.
+//!
+//! `umbra_protect_rules` runs early (the plugin calls it at pipeline start): it marks the
+//! functions that registrations give a rule `noinline`, so that inlining cannot replace their
+//! calls by bodies before `umbra_differentiate_module` looks for them. It returns how many
+//! functions it changed (0: the module is untouched), or -1 on an internal failure.
 
 use crate::ir::{Module, RawModule};
 use crate::options::Options;
@@ -55,6 +61,16 @@ pub unsafe extern "C" fn umbra_differentiate_module(
     1
 }
 
+/// Keeps functions with user rules out of line. See the module docs for the contract.
+///
+/// # Safety
+/// `m` must be a valid module.
+#[no_mangle]
+pub unsafe extern "C" fn umbra_protect_rules(m: RawModule) -> i32 {
+    std::panic::catch_unwind(|| crate::rules::user::protect_from_inlining(Module(m)))
+        .map_or(-1, |n| i32::try_from(n).unwrap_or(i32::MAX))
+}
+
 /// Releases a message returned through `umbra_differentiate_module`'s `error`.
 ///
 /// # Safety
@@ -76,6 +92,9 @@ fn run(module: Module, params: &str) -> Result<bool, String> {
     // The plugin has no other channel for the reports the user asked for.
     for line in &summary.report {
         eprintln!("{line}");
+    }
+    for line in &summary.warnings {
+        eprintln!("umbra: warning: {line}");
     }
     if summary.requests == 0 {
         return Ok(false);

@@ -40,6 +40,8 @@ pub struct Summary {
     pub derived_functions: usize,
     /// What `print_activity` / `print_types` asked for, one line each.
     pub report: Vec<String>,
+    /// Warnings for the user (rules defeated by inlining), one line each, without a prefix.
+    pub warnings: Vec<String>,
 }
 
 /// Differentiates every derivative request in `module` in place. On error the module may hold
@@ -50,6 +52,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         return Ok(Summary::default());
     }
     let rules = rules::user::collect(module, opts)?;
+    // Before lowering: only the user's own calls count as signs of life.
+    let warnings = rules::user::inlined_rule_warnings(module);
     preprocess::canonicalize_reachable(module, &requests, &rules)?;
     let mut session = cache::Session::new(module, opts, rules);
     for req in &requests {
@@ -61,5 +65,6 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         requests: requests.len(),
         derived_functions,
         report: session.report,
+        warnings,
     })
 }

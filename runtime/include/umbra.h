@@ -63,21 +63,37 @@
  * Return types
  *
  * The entry points are variadic and declared to return double. For another return type
- * declare your own prototype: ANY function whose name starts with `__umbra_fwddiff`,
- * `__umbra_autodiff`, `__enzyme_fwddiff` or `__enzyme_autodiff` is a request of that mode, e.g.
+ * declare your own prototype: as in Enzyme, ANY function whose name contains `__umbra_fwddiff`,
+ * `__umbra_autodiff`, `__enzyme_fwddiff` or `__enzyme_autodiff` is a request of that mode
+ * (the longest entry-point name contained decides: `__enzyme_autodiff_deferred` is Enzyme's
+ * deferred variant, which Umbra does not implement), e.g. in C:
  *
  *   float  __umbra_fwddiff_f(void *, ...);
  *   struct grad2 { double dx, dy; };
  *   struct grad2 __umbra_autodiff_xy(void *, ...);   (two `out` arguments)
  *   void   __umbra_autodiff_v(void *, ...);           (no `out` arguments: pointers only)
  *
+ * In C++, Enzyme's template (whose mangled name contains the request name) works without this
+ * header; its `int` parameters receive the markers' values:
+ *
+ *   int enzyme_dup, enzyme_const, enzyme_out;   (global namespace: not mangled)
+ *   template <typename R, typename... T> R __enzyme_autodiff(void *, T...);
+ *   double dx = __enzyme_autodiff<double>((void *)f, enzyme_out, x);
+ *
+ * Calls to other functions whose names contain `__enzyme_` or `__umbra_` (Enzyme's
+ * __enzyme_todense, __enzyme_batch, ...) and markers other than the four above (enzyme_width,
+ * ...) are errors naming them: Umbra does not implement them yet.
+ *
  * ----------------------------------------------------------------------------------------------
  * User rules
  *
  * Tell Umbra how to differentiate a particular function. These override built-in rules and
- * apply even to functions with a body; mark such functions noinline, or the optimiser may
- * inline them before Umbra sees the call. The registrations are globals recognised by name
- * prefix (as in Enzyme); the macros below write them, with a unique name per line.
+ * apply even to functions with a body, to the calls of the function: if the optimiser inlines
+ * it first, its body is differentiated instead. The plugin prevents that (it marks such
+ * functions noinline at the start of clang's pipeline); with the driver, mark them
+ * __attribute__((noinline)) (the driver warns when a function with a rule has no calls left).
+ * The registrations are globals recognised by name prefix (as in Enzyme); the macros below
+ * write them, with a unique name per line.
  *
  *   UMBRA_INACTIVE_FN(log_value);          no derivative flows through calls to log_value
  *   UMBRA_INACTIVE_GLOBAL(history);        history's contents carry no derivative (storing a

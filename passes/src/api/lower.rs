@@ -253,22 +253,28 @@ fn convert_result(b: &mut Builder, req: &Request, t: Val, want: Ty) -> Result<Va
 /// Deletes the request declarations and marker globals that no longer have uses.
 pub fn remove_request_declarations(module: Module) {
     for f in module.functions() {
-        let name = f.name();
-        let is_request = ["__umbra_", "__enzyme_"].iter().any(|p| {
-            name.starts_with(p) && (name.contains("fwddiff") || name.contains("autodiff"))
-        });
+        let is_request = matches!(
+            super::names::classify(&f.name()),
+            Some(super::names::ApiName::Request(_))
+        );
         if is_request && !f.has_uses() && f.is_declaration() {
             f.delete_global();
         }
     }
-    let markers = ["dup", "dupnoneed", "const", "out"];
-    for prefix in ["umbra_", "enzyme_"] {
-        for m in markers {
-            if let Some(g) = module.global(&format!("{prefix}{m}")) {
-                if !g.has_uses() && g.is_declaration() {
-                    g.delete_global();
-                }
+    // Declarations only: `extern int enzyme_dup;` needs no definition once its loads are gone
+    // (C++ may mangle the name; a definition stays, it is the user's).
+    for g in module.globals() {
+        if !g.is_declaration() || super::markers::decode(g).is_none() {
+            continue;
+        }
+        // A marker passed as `ptrtoint (ptr @enzyme_dup to i64)` leaves that constant behind,
+        // unused, still referring to the global: detach it first.
+        let users = g.users();
+        if users.iter().all(|u| u.is_constant_expr() && !u.has_uses()) {
+            if !users.is_empty() {
+                g.replace_all_uses_with(g.ty().poison());
             }
+            g.delete_global();
         }
     }
 }

@@ -1,6 +1,11 @@
-//! Activity markers: the globals `umbra_dup`, `enzyme_const`, ... whose loaded values (or
-//! addresses) users pass before an argument to say how it is differentiated.
+//! Activity markers: the globals `umbra_dup`, `enzyme_const`, ... that users pass before an
+//! argument to say how it is differentiated. As in Enzyme, a marker arrives as the global's
+//! address, a load of it (C `extern int enzyme_dup;`, and C++ templates, whose `int`
+//! parameters receive the loaded value), a cast of either, or a metadata string
+//! (`metadata !"enzyme_dup"`). C++ may mangle the global's name (`_ZL10enzyme_dup` for a
+//! `static` one).
 
+use super::names::source_identifier;
 use super::Activity;
 use crate::ir::{Opcode, Val};
 
@@ -9,32 +14,48 @@ use crate::ir::{Opcode, Val};
 pub enum Marker {
     /// A known marker setting the next argument's activity.
     Known(Activity),
-    /// A global named like a marker (`enzyme_width`, ...) that Umbra does not support.
+    /// A name like a marker's (`enzyme_width`, ...) that Umbra does not support.
     Unknown(String),
 }
 
 const PREFIXES: [&str; 2] = ["umbra_", "enzyme_"];
 
-/// Decodes `arg` as a marker: a load of a marker global, or the global's address.
+/// The marker names Umbra implements, for messages.
+pub const SUPPORTED: &str = "dup, dupnoneed, const, out (with the prefix enzyme_ or umbra_)";
+
+/// Decodes `arg` as a marker; `None` when it is an ordinary argument.
 pub fn decode(arg: Val) -> Option<Marker> {
-    let global = if arg.is_global_variable() {
-        arg
-    } else if arg.is_instruction() && arg.opcode() == Opcode::LLVMLoad {
-        let p = arg.operand(0);
-        if !p.is_global_variable() {
-            return None;
-        }
-        p
+    let name = if let Some(text) = arg.metadata_string() {
+        text
     } else {
-        return None;
+        marker_global(arg)?.name()
     };
-    let name = global.name();
-    let suffix = PREFIXES.iter().find_map(|p| name.strip_prefix(p))?;
+    let id = source_identifier(&name, &PREFIXES);
+    let suffix = PREFIXES.iter().find_map(|p| id.strip_prefix(p))?;
     Some(match suffix {
         "dup" => Marker::Known(Activity::Dup),
         "dupnoneed" => Marker::Known(Activity::DupNoNeed),
         "const" => Marker::Known(Activity::Const),
         "out" => Marker::Known(Activity::Out),
-        _ => Marker::Unknown(name),
+        _ => Marker::Unknown(id.to_string()),
     })
+}
+
+/// The global a marker argument refers to: itself, or the operand of a load or cast of it.
+fn marker_global(arg: Val) -> Option<Val> {
+    if arg.is_global_variable() {
+        return Some(arg);
+    }
+    let op = if arg.is_instruction() {
+        arg.opcode()
+    } else if arg.is_constant_expr() {
+        arg.const_opcode()
+    } else {
+        return None;
+    };
+    let wraps_global = matches!(
+        op,
+        Opcode::LLVMLoad | Opcode::LLVMPtrToInt | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast
+    );
+    (wraps_global && arg.operand(0).is_global_variable()).then(|| arg.operand(0))
 }

@@ -1,6 +1,7 @@
-//! The user-facing API: finding derivative requests (`__umbra_fwddiff...`, `__enzyme_fwddiff...`,
-//! and the reverse-mode spellings), decoding their activity markers, and replacing each request
-//! call by a call to its derived function.
+//! The user-facing API: finding derivative requests (calls to functions whose names contain
+//! `__umbra_fwddiff`, `__enzyme_fwddiff` or the reverse-mode spellings, C or C++-mangled),
+//! decoding their activity markers, and replacing each request call by a call to its derived
+//! function. Calls to other functions of the API's namespaces are errors.
 //!
 //! Guarantees: every request is either lowered completely or reported as an error naming the
 //! call site; marker loads that become dead are removed so that `extern int enzyme_dup;` needs
@@ -8,10 +9,12 @@
 
 mod lower;
 mod markers;
+mod names;
 mod request;
 
 pub use lower::{lower_request, remove_request_declarations};
 pub use markers::Marker;
+pub use names::{classify, ApiName};
 pub use request::{find_requests, ArgPlan, Mode, Request};
 
 /// How one argument of a differentiated function takes part in differentiation.

@@ -2,8 +2,9 @@
 //! the function to differentiate.
 
 use super::markers::{self, Marker};
+use super::names::{self, ApiName};
 use super::Activity;
-use crate::diag::{Error, Result};
+use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{Module, TyKind, Val};
 
 /// Which derivative a request asks for.
@@ -16,20 +17,6 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// The request-name prefixes of this mode.
-    fn prefixes(self) -> [&'static str; 2] {
-        match self {
-            Mode::Forward => ["__umbra_fwddiff", "__enzyme_fwddiff"],
-            Mode::Reverse => ["__umbra_autodiff", "__enzyme_autodiff"],
-        }
-    }
-
-    fn of_name(name: &str) -> Option<Mode> {
-        [Mode::Forward, Mode::Reverse]
-            .into_iter()
-            .find(|m| m.prefixes().iter().any(|p| name.starts_with(p)))
-    }
-
     /// Human-readable name used in messages.
     pub fn describe(self) -> &'static str {
         match self {
@@ -73,16 +60,23 @@ pub struct Request {
 pub fn find_requests(module: Module) -> Result<Vec<Request>> {
     let mut requests: Vec<(Val, Mode)> = Vec::new();
     for f in module.functions() {
-        let Some(mode) = Mode::of_name(&f.name()) else {
-            continue;
+        let name = f.name();
+        let mode = match names::classify(&name) {
+            None => continue,
+            Some(ApiName::Request(mode)) => mode,
+            Some(other) => {
+                if let Some(&user) = f.users().first() {
+                    return Err(not_implemented(user, &name, other));
+                }
+                continue;
+            }
         };
         for user in f.users() {
             if !user.is_call() || user.called_value() != f {
                 return Err(Error::user_at(
                     user,
                     format!(
-                        "'{}' is used other than as a direct call; derivative requests must be called directly",
-                        f.name()
+                        "'{name}' is used other than as a direct call; derivative requests must be called directly"
                     ),
                 ));
             }
@@ -107,6 +101,26 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
         }
     }
     Ok(out)
+}
+
+/// The error for a use of `name`, an API function Umbra does not implement: at the call, so
+/// the message has its source location, instead of an undefined reference at link time.
+fn not_implemented(user: Val, name: &str, what: ApiName) -> Error {
+    let id = names::api_identifier(name);
+    let shown = if id == name {
+        format!("'{name}'")
+    } else {
+        format!("'{id}' ('{name}')")
+    };
+    let message = match what {
+        ApiName::Unsupported(entry) => format!(
+            "{shown} is Enzyme's {entry}, which umbra does not support yet; umbra implements __enzyme_autodiff and __enzyme_fwddiff (and the __umbra_ spellings)"
+        ),
+        _ => format!(
+            "{shown} is neither an umbra nor an Enzyme function; requests are __enzyme_autodiff, __enzyme_fwddiff, __umbra_autodiff and __umbra_fwddiff"
+        ),
+    };
+    Error::user_at(user, message).with_kind(ErrorKind::Unsupported)
 }
 
 fn decode(call: Val, mode: Mode) -> Result<Request> {
@@ -163,9 +177,13 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
             match m {
                 Marker::Known(a) => activity = Some(a),
                 Marker::Unknown(name) => {
-                    return Err(Error::user_at(
+                    return Err(Error::at(
                         call,
-                        format!("unknown activity marker '{name}' in '{req_name}'"),
+                        format!(
+                            "activity marker '{name}' (argument {} of '{req_name}') is not supported by umbra yet; supported markers: {}",
+                            i + 1,
+                            markers::SUPPORTED
+                        ),
                     ))
                 }
             }

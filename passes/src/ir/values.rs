@@ -289,6 +289,16 @@ impl Val {
         let text = String::from_utf8_lossy(bytes);
         Some(text.trim_end_matches('\0').to_string())
     }
+    /// The text of a metadata-string argument (`metadata !"enzyme_dup"`), else `None`.
+    pub fn metadata_string(self) -> Option<String> {
+        // LLVMIsAMDString: a metadata-as-value argument wrapping a string.
+        if unsafe { c::LLVMIsAMDString(self.0).is_null() } {
+            return None;
+        }
+        let mut len = 0;
+        let p = unsafe { c::LLVMGetMDString(self.0, &mut len) };
+        (!p.is_null()).then(|| string_from(p, len as usize))
+    }
     /// Sets a global's initializer.
     pub fn set_initializer(self, init: Val) {
         unsafe { c::LLVMSetInitializer(self.0, init.0) }

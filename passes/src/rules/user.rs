@@ -185,6 +185,138 @@ fn collect_global(g: Val, rules: &mut UserRules) -> Result<()> {
     Ok(())
 }
 
+/// What a registration says about the function it names, for messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegisteredAs {
+    /// `__enzyme_register_derivative_*`.
+    Derivative,
+    /// `__enzyme_register_gradient_*`.
+    Gradient,
+    /// `__enzyme_function_like*`.
+    FunctionLike,
+    /// `__enzyme_inactivefn*` or `annotate("umbra_inactive")`.
+    Inactive,
+}
+
+impl RegisteredAs {
+    /// "a registered gradient", ... as in "'f' has a registered gradient".
+    pub fn describe(self) -> &'static str {
+        match self {
+            RegisteredAs::Derivative => "a registered derivative",
+            RegisteredAs::Gradient => "a registered gradient",
+            RegisteredAs::FunctionLike => "a function-like registration",
+            RegisteredAs::Inactive => "an inactive registration",
+        }
+    }
+}
+
+/// The functions that the module's registrations and annotations give a rule, each once (its
+/// first registration), read leniently: a malformed registration names what it can and is
+/// reported by [`collect`] when the module has requests. The rule replaces the function's
+/// body only while calls to it survive, which inlining defeats.
+pub fn registered_functions(module: Module) -> Vec<(Val, RegisteredAs)> {
+    let mut out: Vec<(Val, RegisteredAs)> = Vec::new();
+    let mut add = |f: Val, what| {
+        if f.is_function() && !out.iter().any(|&(g, _)| g == f) {
+            out.push((f, what));
+        }
+    };
+    for g in module.globals() {
+        let name = g.name();
+        let es = entries(g);
+        let what = if name.starts_with("__enzyme_register_derivative") {
+            RegisteredAs::Derivative
+        } else if name.starts_with("__enzyme_register_gradient") {
+            RegisteredAs::Gradient
+        } else if name.starts_with("__enzyme_function_like") {
+            RegisteredAs::FunctionLike
+        } else if name.starts_with("__enzyme_inactivefn") {
+            for &f in &es {
+                add(f, RegisteredAs::Inactive);
+            }
+            continue;
+        } else {
+            continue;
+        };
+        // The primal is the first entry; the others are its derivatives or a rule name.
+        if let Some(&f) = es.first() {
+            add(f, what);
+        }
+    }
+    for f in annotated_inactive_functions(module) {
+        add(f, RegisteredAs::Inactive);
+    }
+    out
+}
+
+/// Keeps the calls to functions that have rules: marks the functions `noinline` (dropping an
+/// `alwaysinline` that would contradict it) and `nobuiltin`. The latter because LLVM treats a
+/// `nobuiltin` definition as one that may be replaced at link time, so it infers nothing
+/// interprocedurally from the body: without it, `double f(double x) { return x; }` gets a
+/// `returned` parameter and its callers use `x` instead of the call. The body itself is still
+/// optimised. Run early in the pipeline (the plugin does, at pipeline start) so the rules still
+/// find calls to replace. Returns how many functions it changed.
+pub fn protect_from_inlining(module: Module) -> usize {
+    let mut changed = 0;
+    for (f, _) in registered_functions(module) {
+        if f.is_declaration() || (f.has_fn_attr("noinline") && f.has_fn_attr("nobuiltin")) {
+            continue;
+        }
+        f.set_fn_attr("alwaysinline", false);
+        f.set_fn_attr("noinline", true);
+        f.set_fn_attr("nobuiltin", true);
+        changed += 1;
+    }
+    changed
+}
+
+/// One warning per function that has a rule but no calls left while its body is still here and
+/// not `noinline`: the optimiser has most likely inlined it before Umbra ran, so the
+/// derivative comes from the inlined body rather than from the rule.
+pub fn inlined_rule_warnings(module: Module) -> Vec<String> {
+    let mut out = Vec::new();
+    for (f, what) in registered_functions(module) {
+        if f.is_declaration() || f.has_fn_attr("noinline") {
+            continue;
+        }
+        let called = f
+            .users()
+            .into_iter()
+            .any(|u| u.is_call() && u.called_value() == f);
+        if !called {
+            out.push(format!(
+                "'{}' has {}, but no calls to it remain: the optimiser probably inlined it (or folded its calls away), so derivatives come from its body, not from the rule; compile with the umbra plugin (-fpass-plugin), which keeps such functions out of line, or mark it __attribute__((noinline))",
+                f.name(),
+                what.describe()
+            ));
+        }
+    }
+    out
+}
+
+/// The functions carrying `annotate("umbra_inactive")` (or `"enzyme_inactive"`).
+fn annotated_inactive_functions(module: Module) -> Vec<Val> {
+    let mut out = Vec::new();
+    let Some(ann) = module.global("llvm.global.annotations") else {
+        return out;
+    };
+    for e in entries(ann) {
+        let fields = e.operands();
+        let (Some(&target), Some(text)) = (fields.first(), fields.get(1)) else {
+            continue;
+        };
+        if target.is_function()
+            && matches!(
+                text.const_string().as_deref(),
+                Some("umbra_inactive" | "enzyme_inactive")
+            )
+        {
+            out.push(target);
+        }
+    }
+    out
+}
+
 /// `__attribute__((annotate("umbra_inactive")))` on functions and globals (clang collects them
 /// in `llvm.global.annotations` as `{ptr value, ptr text, ptr file, i32 line, ptr args}`).
 fn collect_annotations(module: Module, rules: &mut UserRules) {

@@ -1,0 +1,187 @@
+//! Recognising the API's names the way Enzyme does: a function is a request when its name
+//! *contains* a request name, so C++ spellings work unchanged (the documented template
+//! `__enzyme_autodiff<double>(...)` mangles to `_Z17__enzyme_autodiffIdJ...`, a declaration
+//! without `extern "C"` to `_Z17__enzyme_autodiffPvd`), as do C prototypes with a suffix for
+//! another return type (`__enzyme_autodiff_two`). Activity markers are recognised likewise
+//! when C++ mangles their names (`static int enzyme_dup;` is `_ZL10enzyme_dup`).
+//!
+//! Any other function whose name contains `__enzyme_` or `__umbra_` is an API Umbra does not
+//! implement; calling one is an error rather than an undefined reference at link time.
+
+use super::Mode;
+
+/// What a function name means to the API.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ApiName {
+    /// A derivative request Umbra implements.
+    Request(Mode),
+    /// One of Enzyme's entry points that Umbra does not implement (yet); the canonical name.
+    Unsupported(&'static str),
+    /// Some other name in the API's namespaces (`__enzyme_`, `__umbra_`): not an entry point of
+    /// either.
+    Unknown,
+}
+
+/// The entry points by name. A name containing several of them means the longest (most
+/// specific): `__enzyme_autodiff_deferred` is not `__enzyme_autodiff`, while suffixes that are
+/// no entry point of their own (`__enzyme_autodiff_two`) keep meaning the request.
+const ENTRY_POINTS: &[(&str, Option<Mode>)] = &[
+    ("__enzyme_autodiff", Some(Mode::Reverse)),
+    ("__umbra_autodiff", Some(Mode::Reverse)),
+    ("__enzyme_fwddiff", Some(Mode::Forward)),
+    ("__umbra_fwddiff", Some(Mode::Forward)),
+    // Enzyme's other entry points (its Enzyme.cpp and documentation).
+    ("__enzyme_autodiff_deferred", None),
+    ("__enzyme_fwddiff_deferred", None),
+    ("__enzyme_fwdsplit", None),
+    ("__enzyme_augmentfwd", None),
+    ("__enzyme_augmentsize", None),
+    ("__enzyme_reverse", None),
+    ("__enzyme_batch", None),
+    ("__enzyme_todense", None),
+    ("__enzyme_virtualreverse", None),
+    ("__enzyme_iter", None),
+    ("__enzyme_call_inactive", None),
+    ("__enzyme_truncate_mem_func", None),
+    ("__enzyme_truncate_op_func", None),
+    ("__enzyme_truncate_mem_value", None),
+    ("__enzyme_truncate_op_value", None),
+    ("__enzyme_expand_mem_value", None),
+    ("__enzyme_float", None),
+    ("__enzyme_double", None),
+    ("__enzyme_integer", None),
+    ("__enzyme_pointer", None),
+];
+
+/// The namespaces of API names: anything containing one of these is the API's business.
+const NAMESPACES: [&str; 2] = ["__enzyme_", "__umbra_"];
+
+/// What function name `name` means to the API; `None` for names outside its namespaces.
+pub fn classify(name: &str) -> Option<ApiName> {
+    if !NAMESPACES.iter().any(|ns| name.contains(ns)) {
+        return None;
+    }
+    let best = ENTRY_POINTS
+        .iter()
+        .filter(|(entry, _)| name.contains(entry))
+        .max_by_key(|(entry, _)| entry.len());
+    Some(match best {
+        Some((_, Some(mode))) => ApiName::Request(*mode),
+        Some((entry, None)) => ApiName::Unsupported(entry),
+        None => ApiName::Unknown,
+    })
+}
+
+/// The identifier in the API's namespaces that `name` carries, for messages: `__enzyme_todense`
+/// out of `_Z16__enzyme_todensePv`.
+pub fn api_identifier(name: &str) -> &str {
+    NAMESPACES
+        .iter()
+        .filter_map(|ns| name.find(ns).map(|at| identifier_at(name, at)))
+        .min_by_key(|id| name.find(id))
+        .unwrap_or(name)
+}
+
+/// The source identifier of a variable named `name`, undoing C++ mangling: `_ZL10enzyme_dup`
+/// and `_ZN2ns10enzyme_dupE` are `enzyme_dup`; an unmangled name is itself. For mangled names
+/// the first length-prefixed component that starts with one of `prefixes` is taken.
+pub fn source_identifier<'a>(name: &'a str, prefixes: &[&str]) -> &'a str {
+    if !name.starts_with("_Z") {
+        return name;
+    }
+    let bytes = name.as_bytes();
+    let mut i = 2;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() || bytes[i - 1].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let digits = bytes[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let start = i + digits;
+        // A length prefix: the identifier is exactly that many characters long.
+        if let Ok(len) = name[i..start].parse::<usize>() {
+            if let Some(id) = name.get(start..start.saturating_add(len)) {
+                if prefixes.iter().any(|p| id.starts_with(p)) {
+                    return id;
+                }
+            }
+        }
+        i = start;
+    }
+    name
+}
+
+/// The identifier starting at byte `at` of `name`: a mangled length-prefixed one when digits
+/// precede it and cover it, else the run of identifier characters.
+fn identifier_at(name: &str, at: usize) -> &str {
+    let head = &name[..at];
+    let digits = head.len() - head.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    if digits > 0 {
+        if let Ok(len) = head[at - digits..].parse::<usize>() {
+            if let Some(id) = name.get(at..at.saturating_add(len)) {
+                return id;
+            }
+        }
+    }
+    let rest = &name[at..];
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .unwrap_or(rest.len());
+    &rest[..end]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_are_found_by_containment_in_c_and_cxx_names() {
+        let rev = Some(ApiName::Request(Mode::Reverse));
+        let fwd = Some(ApiName::Request(Mode::Forward));
+        assert_eq!(classify("__enzyme_autodiff"), rev);
+        assert_eq!(classify("__umbra_autodiff_xy"), rev);
+        assert_eq!(classify("__enzyme_autodiff_two"), rev);
+        assert_eq!(classify("_Z17__enzyme_autodiffIdJPFddEdEET_PvDpT0_"), rev);
+        assert_eq!(classify("_Z17__enzyme_autodiffPvd"), rev);
+        assert_eq!(classify("__enzyme_fwddiff_f"), fwd);
+        assert_eq!(classify("_Z16__enzyme_fwddiffIdJiddEET_PvDpT0_"), fwd);
+        assert_eq!(classify("__umbra_fwddiff"), fwd);
+        assert_eq!(classify("sqrt"), None);
+        assert_eq!(classify("enzyme_autodiff"), None);
+    }
+
+    #[test]
+    fn the_longest_entry_point_wins_and_others_are_not_requests() {
+        assert_eq!(
+            classify("__enzyme_autodiff_deferred"),
+            Some(ApiName::Unsupported("__enzyme_autodiff_deferred"))
+        );
+        assert_eq!(
+            classify("_Z16__enzyme_todensePv"),
+            Some(ApiName::Unsupported("__enzyme_todense"))
+        );
+        assert_eq!(
+            classify("__enzyme_virtualreverse"),
+            Some(ApiName::Unsupported("__enzyme_virtualreverse"))
+        );
+        assert_eq!(classify("__enzyme_frobnicate"), Some(ApiName::Unknown));
+        assert_eq!(classify("__umbra_jacobian"), Some(ApiName::Unknown));
+    }
+
+    #[test]
+    fn identifiers_are_read_out_of_mangled_names() {
+        assert_eq!(api_identifier("_Z16__enzyme_todensePv"), "__enzyme_todense");
+        assert_eq!(api_identifier("__enzyme_batch"), "__enzyme_batch");
+        assert_eq!(api_identifier("__enzyme_batch.2"), "__enzyme_batch");
+        let p = ["enzyme_", "umbra_"];
+        assert_eq!(source_identifier("_ZL10enzyme_dup", &p), "enzyme_dup");
+        assert_eq!(
+            source_identifier("_ZN2ns12enzyme_constE", &p),
+            "enzyme_const"
+        );
+        assert_eq!(source_identifier("_ZL9umbra_out", &p), "umbra_out");
+        assert_eq!(source_identifier("enzyme_dup", &p), "enzyme_dup");
+        assert_eq!(source_identifier("_ZL5count", &p), "_ZL5count");
+        assert_eq!(source_identifier("_Z99", &p), "_Z99");
+    }
+}
