@@ -5,6 +5,7 @@
 //!   declared like the math rules, looked up by opcode;
 //! - [`math`]: `<math.h>` and the LLVM math intrinsics, declared as partial derivatives;
 //! - [`vector`]: vector reductions as the loop vectoriser emits them;
+//! - [`complex`]: `_Complex`/`std::complex` multiply and divide helpers and `<complex.h>`;
 //! - [`memory`]: `memcpy`, `memmove`, `memset`, their intrinsics, lifetime markers;
 //! - [`alloc`]: C, C++ and Rust allocators and deallocators;
 //! - [`julia`]: the Julia runtime's array and memory allocators;
@@ -25,6 +26,7 @@
 pub mod alloc;
 pub mod blas;
 mod calls;
+pub mod complex;
 pub mod inactive;
 pub mod instructions;
 pub mod julia;
@@ -55,6 +57,8 @@ pub enum Area {
     Math,
     /// `rules/vector.rs`
     Vector,
+    /// `rules/complex.rs`
+    Complex,
     /// `rules/memory.rs`
     Memory,
     /// `rules/alloc.rs`
@@ -267,6 +271,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
     math::RULES
         .iter()
         .chain(vector::RULES)
+        .chain(complex::RULES)
         .chain(memory::RULES)
         .chain(alloc::RULES)
         .chain(julia::RULES)
