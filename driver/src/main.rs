@@ -158,6 +158,9 @@ fn run(args: &Args) -> Result<()> {
     for line in &summary.report {
         eprintln!("{line}");
     }
+    for line in &summary.warnings {
+        diagnostics::report_warning(line);
+    }
     diagnostics::check("differentiation failed")?;
     raw.verify().map_err(|e| {
         Internal(format!(

@@ -77,6 +77,9 @@ fn run(module: Module, params: &str) -> Result<bool, String> {
     for line in &summary.report {
         eprintln!("{line}");
     }
+    for line in &summary.warnings {
+        eprintln!("umbra: warning: {line}");
+    }
     if summary.requests == 0 {
         return Ok(false);
     }

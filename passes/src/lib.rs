@@ -40,6 +40,9 @@ pub struct Summary {
     pub derived_functions: usize,
     /// What `print_activity` / `print_types` asked for, one line each.
     pub report: Vec<String>,
+    /// Warnings, one line each without the `umbra: warning: ` prefix (derivatives dropped by
+    /// the user's inactive declarations: [`analysis::dropped`]).
+    pub warnings: Vec<String>,
 }
 
 /// Differentiates every derivative request in `module` in place. On error the module may hold
@@ -56,10 +59,12 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         api::lower_request(&mut session, req)?;
     }
     let derived_functions = session.derived_count();
+    let warnings = analysis::dropped::dropped_derivatives(&session);
     api::remove_request_declarations(module);
     Ok(Summary {
         requests: requests.len(),
         derived_functions,
         report: session.report,
+        warnings,
     })
 }

@@ -6,5 +6,6 @@
 pub mod activity;
 pub mod cfg;
 pub mod contents;
+pub mod dropped;
 pub mod opcodes;
 pub mod overwrite;
