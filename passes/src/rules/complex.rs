@@ -648,7 +648,7 @@ fn adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::harness::{check_rule, Case};
+    use super::super::harness::{check_rule, check_second_order, Case};
     use super::RULES;
 
     /// One point per function, away from poles and branch cuts.
@@ -681,6 +681,13 @@ mod tests {
     fn complex_rules_match_finite_differences() {
         for case in cases() {
             check_rule(&case);
+        }
+    }
+
+    #[test]
+    fn complex_derivatives_are_differentiable_again() {
+        for case in cases() {
+            check_second_order(&case);
         }
     }
 

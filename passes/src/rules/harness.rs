@@ -258,6 +258,28 @@ pub fn check_rule(case: &Case) {
     }
 }
 
+/// Differentiates `case`'s forward derivative once more in forward mode, in `double` and
+/// `float`: derivative code must itself be differentiable (docs/RULES.md), so this fails on a
+/// missing rule at second order or invalid IR. (Values are checked at first order only.)
+pub fn check_second_order(case: &Case) {
+    for p in [Precision::Double, Precision::Float] {
+        let ctx = Context::create();
+        let module = ctx.create_module("second_order");
+        let m = Module(module.as_mut_ptr());
+        build_case(m, case, p);
+        let f = m.function("f").expect("the case's function");
+        let n = case.xs.len();
+        let mut session = Session::new(m, &Options::default(), Default::default());
+        let d = crate::derive::forward_function(&mut session, f, &vec![Activity::Dup; n])
+            .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+        crate::derive::forward_function(&mut session, d, &vec![Activity::Dup; 2 * n])
+            .unwrap_or_else(|e| panic!("{case:?} ({p:?}, second order): {e}"));
+        if let Err(e) = m.verify() {
+            panic!("{case:?} ({p:?}, second order): invalid module: {e}");
+        }
+    }
+}
+
 /// The value of `case`'s function at its point, computed in precision `p`.
 pub fn evaluate(case: &Case, p: Precision) -> f64 {
     with_jit(case, p, |fwd, _| primal(fwd, &case.xs))
