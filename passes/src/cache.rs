@@ -79,6 +79,11 @@ impl Session {
         }
     }
 
+    /// The keys of every derived function created so far.
+    pub fn keys(&self) -> impl Iterator<Item = &Key> {
+        self.cache.keys()
+    }
+
     /// Number of derived functions created so far.
     pub fn derived_count(&self) -> usize {
         self.cache.len()

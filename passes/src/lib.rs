@@ -40,7 +40,9 @@ pub struct Summary {
     pub derived_functions: usize,
     /// What `print_activity` / `print_types` asked for, one line each.
     pub report: Vec<String>,
-    /// Warnings for the user (rules defeated by inlining), one line each, without a prefix.
+    /// Warnings for the user, one line each without the `umbra: warning: ` prefix: rules
+    /// defeated by inlining, derivatives dropped by the user's inactive declarations
+    /// ([`analysis::dropped`]).
     pub warnings: Vec<String>,
 }
 
@@ -53,13 +55,14 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     }
     let rules = rules::user::collect(module, opts)?;
     // Before lowering: only the user's own calls count as signs of life.
-    let warnings = rules::user::inlined_rule_warnings(module);
+    let mut warnings = rules::user::inlined_rule_warnings(module);
     preprocess::canonicalize_reachable(module, &requests, &rules)?;
     let mut session = cache::Session::new(module, opts, rules);
     for req in &requests {
         api::lower_request(&mut session, req)?;
     }
     let derived_functions = session.derived_count();
+    warnings.extend(analysis::dropped::dropped_derivatives(&session));
     api::remove_request_declarations(module);
     Ok(Summary {
         requests: requests.len(),

@@ -364,6 +364,10 @@ static inline int fd_finish(void) {
 /* Self-test stubs: the derivative requests do nothing (results ignored).
  * Marker globals get definitions so the program links without Umbra. */
 #ifdef FD_SELFTEST
+/* C linkage in C++ too, matching the `extern "C"` declarations C++ tests make. */
+#ifdef __cplusplus
+extern "C" {
+#endif
 int enzyme_dup, enzyme_const, enzyme_dupnoneed, enzyme_out;
 int umbra_dup, umbra_const, umbra_dupnoneed, umbra_out;
 #ifdef FD_FWDDIFF_VOID /* test declares: void __enzyme_fwddiff(void *, ...) */
@@ -382,6 +386,9 @@ double __enzyme_autodiff(void *f, ...) { (void)f; return 0; }
 #endif
 double __umbra_autodiff(void *f, ...) { (void)f; return 0; }
 void __enzyme_autodiff_v(void *f, ...) { (void)f; }
+#ifdef __cplusplus
+}
+#endif
 #endif
 
 #endif /* UMBRA_FDCHECK_H */

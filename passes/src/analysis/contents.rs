@@ -115,7 +115,7 @@ fn collect_float_scalars(t: Ty, out: &mut Vec<Ty>) {
 }
 
 /// The objects a pointer may be derived from (the overwrite analysis owns the definition).
-pub use super::overwrite::underlying_objects;
+pub use super::objects::underlying_objects;
 
 /// Where a copied region holds pointers, whose shadows the augmented sweep must copy along
 /// (float bytes are adjoint accumulators there, and must not be copied).

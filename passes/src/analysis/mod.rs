@@ -1,10 +1,13 @@
 //! Analyses the visitors consult before emitting code: control-flow order ([`cfg`]), which
-//! values carry derivatives ([`activity`]), what copied memory holds ([`contents`]), how each
-//! opcode takes part in differentiation ([`opcodes`]), and which loads the adjoint may re-read
-//! ([`overwrite`]).
+//! values carry derivatives ([`activity`]), how each opcode takes part in differentiation
+//! ([`opcodes`]), what a pointer may point into ([`objects`]), what copied memory holds
+//! ([`contents`]), which loads the adjoint may re-read ([`overwrite`]), and where a user's
+//! inactive declaration drops a derivative ([`dropped`]).
 
 pub mod activity;
 pub mod cfg;
 pub mod contents;
+pub mod dropped;
+pub mod objects;
 pub mod opcodes;
 pub mod overwrite;

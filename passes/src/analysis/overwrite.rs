@@ -49,6 +49,7 @@
 //! Unsure means "not re-readable": a wrong "re-read" is a silently wrong gradient.
 
 use super::cfg::reverse_post_order;
+pub use super::objects::underlying_objects;
 use crate::ir::{Block, Module, Opcode, Ty, TyKind, Val};
 use crate::rules::user::UserRules;
 use crate::rules::{self, Area, Rule};
@@ -233,42 +234,6 @@ fn candidates_left<'a>(
                     .and_then(|f| rules::lookup(&f.name()))
                     .is_some_and(|r| r.effects.frees)
         })
-}
-
-/// The objects a pointer may be derived from, through GEPs, casts, `freeze`, phis and selects
-/// (instructions or constant expressions). Anything else is its own object: allocas, calls,
-/// loads, arguments, globals, `inttoptr`, `null`, ...
-pub fn underlying_objects(p: Val) -> HashSet<Val> {
-    let mut out = HashSet::new();
-    let mut seen = HashSet::new();
-    let mut stack = vec![p];
-    while let Some(p) = stack.pop() {
-        if !seen.insert(p) {
-            continue;
-        }
-        let op = if p.is_instruction() {
-            p.opcode()
-        } else if p.is_constant_expr() {
-            p.const_opcode()
-        } else {
-            out.insert(p);
-            continue;
-        };
-        match op {
-            Opcode::LLVMGetElementPtr
-            | Opcode::LLVMBitCast
-            | Opcode::LLVMAddrSpaceCast
-            | Opcode::LLVMFreeze => stack.push(p.operand(0)),
-            Opcode::LLVMPHI if p.is_instruction() => {
-                stack.extend(p.incoming().into_iter().map(|(v, _)| v))
-            }
-            Opcode::LLVMSelect => stack.extend([p.operand(1), p.operand(2)]),
-            _ => {
-                out.insert(p);
-            }
-        }
-    }
-    out
 }
 
 /// What an underlying object is.

@@ -7,7 +7,7 @@
 
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
-use super::needs::{taped_needs, user_tape, Need};
+use super::needs::{user_tape, Need};
 use super::plan::ReversePlan;
 use super::{call_activity, returns_adjoint, tape};
 use crate::analysis::activity::{forward_activity, ActiveSet};
@@ -456,7 +456,9 @@ impl<'s> AdjointFn<'s> {
     fn reverse_instruction(&mut self, i: Val) -> Result<()> {
         self.popped.clear();
         self.saved = None;
-        for n in taped_needs(i, &self.active, &self.session.rules, &self.plan)
+        for n in self
+            .plan
+            .taped_needs(i, &self.active, &self.session.rules)
             .into_iter()
             .rev()
         {

@@ -6,7 +6,7 @@
 
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
-use super::needs::{taped_needs, Need};
+use super::needs::Need;
 use super::plan::ReversePlan;
 use super::{call_activity, returns_shadow, tape};
 use crate::analysis::activity::{forward_activity, ActiveSet};
@@ -130,7 +130,7 @@ impl<'s> AugmentedFn<'s> {
 
     /// Pushes what `i`'s adjoint will pop.
     fn push_needs(&mut self, i: Val) -> Result<()> {
-        for n in taped_needs(i, &self.active, &self.session.rules, &self.plan) {
+        for n in self.plan.taped_needs(i, &self.active, &self.session.rules) {
             let v = match n {
                 Need::Primal(v) => self.vals.map(v),
                 Need::Shadow(v) => self.shadow(v, i)?,

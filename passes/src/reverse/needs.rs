@@ -8,7 +8,6 @@
 //! the same tape in between.
 
 use super::classify::{reverse_callee, ReverseCallee};
-use super::plan::ReversePlan;
 use crate::analysis::activity::ActiveSet;
 use crate::ir::{Opcode, Val};
 use crate::rules::instructions::{inputs_read, instruction_rule, InstructionKind::Linear};
@@ -40,20 +39,6 @@ impl Need {
             Need::Primal(v) | Need::Shadow(v) | Need::Saved(v) => v,
         }
     }
-}
-
-/// The values `i`'s adjoint reads from the tape: its [`needs`] less what the adjoint can
-/// rebuild where it is used ([`ReversePlan`]).
-pub fn taped_needs(i: Val, active: &ActiveSet, user: &UserRules, plan: &ReversePlan) -> Vec<Need> {
-    let at = i.parent_block();
-    needs(i, active, user, |c| plan.defers_free(c))
-        .into_iter()
-        .filter(|n| match *n {
-            Need::Primal(v) => !plan.primal_recomputable(v, at),
-            Need::Shadow(v) => !plan.shadow_recomputable(v, at),
-            Need::Saved(_) => true,
-        })
-        .collect()
 }
 
 /// The values instruction `i`'s adjoint uses, in push order (no duplicates).

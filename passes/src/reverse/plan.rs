@@ -17,6 +17,7 @@
 //! the adjoint's counter holds the right iteration.
 
 use super::cfg::ReverseCfg;
+use super::needs::{needs, Need};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::is_pure;
 use crate::analysis::overwrite::{OverwriteContext, Overwrites};
@@ -156,11 +157,11 @@ impl ReversePlan {
         let mut shadow: Vec<Val> = Vec::new();
         for &b in &cfg.order {
             for i in b.instructions() {
-                for n in super::needs::needs(i, active, rules, |c| self.defers_free(c)) {
+                for n in needs(i, active, rules, |c| self.defers_free(c)) {
                     match n {
-                        super::needs::Need::Primal(v) => primal.push(v),
-                        super::needs::Need::Shadow(v) => shadow.push(v),
-                        super::needs::Need::Saved(_) => {}
+                        Need::Primal(v) => primal.push(v),
+                        Need::Shadow(v) => shadow.push(v),
+                        Need::Saved(_) => {}
                     }
                 }
             }
@@ -219,6 +220,20 @@ impl ReversePlan {
     /// The `--print-types` lines about which loads are re-read or cached, and deferred frees.
     pub fn describe_overwrites(&self) -> Vec<String> {
         self.overwrites.describe()
+    }
+
+    /// The values `i`'s adjoint reads from the tape: its [`needs`] less what the adjoint can
+    /// rebuild where it is used.
+    pub fn taped_needs(&self, i: Val, active: &ActiveSet, user: &UserRules) -> Vec<Need> {
+        let at = i.parent_block();
+        needs(i, active, user, |c| self.defers_free(c))
+            .into_iter()
+            .filter(|n| match *n {
+                Need::Primal(v) => !self.primal_recomputable(v, at),
+                Need::Shadow(v) => !self.shadow_recomputable(v, at),
+                Need::Saved(_) => true,
+            })
+            .collect()
     }
 
     /// The structured loops.

@@ -33,6 +33,16 @@ enum Shape {
     /// `llvm.name.v2<ty>(a, b, ...)` on two-lane vectors `a = (x0, x1)`, `b = (x2, x3)`, ...;
     /// `f` returns `r[0] + 3 r[1]`, so a swapped or dropped lane shows.
     Vector(String),
+    /// A complex function of the complex numbers `(x0 + i x1, x2 + i x3, ...)` under the x86-64
+    /// ABI: its `double` and `float` spellings, whether it is a compiler-rt helper (operands as
+    /// scalar pairs in both precisions; otherwise `float` operands are `<2 x float>`), and
+    /// whether its result is real. `f` returns `re(w) + 3 im(w)` for a complex result `w`, so a
+    /// swapped or dropped part shows.
+    Complex {
+        names: [String; 2],
+        helper: bool,
+        real: bool,
+    },
     /// `f` is whatever the function builds from the inputs (for helpers with a body, such as
     /// the digamma helper, whose own derivative is then checked). The label is only read
     /// through `Debug`, to name the case in failure messages.
@@ -158,6 +168,33 @@ impl Case {
             xs: xs.to_vec(),
         }
     }
+    /// A `<complex.h>` function with a complex result at the complex operands `xs` (real and
+    /// imaginary parts in turn); the float spelling is `name` + `f`.
+    pub fn complex(name: &str, xs: &[f64]) -> Case {
+        Case::complex_shape([name, &format!("{name}f")], xs, false, false)
+    }
+    /// A `<complex.h>` function with a real result (`cabs`, `carg`).
+    pub fn complex_real(name: &str, xs: &[f64]) -> Case {
+        Case::complex_shape([name, &format!("{name}f")], xs, false, true)
+    }
+    /// A compiler-rt complex helper (`__muldc3`, `__mulsc3`): its double and float spellings.
+    pub fn complex_helper(names: [&str; 2], xs: &[f64]) -> Case {
+        Case::complex_shape(names, xs, true, false)
+    }
+    fn complex_shape(names: [&str; 2], xs: &[f64], helper: bool, real: bool) -> Case {
+        assert!(
+            xs.len().is_multiple_of(2),
+            "{names:?}: two parts per operand"
+        );
+        Case {
+            shape: Shape::Complex {
+                names: names.map(String::from),
+                helper,
+                real,
+            },
+            xs: xs.to_vec(),
+        }
+    }
     /// A function built by `build` (named `label` in failure messages).
     pub fn built(label: &str, build: BuildFn, xs: &[f64]) -> Case {
         Case {
@@ -172,6 +209,7 @@ impl Case {
             Shape::Libm(n) => spellings(n),
             Shape::WithInt(n, _) if !n.starts_with("llvm.") => spellings(n),
             Shape::Call(names, _) => names.to_vec(),
+            Shape::Complex { names, .. } => names.to_vec(),
             Shape::Intrinsic(n) | Shape::WithInt(n, _) | Shape::Vector(n) | Shape::Reduction(n) => {
                 vec![n.clone()]
             }
@@ -210,11 +248,35 @@ pub fn check_rule(case: &Case) {
         Shape::Vector(_) | Shape::Intrinsic(_) => &[Double, Float],
         // Hand-built bodies (BLAS) come in single and double precision only.
         Shape::Body(..) => &[Double, Float],
+        // `long double _Complex` is passed in memory and has no rules.
+        Shape::Complex { .. } => &[Double, Float],
         Shape::WithInt(ref n, _) if n.starts_with("llvm.") => &[Double, Float],
         _ => &[Double, Float, LongDouble],
     };
     for &p in precisions {
         with_jit(case, p, |fwd, rev| check_point(case, p, fwd, rev));
+    }
+}
+
+/// Differentiates `case`'s forward derivative once more in forward mode, in `double` and
+/// `float`: derivative code must itself be differentiable (docs/RULES.md), so this fails on a
+/// missing rule at second order or invalid IR. (Values are checked at first order only.)
+pub fn check_second_order(case: &Case) {
+    for p in [Precision::Double, Precision::Float] {
+        let ctx = Context::create();
+        let module = ctx.create_module("second_order");
+        let m = Module(module.as_mut_ptr());
+        build_case(m, case, p);
+        let f = m.function("f").expect("the case's function");
+        let n = case.xs.len();
+        let mut session = Session::new(m, &Options::default(), Default::default());
+        let d = crate::derive::forward_function(&mut session, f, &vec![Activity::Dup; n])
+            .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+        crate::derive::forward_function(&mut session, d, &vec![Activity::Dup; 2 * n])
+            .unwrap_or_else(|e| panic!("{case:?} ({p:?}, second order): {e}"));
+        if let Err(e) = m.verify() {
+            panic!("{case:?} ({p:?}, second order): invalid module: {e}");
+        }
     }
 }
 
@@ -412,6 +474,26 @@ fn call_rule(b: &mut Builder, m: Module, case: &Case, p: Precision, xs: &[Val]) 
             call_with_args(b, m, name, fty, args, xs)
         }
         Shape::Vector(name) => call_on_lanes(b, m, name, fty, xs),
+        Shape::Complex {
+            names,
+            helper,
+            real,
+        } => {
+            let name = if p == Precision::Float {
+                &names[1]
+            } else {
+                &names[0]
+            };
+            call_complex(
+                b,
+                m,
+                name,
+                fty,
+                xs,
+                *helper || p == Precision::Double,
+                *real,
+            )
+        }
         Shape::Built(_, build) => build(b, xs),
         Shape::Body(_, config, body) => body(b, m, fty, xs, config),
     }
@@ -468,4 +550,51 @@ fn call_on_lanes(b: &mut Builder, m: Module, name: &str, fty: Ty, xs: &[Val]) ->
     let r1 = b.extract_lane(r, 1);
     let r1x3 = b.fmul_const(r1, 3.0);
     b.fadd(r0, r1x3)
+}
+
+/// `name(z0, z1, ...)` for `zk = xs[2k] + i xs[2k+1]` under the x86-64 ABI: each operand as two
+/// scalars (`scalars`) or one `<2 x ty>`, a complex result as `{ty, ty}` (with scalar operands)
+/// or `<2 x ty>`; returns `re + 3 im` (or the real result).
+fn call_complex(
+    b: &mut Builder,
+    m: Module,
+    name: &str,
+    fty: Ty,
+    xs: &[Val],
+    scalars: bool,
+    real: bool,
+) -> Val {
+    let i32t = Ty::int(m.context(), 32);
+    let vty = Ty::vector(fty, 2);
+    let args: Vec<Val> = if scalars {
+        xs.to_vec()
+    } else {
+        xs.chunks(2)
+            .map(|parts| {
+                let v = b.insert_element(vty.poison(), parts[0], i32t.int_const(0));
+                b.insert_element(v, parts[1], i32t.int_const(1))
+            })
+            .collect()
+    };
+    let ret = match (real, scalars) {
+        (true, _) => fty,
+        (false, true) if fty == Ty::double(m.context()) => {
+            Ty::literal_struct(m.context(), &[fty, fty])
+        }
+        // `__mulsc3` returns `float _Complex` like every other float function.
+        (false, _) => vty,
+    };
+    let params: Vec<Ty> = args.iter().map(|a| a.ty()).collect();
+    let callee = m.get_or_add_function(name, Ty::function(ret, &params, false));
+    let w = b.call_function(callee, &args);
+    if real {
+        return w;
+    }
+    let (re, im) = if ret == vty {
+        (b.extract_lane(w, 0), b.extract_lane(w, 1))
+    } else {
+        (b.extract_value(w, 0), b.extract_value(w, 1))
+    };
+    let im3 = b.fmul_const(im, 3.0);
+    b.fadd(re, im3)
 }

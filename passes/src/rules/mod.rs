@@ -5,6 +5,7 @@
 //!   declared like the math rules, looked up by opcode;
 //! - [`math`]: `<math.h>` and the LLVM math intrinsics, declared as partial derivatives;
 //! - [`vector`]: vector reductions as the loop vectoriser emits them;
+//! - [`complex`]: `_Complex`/`std::complex` multiply and divide helpers and `<complex.h>`;
 //! - [`memory`]: `memcpy`, `memmove`, `memset`, their intrinsics, lifetime markers;
 //! - [`alloc`]: C, C++ and Rust allocators and deallocators;
 //! - [`julia`]: the Julia runtime's array and memory allocators;
@@ -25,6 +26,7 @@
 pub mod alloc;
 pub mod blas;
 mod calls;
+pub mod complex;
 pub mod inactive;
 pub mod instructions;
 pub mod julia;
@@ -55,6 +57,8 @@ pub enum Area {
     Math,
     /// `rules/vector.rs`
     Vector,
+    /// `rules/complex.rs`
+    Complex,
     /// `rules/memory.rs`
     Memory,
     /// `rules/alloc.rs`
@@ -267,6 +271,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
     math::RULES
         .iter()
         .chain(vector::RULES)
+        .chain(complex::RULES)
         .chain(memory::RULES)
         .chain(alloc::RULES)
         .chain(julia::RULES)
@@ -378,8 +383,10 @@ pub fn classify(call: Val, rules: &user::UserRules) -> Callee {
 }
 
 /// The error for call `i` that passes derivatives to a function without a body or a rule (or
-/// to an unknown target), in `mode`: it names the callee, the call site and the three ways out
-/// (cf. Mooncake's `MissingForeigncallRuleError`).
+/// to an unknown target), in `mode`: it names the callee, the call site and the ways out (cf.
+/// Mooncake's `MissingForeigncallRuleError`). Differentiable values flow into the call, so
+/// marking it inactive is not one of them: that would drop its derivative silently (a zero
+/// gradient through `__kmpc_fork_call`, say); the message says so instead of suggesting it.
 pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
     let mode = match mode {
         Mode::Forward => "forward mode",
@@ -389,11 +396,11 @@ pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
         Some(f) => {
             let name = f.name();
             format!(
-                "no derivative rule for '{name}' ({mode}): it has no body in this module and differentiable values flow into it. Ways out: define '{name}' in the module being differentiated; register a rule for it (UMBRA_DERIVATIVE / UMBRA_GRADIENT / UMBRA_FUNCTION_LIKE in umbra.h, or function_like in a --rules file); or mark it inactive (--inactive {name}, or UMBRA_INACTIVE_FN)"
+                "no derivative rule for '{name}' ({mode}): it has no body in this module and differentiable values flow into it. Ways out: define '{name}' in the module being differentiated; register a rule for it (UMBRA_DERIVATIVE / UMBRA_GRADIENT / UMBRA_FUNCTION_LIKE in umbra.h, or function_like in a --rules file). Marking it inactive would not fix this: it drops the derivative through '{name}' (a wrong, not a missing, result)"
             )
         }
         None => format!(
-            "indirect call with differentiable arguments ({mode}): the callee is not known at compile time. Ways out: call the function directly so its body or rule is used; or, if no derivative flows through it, mark the function called inactive"
+            "indirect call with differentiable arguments ({mode}): the callee is not known at compile time. Ways out: call the function directly, so that its body or rule is used"
         ),
     };
     crate::diag::Error::at(i, text)

@@ -19,6 +19,7 @@ fn area_name(a: Area) -> &'static str {
     match a {
         Area::Math => "math",
         Area::Vector => "vector",
+        Area::Complex => "complex",
         Area::Memory => "memory",
         Area::Alloc => "alloc",
         Area::Inactive => "inactive",
