@@ -105,6 +105,12 @@ impl Cloner {
         if !c.ty().is_void() {
             c.set_name(&i.name());
         }
+        if c.is_call() && is_pure_math(c) {
+            // In derived code a math function is its value: errno is not observed (as under
+            // -fno-math-errno), so the optimiser may drop a call whose result no derivative
+            // uses.
+            c.mark_call_pure();
+        }
         self.primal.insert(i, c);
         c
     }
@@ -119,6 +125,18 @@ impl Cloner {
             None => substitute_shadow(session, v, at),
         }
     }
+}
+
+/// True for a call of a libm function with a math rule that touches no memory.
+fn is_pure_math(call: Val) -> bool {
+    call.called_function().is_some_and(|f| {
+        f.is_declaration()
+            && f.intrinsic_id() == 0
+            && crate::rules::lookup(&f.name()).is_some_and(|r| {
+                matches!(r.kind, crate::rules::RuleKind::Math(_))
+                    && r.effects == crate::rules::Effects::NONE
+            })
+    })
 }
 
 /// The shadow a pointer without one stands in with: null for null, itself for a dangling

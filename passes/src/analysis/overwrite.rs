@@ -79,6 +79,20 @@ impl Overwrites {
     /// `function_like` a built-in rule has that rule's effects; calls with a user gradient
     /// write anything).
     pub fn analyze(f: Val, ctx: OverwriteContext, rules: &UserRules) -> Overwrites {
+        Overwrites::analyze_for(f, ctx, rules, |_| true)
+    }
+
+    /// Like [`Overwrites::analyze`], deferring only the frees that a re-readable load whose
+    /// value the adjoint needs (`needed`) depends on: a block whose contents the adjoint never
+    /// reads is freed where the primal frees it, so the optimiser can drop work the gradient
+    /// does not use. Loads not `needed` may still be reported re-readable only when no free
+    /// clobbers them either.
+    pub fn analyze_for(
+        f: Val,
+        ctx: OverwriteContext,
+        rules: &UserRules,
+        needed: impl Fn(Val) -> bool,
+    ) -> Overwrites {
         let mut o = Oracle::new(f.module(), rules);
         let blocks = reverse_post_order(f);
         let reach = reachability(&blocks);
@@ -137,11 +151,21 @@ impl Overwrites {
         // writers, which by construction clobber no re-readable load.
         let mut deferred = Vec::new();
         for (call, p) in candidates {
-            let needed = loads.iter().any(|(&l, v)| {
-                v.is_ok() && after(l, call) && o.may_clobber(l, call, &Target::Anywhere(p), &places)
-            });
-            if needed {
+            let mut clobbers =
+                |l: Val| after(l, call) && o.may_clobber(l, call, &Target::Anywhere(p), &places);
+            let wanted = loads
+                .iter()
+                .any(|(&l, v)| v.is_ok() && needed(l) && clobbers(l));
+            if wanted {
                 deferred.push(call);
+            } else {
+                // Not deferred: it is a writer like any other, so the loads it may clobber are
+                // not re-readable (none of them is needed).
+                for (&l, v) in loads.iter_mut() {
+                    if v.is_ok() && clobbers(l) {
+                        *v = Err(format!("its block is freed by {}", call.print()));
+                    }
+                }
             }
         }
         let mut writers: Vec<Val> = writes

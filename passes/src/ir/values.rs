@@ -654,6 +654,22 @@ impl Val {
             }
         }
     }
+    /// Marks call `self` as free of side effects (`memory(none) nounwind willreturn`), so the
+    /// optimiser may drop it when its result is unused.
+    pub fn mark_call_pure(self) {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            for (name, value) in [("memory", 0u64), ("nounwind", 0), ("willreturn", 0)] {
+                let kind =
+                    c::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+                if kind == 0 {
+                    continue;
+                }
+                let a = c::LLVMCreateEnumAttribute(ctx, kind, value);
+                c::LLVMAddCallSiteAttribute(self.0, FUNCTION_INDEX, a);
+            }
+        }
+    }
     /// True when parameter `k` of function `self` carries attribute `name`.
     pub fn param_has_attr(self, k: u32, name: &str) -> bool {
         self.fn_attr_value(k + 1, name).is_some()

@@ -75,7 +75,13 @@ impl ReversePlan {
         rules: &UserRules,
         memory_stable: bool,
     ) -> ReversePlan {
-        let overwrites = Overwrites::analyze(f, OverwriteContext { memory_stable }, rules);
+        // Frees are deferred only for loads whose values the adjoint reads (before any free is
+        // deferred, the wanted values are those needs name, frees aside).
+        let (needed, _) = wanted(cfg, active, rules, |_| false);
+        let overwrites =
+            Overwrites::analyze_for(f, OverwriteContext { memory_stable }, rules, |l| {
+                needed.contains(&l)
+            });
         let loops = cfg
             .order
             .iter()
@@ -113,7 +119,7 @@ impl ReversePlan {
         let (wanted, wanted_shadows) = if cfg.returns.is_empty() {
             (HashSet::new(), HashSet::new())
         } else {
-            plan.wanted(cfg, active, rules)
+            wanted(cfg, active, rules, |c| plan.defers_free(c))
         };
         let cyclic = blocks_on_cycles(cfg);
         let dominators = dominators(cfg);
@@ -143,53 +149,6 @@ impl ReversePlan {
             }
         }
         plan
-    }
-
-    /// The values (and shadows) the adjoint may need: what any instruction's adjoint reads,
-    /// and what rebuilding those reads (pure operands, load addresses, GEP bases).
-    fn wanted(
-        &self,
-        cfg: &ReverseCfg,
-        active: &ActiveSet,
-        rules: &UserRules,
-    ) -> (HashSet<Val>, HashSet<Val>) {
-        let mut primal: Vec<Val> = Vec::new();
-        let mut shadow: Vec<Val> = Vec::new();
-        for &b in &cfg.order {
-            for i in b.instructions() {
-                for n in needs(i, active, rules, |c| self.defers_free(c)) {
-                    match n {
-                        Need::Primal(v) => primal.push(v),
-                        Need::Shadow(v) => shadow.push(v),
-                        Need::Saved(_) => {}
-                    }
-                }
-            }
-        }
-        let (mut wp, mut ws) = (HashSet::new(), HashSet::new());
-        while let Some(v) = shadow.pop() {
-            if !v.is_instruction() || !ws.insert(v) {
-                continue;
-            }
-            if matches!(
-                v.opcode(),
-                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast
-            ) {
-                shadow.push(v.operand(0));
-                primal.extend((1..v.num_operands()).map(|k| v.operand(k)));
-            }
-        }
-        while let Some(v) = primal.pop() {
-            if !v.is_instruction() || !wp.insert(v) {
-                continue;
-            }
-            if is_pure(v.opcode()) {
-                primal.extend(v.operands());
-            } else if v.opcode() == Opcode::LLVMLoad {
-                primal.push(v.operand(0));
-            }
-        }
-        (wp, ws)
     }
 
     fn add_to_frame(&mut self, m: crate::ir::Module, v: Val, shadow: bool) {
@@ -327,6 +286,53 @@ impl ReversePlan {
             _ => None,
         }
     }
+}
+
+/// The values (and shadows) the adjoint may need: what any instruction's adjoint reads,
+/// and what rebuilding those reads (pure operands, load addresses, GEP bases).
+fn wanted(
+    cfg: &ReverseCfg,
+    active: &ActiveSet,
+    rules: &UserRules,
+    defers_free: impl Fn(Val) -> bool,
+) -> (HashSet<Val>, HashSet<Val>) {
+    let mut primal: Vec<Val> = Vec::new();
+    let mut shadow: Vec<Val> = Vec::new();
+    for &b in &cfg.order {
+        for i in b.instructions() {
+            for n in needs(i, active, rules, &defers_free) {
+                match n {
+                    Need::Primal(v) => primal.push(v),
+                    Need::Shadow(v) => shadow.push(v),
+                    Need::Saved(_) => {}
+                }
+            }
+        }
+    }
+    let (mut wp, mut ws) = (HashSet::new(), HashSet::new());
+    while let Some(v) = shadow.pop() {
+        if !v.is_instruction() || !ws.insert(v) {
+            continue;
+        }
+        if matches!(
+            v.opcode(),
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast
+        ) {
+            shadow.push(v.operand(0));
+            primal.extend((1..v.num_operands()).map(|k| v.operand(k)));
+        }
+    }
+    while let Some(v) = primal.pop() {
+        if !v.is_instruction() || !wp.insert(v) {
+            continue;
+        }
+        if is_pure(v.opcode()) {
+            primal.extend(v.operands());
+        } else if v.opcode() == Opcode::LLVMLoad {
+            primal.push(v.operand(0));
+        }
+    }
+    (wp, ws)
 }
 
 /// Values the frame may hold: sized first-class values. Not allocas: the augmented sweep's stack
