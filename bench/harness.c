@@ -17,6 +17,7 @@
 #include "bench.h"
 
 #include <adolc/drivers/drivers.h>
+#include <malloc.h>
 #include <adolc/interfaces.h>
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +41,52 @@ static volatile double sink; /* keeps timed results alive */
 static const char *failures_path;
 
 static int failed, refused;
+
+/* Memory: the benchmark's object is linked with --wrap for malloc, calloc, realloc and free
+ * (bench/run.sh), so the heap it uses while `counting` is tracked: live bytes and their peak.
+ * Umbra reports its tape's size through umbra_tape_stats (umbra --tape-stats). */
+void *__real_malloc(size_t);
+void *__real_calloc(size_t, size_t);
+void *__real_realloc(void *, size_t);
+void __real_free(void *);
+static int counting;
+static long long live_bytes, peak_bytes, tape_bytes;
+
+static void *counted(void *p) {
+  if (counting && p) {
+    live_bytes += (long long)malloc_usable_size(p);
+    if (live_bytes > peak_bytes)
+      peak_bytes = live_bytes;
+  }
+  return p;
+}
+static void uncount(void *p) {
+  if (counting && p)
+    live_bytes -= (long long)malloc_usable_size(p);
+}
+void *__wrap_malloc(size_t n) { return counted(__real_malloc(n)); }
+void *__wrap_calloc(size_t k, size_t n) { return counted(__real_calloc(k, n)); }
+void *__wrap_realloc(void *p, size_t n) {
+  uncount(p);
+  return counted(__real_realloc(p, n));
+}
+void __wrap_free(void *p) {
+  uncount(p);
+  __real_free(p);
+}
+void umbra_tape_stats(long long bytes) {
+  if (bytes > tape_bytes)
+    tape_bytes = bytes;
+}
+
+/* The peak heap bytes one call of `run` allocates beyond what was live before it. */
+static long long peak_heap_of(void (*run)(void)) {
+  live_bytes = peak_bytes = 0;
+  counting = 1;
+  run();
+  counting = 0;
+  return peak_bytes;
+}
 
 static void report(const char *tool, const char *mode, const char *reason) {
   fprintf(stderr, "%s: %s %s: %s\n", bench_name, tool, mode, reason);
@@ -281,6 +328,23 @@ static double median(const double *t) {
   return s[ROUNDS / 2];
 }
 
+/* The memory columns: umbra's peak tape bytes and peak heap use next to the hand gradient's
+ * peak heap use (what a gradient keeps besides its inputs and outputs), as CSV rows whose
+ * `seconds_per_call` field holds bytes. */
+static void memory_rows(void) {
+  long long hand = peak_heap_of(run_hand_grad);
+  printf("%s,hand,heap_bytes,%lld,0\n", bench_name, hand);
+  int umbra_timed = 0;
+  for (int c = 0; c < ncolumns; c++)
+    umbra_timed |= !strcmp(columns[c].tool, "umbra") && !strcmp(columns[c].mode, "grad");
+  if (umbra_timed) {
+    tape_bytes = 0;
+    long long heap = peak_heap_of(run_umbra_grad);
+    printf("%s,umbra,tape_bytes,%lld,0\n", bench_name, tape_bytes);
+    printf("%s,umbra,heap_bytes,%lld,0\n", bench_name, heap);
+  }
+}
+
 static void time_all(void) {
   for (int c = 0; c < ncolumns; c++) { /* size batches: double until one takes MIN_BATCH_S */
     double t;
@@ -332,5 +396,6 @@ int main(int argc, char **argv) {
     return failed;
   }
   time_all();
+  memory_rows();
   return 0;
 }

@@ -31,7 +31,7 @@ build_one() {
   try_umbra() { # a compile error in the source is not umbra's: it ends the build
     clang-22 "${FLAGS[@]}" "${defs[@]}" "$@" -emit-llvm -c "$here/src/$name.c" -o "$out.bc" ||
       exit 1
-    "$UMBRA" -O3 "$out.bc" -o "$out.o" 2>"$out.umbra.err"
+    "$UMBRA" -O3 --tape-stats "$out.bc" -o "$out.o" 2>"$out.umbra.err"
   }
   rm -f "$out.o" "$out.umbra-failed"
   if ! try_umbra; then
@@ -50,7 +50,9 @@ build_one() {
   fi
   clang++-22 "${FLAGS[@]}" "${defs[@]}" -DBENCH_HEADER="\"src/$name.h\"" \
     -c "$here/adolc_tape.cpp" -o "$out.adolc.o"
-  clang++-22 "$dir/harness.o" "$out.o" "$out.adolc.o" -ladolc -lm -o "$dir/bench-$name"
+  # --wrap: the harness counts the heap the gradients use (bench/harness.c, memory_rows).
+  clang++-22 "$dir/harness.o" "$out.o" "$out.adolc.o" -ladolc -lm \
+    -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free -o "$dir/bench-$name"
 }
 
 # build_all DIR [-D...]: the harness, then every benchmark (two at a time).

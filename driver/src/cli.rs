@@ -64,6 +64,11 @@ pub struct Args {
     #[arg(long)]
     pub print_types: bool,
 
+    /// After each gradient, call `void umbra_tape_stats(int64_t bytes)` (which the program
+    /// defines) with the bytes the gradient's tape allocated
+    #[arg(long)]
+    pub tape_stats: bool,
+
     /// Report on stderr how many requests were lowered and derived functions generated
     #[arg(short = 'v', long)]
     pub verbose: bool,

@@ -147,6 +147,7 @@ fn run(args: &Args) -> Result<()> {
         inactive: args.inactive.clone(),
         print_activity: args.print_activity,
         print_types: args.print_types,
+        tape_stats: args.tape_stats,
         reoptimize: None,
         rules_files: args
             .rules

@@ -12,6 +12,9 @@ pub struct Options {
     pub print_activity: bool,
     /// Report what each differentiable memory access carries (reverse mode).
     pub print_types: bool,
+    /// After each gradient, call `void umbra_tape_stats(int64_t bytes)` (defined by the user,
+    /// e.g. a benchmark harness) with the bytes its tape allocated.
+    pub tape_stats: bool,
     /// Re-optimise the module after differentiation at this level (0-3). The driver runs its own
     /// pipeline and leaves this `None`; the clang plugin sets it to clang's level.
     pub reoptimize: Option<u8>,
@@ -47,6 +50,7 @@ impl Options {
                 "rules" if !value.is_empty() => self.rules_files.push(value.to_string()),
                 "print-activity" => self.print_activity = true,
                 "print-types" => self.print_types = true,
+                "tape-stats" => self.tape_stats = true,
                 "reopt" => {
                     let level = value.trim_start_matches(['O', 'o']);
                     match level.parse::<u8>() {
@@ -60,7 +64,7 @@ impl Options {
                 }
                 _ => {
                     return Err(Error::general(format!(
-                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, reopt=O0..O3, print-activity, print-types)"
+                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, reopt=O0..O3, print-activity, print-types, tape-stats)"
                 )))
                 }
             }

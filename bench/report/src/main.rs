@@ -118,8 +118,8 @@ fn table(benches: &[(String, Bench)]) -> String {
     for (_, _, heading) in COLUMNS {
         out += &format!("{heading} | ");
     }
-    out += "umbra grad / hand grad | compile: umbra / clang -O2 |\n|---|---:|";
-    out += &"---:|".repeat(COLUMNS.len() + 2);
+    out += "umbra grad / hand grad | compile: umbra / clang -O2 | memory: umbra tape / umbra heap / hand heap |\n|---|---:|";
+    out += &"---:|".repeat(COLUMNS.len() + 3);
     out.push('\n');
     let mut notes: Vec<String> = Vec::new();
     let mut footnote = |reason: &str| -> String {
@@ -156,15 +156,34 @@ fn table(benches: &[(String, Bench)]) -> String {
             (None, Some(c)) => format!("failed / {}", seconds(c)),
             _ => "–".into(),
         };
+        out += " | ";
+        let mem = |tool: &str, mode: &str| b.seconds(tool, mode).map_or("–".into(), bytes);
+        out += &format!(
+            "{} / {} / {}",
+            mem("umbra", "tape_bytes"),
+            mem("umbra", "heap_bytes"),
+            mem("hand", "heap_bytes")
+        );
         out += " |\n";
     }
     out += "\nTimes are seconds per call (the primal, the compile column); every other cell is a \
             ratio to the primal's time in the same run (lower is better; – where the column does \
-            not apply).\n";
+            not apply). Memory: the peak bytes of umbra's tape in one gradient, and the peak heap \
+            bytes one gradient call allocates (umbra: tape, shadows, blocks kept for the adjoint; \
+            hand: its scratch buffers).\n";
     for (i, reason) in notes.iter().enumerate() {
         out += &format!("\n[{}] {}\n", i + 1, reason.replace('|', "\\|"));
     }
     out + &targets(benches)
+}
+
+/// Bytes with a binary unit.
+fn bytes(b: f64) -> String {
+    match b {
+        b if b >= 1024.0 * 1024.0 => format!("{:.1} MiB", b / (1024.0 * 1024.0)),
+        b if b >= 1024.0 => format!("{:.1} KiB", b / 1024.0),
+        b => format!("{b:.0} B"),
+    }
 }
 
 /// Seconds with a unit that keeps three significant digits readable.

@@ -73,6 +73,9 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
     }
     let adjoints = b.call_function(adj, &args);
     adjoints.copy_debug_location(req.call);
+    if session.opts.tape_stats {
+        crate::reverse::report_stats(&mut b, tape);
+    }
     crate::reverse::free_tape(&mut b, tape);
 
     let want = req.sret.map_or(req.call.ty(), |(_, ty)| ty);

@@ -26,7 +26,7 @@ mod needs;
 mod plan;
 mod tape;
 
-pub use tape::{free_tape, new_tape, tape_type};
+pub use tape::{free_tape, new_tape, report_stats, tape_type};
 
 use crate::api::Activity;
 use crate::cache::{Derived, Job, Session};

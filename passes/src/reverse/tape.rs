@@ -174,6 +174,26 @@ pub fn new_tape(b: &mut Builder, function: Val, before: Val) -> Val {
     t
 }
 
+/// Emits `umbra_tape_stats(capacity)`: the bytes `tape` allocated (its capacity only grows, so
+/// this is its peak), for the user's statistics (`tape-stats`).
+pub fn report_stats(b: &mut Builder, tape: Val) {
+    let m = b.module();
+    let ctx = m.context();
+    let i64t = Ty::int(ctx, 64);
+    let cap_p = b.gep(
+        tape_type(m),
+        tape,
+        &[i64t.int_const(0), Ty::int(ctx, 32).int_const(2)],
+        true,
+    );
+    let cap = b.load(i64t, cap_p, 8);
+    let hook = m.get_or_add_function(
+        "umbra_tape_stats",
+        Ty::function(Ty::void(ctx), &[i64t], false),
+    );
+    b.call_function(hook, &[cap]);
+}
+
 /// Frees a tape's buffer once the adjoint sweep is done.
 pub fn free_tape(b: &mut Builder, tape: Val) {
     let m = b.module();
