@@ -292,6 +292,11 @@ impl<'s> AdjointFn<'s> {
             self.popped.insert((false, v), p);
             return Ok(p);
         }
+        if let Some(s) = self.plan.secondary_iv(v).copied() {
+            let p = self.rebuild_secondary_iv(v, s, at)?;
+            self.popped.insert((false, v), p);
+            return Ok(p);
+        }
         if v.is_instruction() && self.plan.primal_recomputable(v, at.parent_block()) {
             let c = v.clone_instruction();
             for k in 0..v.num_operands() {
@@ -307,6 +312,42 @@ impl<'s> AdjointFn<'s> {
             at,
             "primal value not available in the adjoint sweep",
         ))
+    }
+
+    /// A secondary induction variable in the current iteration of its loop:
+    /// `init + ((counter - start) / step) * its step`.
+    fn rebuild_secondary_iv(
+        &mut self,
+        v: Val,
+        s: super::plan::SecondaryIv,
+        at: Val,
+    ) -> Result<Val> {
+        let l = self.plan.loops()[s.lp].clone();
+        let cur = self.primal(l.iv, at)?;
+        let start = if l.start.is_instruction() {
+            let slot = self.start_slot(l.iv);
+            self.b.load(l.start.ty(), slot, 0)
+        } else {
+            self.primal(l.start, at)?
+        };
+        let dist = self.b.sub(cur, start);
+        let n = self.b.binop(Opcode::LLVMSDiv, dist, l.step);
+        let init = self.primal(s.init, at)?;
+        let ty = v.ty();
+        let scalar = ty.scalar();
+        let n = self.b.sext_or_trunc(n, scalar);
+        let n = if ty.is_vector() {
+            let mut splat = ty.poison();
+            for k in 0..ty.vector_len() {
+                let idx = Ty::int(self.session.module.context(), 32).int_const(k as u64);
+                splat = self.b.insert_element(splat, n, idx);
+            }
+            splat
+        } else {
+            n
+        };
+        let offset = self.b.mul(n, s.step);
+        Ok(self.b.add(init, offset))
     }
 
     /// The shadow of pointer `v` at the instruction being reversed: popped, an argument's

@@ -20,7 +20,7 @@ use super::cfg::ReverseCfg;
 use super::needs::{needs, Need};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::is_pure;
-use crate::analysis::overwrite::{OverwriteContext, Overwrites};
+use crate::analysis::overwrite::{is_memory_read, OverwriteContext, Overwrites};
 use crate::ir::{Block, Opcode, TyKind, Val};
 use crate::rules::user::UserRules;
 use std::collections::{HashMap, HashSet};
@@ -44,6 +44,44 @@ pub struct StructuredLoop {
     pub body: HashSet<Block>,
 }
 
+/// A header phi of a structured loop stepping by a constant each iteration: its value in
+/// iteration `n` (counting from 0) is `init + n * step`.
+#[derive(Clone, Copy, Debug)]
+pub struct SecondaryIv {
+    /// The structured loop (index into [`ReversePlan::loops`]).
+    pub lp: usize,
+    /// The value on entry (from the preheader).
+    pub init: Val,
+    /// The constant step (a splat for vectors).
+    pub step: Val,
+}
+
+/// `phi = [init, preheader], [phi + C, latch]` with `C` a constant (integer, or integer splat).
+fn secondary_iv(phi: Val, l: &StructuredLoop, lp: usize) -> Option<SecondaryIv> {
+    let ty = phi.ty();
+    if !(ty.is_int() || (ty.is_vector() && ty.element().is_int())) {
+        return None;
+    }
+    let inc = phi.incoming();
+    let init = inc.iter().find(|(_, b)| *b == l.preheader)?.0;
+    let next = inc.iter().find(|(_, b)| *b == l.latch)?.0;
+    if !next.is_instruction() || next.opcode() != Opcode::LLVMAdd {
+        return None;
+    }
+    let (a, b) = (next.operand(0), next.operand(1));
+    let step = if a == phi {
+        b
+    } else if b == phi {
+        a
+    } else {
+        return None;
+    };
+    if !step.is_constant() || step.is_constant_expr() {
+        return None;
+    }
+    Some(SecondaryIv { lp, init, step })
+}
+
 /// Decisions shared by the augmented and adjoint sweeps of one derived pair.
 pub struct ReversePlan {
     loops: Vec<StructuredLoop>,
@@ -57,6 +95,8 @@ pub struct ReversePlan {
     overwrites: Overwrites,
     /// Whether the caller writes nothing between the two sweeps.
     memory_stable: bool,
+    /// Secondary induction variables of structured loops, rebuilt from the counter.
+    secondary: HashMap<Val, SecondaryIv>,
     /// Values kept once per call in the frame: (value, is its shadow) → position.
     frame: HashMap<(Val, bool), u64>,
     /// The frame's values in push order.
@@ -95,6 +135,7 @@ impl ReversePlan {
             shadow_recomputable: HashMap::new(),
             overwrites,
             memory_stable,
+            secondary: HashMap::new(),
             frame: HashMap::new(),
             frame_order: Vec::new(),
             frame_bytes: 0,
@@ -114,6 +155,25 @@ impl ReversePlan {
         }
         for (k, l) in plan.loops.iter().enumerate() {
             plan.recomputable.insert(l.iv, HashSet::from([k]));
+        }
+        // Secondary induction variables (scalar or vector: the vectoriser's `<0, 1, 2, ...>`
+        // steps) are rebuilt from the loop's counter: init + iteration * step.
+        for (k, l) in plan.loops.iter().enumerate() {
+            for phi in l.header.instructions() {
+                if phi.opcode() != Opcode::LLVMPHI {
+                    break;
+                }
+                if phi == l.iv {
+                    continue;
+                }
+                if let Some(s) = secondary_iv(phi, l, k) {
+                    if let Some(mut deps) = plan.deps_of(s.init) {
+                        deps.insert(k);
+                        plan.recomputable.insert(phi, deps);
+                        plan.secondary.insert(phi, s);
+                    }
+                }
+            }
         }
         // A function that never returns has nothing to hand its frame over with.
         let (wanted, wanted_shadows) = if cfg.returns.is_empty() {
@@ -195,6 +255,11 @@ impl ReversePlan {
             .collect()
     }
 
+    /// The secondary induction variable `v` of a structured loop, if it is one.
+    pub fn secondary_iv(&self, v: Val) -> Option<&SecondaryIv> {
+        self.secondary.get(&v)
+    }
+
     /// The structured loops.
     pub fn loops(&self) -> &[StructuredLoop] {
         &self.loops
@@ -251,6 +316,8 @@ impl ReversePlan {
         let ops: Vec<Val> = match i.opcode() {
             op if is_pure(op) => i.operands(),
             LLVMLoad if self.overwrites.rereadable(i) => vec![i.operand(0)],
+            // A masked load or gather re-read: its pointers, mask and passthru.
+            LLVMCall if is_memory_read(i) && self.overwrites.rereadable(i) => i.call_args(),
             _ => return None,
         };
         let mut deps = HashSet::new();
@@ -330,6 +397,8 @@ fn wanted(
             primal.extend(v.operands());
         } else if v.opcode() == Opcode::LLVMLoad {
             primal.push(v.operand(0));
+        } else if is_memory_read(v) {
+            primal.extend(v.call_args());
         }
     }
     (wp, ws)
