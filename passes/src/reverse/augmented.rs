@@ -146,8 +146,7 @@ impl<'s> AugmentedFn<'s> {
                 continue;
             }
             let is_terminator = b.terminator() == Some(i);
-            let rejoins =
-                is_terminator && i.successors().iter().any(|&s| self.cfg.contains(s));
+            let rejoins = is_terminator && i.successors().iter().any(|&s| self.cfg.contains(s));
             if rejoins {
                 crate::unwind::emit_fatal(
                     &mut self.b,
