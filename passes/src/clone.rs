@@ -20,6 +20,9 @@ pub struct Cloner {
     shadow: HashMap<Val, Val>,
     blocks: HashMap<Block, Block>,
     exit_block: HashMap<Block, Block>,
+    /// For a source block ending in an `invoke`: the derived blocks ending in the invokes that
+    /// unwind to its landing pad (see [`crate::unwind`]).
+    unwind_preds: HashMap<Block, Vec<Block>>,
 }
 
 impl Cloner {
@@ -50,6 +53,33 @@ impl Cloner {
     /// Where source block `b`'s code ends (its terminator's block), once visited.
     pub fn exit_block_of(&self, b: Block) -> Option<Block> {
         self.exit_block.get(&b).copied()
+    }
+
+    /// Records what turning the calls emitted for source block `b`'s `invoke` into invokes
+    /// did: the derived blocks that now unwind to its landing pad, and the calls replaced (the
+    /// maps must not keep the erased calls).
+    pub fn record_invoked(&mut self, b: Block, invoked: crate::unwind::Invoked) {
+        for (old, new) in invoked.replaced {
+            for v in self.primal.values_mut().chain(self.shadow.values_mut()) {
+                if *v == old {
+                    *v = new;
+                }
+            }
+        }
+        self.unwind_preds.insert(b, invoked.preds);
+    }
+
+    /// The derived blocks the edge from source block `from` to `to` leaves from: the blocks of
+    /// the invokes emitted for `from`'s `invoke` when `to` is its landing pad (possibly none);
+    /// otherwise where `from`'s code ends, once visited.
+    pub fn edge_sources(&self, from: Block, to: Block) -> Vec<Block> {
+        let unwinds = from
+            .terminator()
+            .is_some_and(|t| t.is_invoke() && t.unwind_dest() == to);
+        if unwinds {
+            return self.unwind_preds.get(&from).cloned().unwrap_or_default();
+        }
+        self.exit_block_of(from).into_iter().collect()
     }
 
     /// The primal copy of source value `v` (constants map to themselves; values from
@@ -97,8 +127,16 @@ impl Cloner {
     /// Emits a copy of source instruction `i` with its operands mapped, and records it.
     pub fn clone_primal(&mut self, b: &mut Builder, i: Val) -> Val {
         let c = i.clone_instruction();
-        for k in 0..i.num_operands() {
-            c.set_operand(k, self.map(i.operand(k)));
+        // An invoke clones into a call: its arguments, then the callee.
+        let ops = if i.is_invoke() {
+            let mut ops = i.call_args();
+            ops.push(i.called_value());
+            ops
+        } else {
+            i.operands()
+        };
+        for (k, v) in ops.into_iter().enumerate() {
+            c.set_operand(k as u32, self.map(v));
         }
         b.insert(c);
         c.strip_metadata_except_tbaa();

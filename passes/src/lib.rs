@@ -26,6 +26,7 @@ pub mod reoptimize;
 pub mod reverse;
 pub mod rules;
 pub mod signature;
+pub mod unwind;
 
 pub use diag::{Error, ErrorKind, Result};
 pub use ir::Module;

@@ -32,7 +32,7 @@ pub fn describe_types(
             let what = match i.opcode() {
                 Opcode::LLVMLoad if active(i.operand(0)) => carried(i.ty(), i),
                 Opcode::LLVMStore if active(i.operand(1)) => carried(i.operand(0).ty(), i),
-                Opcode::LLVMCall if is_copy(i) && active(i.operand(0)) => {
+                Opcode::LLVMCall | Opcode::LLVMInvoke if is_copy(i) && active(i.operand(0)) => {
                     match infer_contents(f, i) {
                         Ok(Contents::Floats(t)) => format!("{} elements", t.print()),
                         Ok(Contents::NoFloats) => "no floating-point data".to_string(),

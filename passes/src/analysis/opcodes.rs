@@ -36,7 +36,7 @@ pub enum InstClass {
     Return,
     /// Branches and `unreachable`.
     Control,
-    /// Exception handling and indirect branches: not differentiable yet.
+    /// Windows-style exception handling and indirect branches: not differentiable yet.
     Unsupported,
     /// Atomics and `va_arg`: fine while no derivative flows in.
     InactiveOnly,
@@ -69,12 +69,16 @@ pub fn classify(op: Opcode) -> InstClass {
         LLVMLoad => InstClass::Load,
         LLVMStore => InstClass::Store,
         LLVMAlloca => InstClass::Alloca,
-        LLVMCall => InstClass::Call,
+        // An invoke is a call whose normal destination continues the derivative
+        // (`crate::unwind`).
+        LLVMCall | LLVMInvoke => InstClass::Call,
         LLVMPHI => InstClass::Phi,
         LLVMRet => InstClass::Return,
-        LLVMBr | LLVMSwitch | LLVMUnreachable => InstClass::Control,
-        LLVMIndirectBr | LLVMInvoke | LLVMCallBr | LLVMResume | LLVMLandingPad | LLVMCleanupPad
-        | LLVMCatchPad | LLVMCatchSwitch | LLVMCatchRet | LLVMCleanupRet => InstClass::Unsupported,
+        // Landing pads and `resume` run only while unwinding, where no derivative is taken.
+        LLVMBr | LLVMSwitch | LLVMUnreachable | LLVMResume => InstClass::Control,
+        LLVMLandingPad => InstClass::NoDerivative,
+        LLVMIndirectBr | LLVMCallBr | LLVMCleanupPad | LLVMCatchPad | LLVMCatchSwitch
+        | LLVMCatchRet | LLVMCleanupRet => InstClass::Unsupported,
         LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMVAArg => InstClass::InactiveOnly,
         _ => InstClass::NoDerivative,
     }

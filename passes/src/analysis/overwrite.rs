@@ -253,7 +253,7 @@ fn candidates_left<'a>(
         .flat_map(|b| b.instructions())
         .filter(move |i| places.position.contains_key(i) && !deferred.contains(i))
         .filter(|i| {
-            i.opcode() == Opcode::LLVMCall
+            i.is_call()
                 && i.called_function()
                     .and_then(|f| rules::lookup(&f.name()))
                     .is_some_and(|r| r.effects.frees)

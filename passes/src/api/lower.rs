@@ -6,13 +6,39 @@ use super::{Activity, Mode, Request};
 use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, Module, Ty, TyKind, Val};
+use crate::unwind::Span;
 
 /// Lowers one request: generates (or reuses) its derived function and rewrites the call.
 pub fn lower_request(session: &mut Session, req: &Request) -> Result<()> {
+    // A request inside `try` (an `invoke`): the derived calls unwind to its landing pad.
+    let span = req.call.is_invoke().then(|| Span::before(req.call));
     match req.mode {
         Mode::Forward => lower_forward(session, req),
         Mode::Reverse => lower_reverse(session, req),
+    }?;
+    if let Some(span) = span {
+        finish_invoked(session.module, req, &span);
     }
+    Ok(())
+}
+
+/// Completes the lowering of a request that was an `invoke`, now that its replacement code
+/// stands before it: that code's calls that may unwind become invokes to the request's landing
+/// pad, the request becomes a branch to its normal destination, and the phis of both
+/// destinations see the blocks that now lead there.
+fn finish_invoked(module: Module, req: &Request, span: &Span) {
+    let call = req.call;
+    let (normal, unwind) = (call.normal_dest(), call.unwind_dest());
+    let mut b = Builder::new(module);
+    b.position_before(call);
+    // Splitting moves the request along, and both destinations' phis with it.
+    let preds = span.invoke_unwinding_calls(&mut b, unwind).preds;
+    let last = call.parent_block();
+    b.position_before(call);
+    b.br(normal);
+    call.erase();
+    crate::unwind::rewrite_phi_edges(unwind, last, &preds);
+    erase_marker_loads(req);
 }
 
 /// Reverse mode: a tape, the augmented forward sweep, the adjoint sweep seeded with 1.0 for a
@@ -152,9 +178,17 @@ fn gradient_result(b: &mut Builder, req: &Request, adj: Val, outs: &[Ty], want: 
     Ok(agg)
 }
 
-/// Removes the request call and the marker loads it no longer needs.
+/// Removes the request call and the marker loads it no longer needs (a request that is an
+/// `invoke` stays until [`finish_invoked`]).
 fn finish(req: &Request) {
+    if req.call.is_invoke() {
+        return;
+    }
     req.call.erase();
+    erase_marker_loads(req);
+}
+
+fn erase_marker_loads(req: &Request) {
     for &load in &req.marker_loads {
         if !load.has_uses() {
             load.erase();

@@ -28,16 +28,15 @@ impl ForwardFn<'_> {
         let phis = std::mem::take(&mut self.phis);
         for (src, p, t) in phis {
             for (v, from) in src.incoming() {
-                let Some(pred) = self.exit_block_of(from) else {
-                    continue;
-                };
-                let pv = self.map(v);
-                p.add_incoming(pv, pred);
-                if let Some(t) = t {
-                    // Substitute shadows (zero copies of constants) are constants, so they
-                    // can be used on any edge; the builder is not needed here.
-                    let tv = self.tangent_or_zero(v, src)?;
-                    t.add_incoming(tv, pred);
+                for pred in self.edge_sources(from, src.parent_block()) {
+                    let pv = self.map(v);
+                    p.add_incoming(pv, pred);
+                    if let Some(t) = t {
+                        // Substitute shadows (zero copies of constants) are constants, so they
+                        // can be used on any edge; the builder is not needed here.
+                        let tv = self.tangent_or_zero(v, src)?;
+                        t.add_incoming(tv, pred);
+                    }
                 }
             }
         }

@@ -68,6 +68,9 @@ impl<'s> ForwardFn<'s> {
     pub(crate) fn run(mut self) -> Result<()> {
         let order = self.vals.create_blocks(self.src, self.dst);
         self.vals.map_params(self.src, self.dst, &self.activity, 0);
+        if let Some(p) = self.src.personality() {
+            self.dst.set_personality(p);
+        }
         for b in order {
             let Some(nb) = self.vals.block(b) else {
                 continue;
@@ -75,13 +78,32 @@ impl<'s> ForwardFn<'s> {
             self.b.position_at_end(nb);
             for i in b.instructions() {
                 self.b.set_fast_math_from(i);
+                let span = i.is_invoke().then(|| crate::unwind::Span::begin(&self.b));
                 self.visit(i)?;
+                if let Some(span) = span {
+                    self.finish_invoke(i, span);
+                }
             }
             let exit = self.b.current_block();
             self.vals.set_exit_block(b, exit);
         }
         self.fill_phis()
     }
+    /// After the code for source `invoke` `i` (emitted as for a call): its calls that may
+    /// unwind become invokes unwinding to the copy of `i`'s landing pad, then the derived code
+    /// branches to the normal destination.
+    fn finish_invoke(&mut self, i: Val, span: crate::unwind::Span) {
+        let (Some(normal), Some(unwind)) = (
+            self.vals.block(i.normal_dest()),
+            self.vals.block(i.unwind_dest()),
+        ) else {
+            return;
+        };
+        let invoked = span.invoke_unwinding_calls(&mut self.b, unwind);
+        self.vals.record_invoked(i.parent_block(), invoked);
+        self.b.br(normal);
+    }
+
     fn visit(&mut self, i: Val) -> Result<()> {
         match classify(i.opcode()) {
             InstClass::Phi => self.visit_phi(i),
@@ -201,8 +223,9 @@ impl<'s> ForwardFn<'s> {
         Ok(())
     }
 
-    /// The block of the derived function where source block `b`'s code ends.
-    pub(super) fn exit_block_of(&self, b: Block) -> Option<Block> {
-        self.vals.exit_block_of(b)
+    /// The derived blocks the source edge `from` → `to` leaves from (see
+    /// [`Cloner::edge_sources`]).
+    pub(super) fn edge_sources(&self, from: Block, to: Block) -> Vec<Block> {
+        self.vals.edge_sources(from, to)
     }
 }

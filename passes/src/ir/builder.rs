@@ -280,6 +280,29 @@ impl Builder {
         });
         self.fmf(v)
     }
+    /// `invoke fn_ty callee(args) to normal unwind unwind`.
+    pub fn invoke(
+        &mut self,
+        fn_ty: Ty,
+        callee: Val,
+        args: &[Val],
+        normal: Block,
+        unwind: Block,
+    ) -> Val {
+        let mut a: Vec<_> = args.iter().map(|v| v.0).collect();
+        Val(unsafe {
+            c::LLVMBuildInvoke2(
+                self.raw,
+                fn_ty.0,
+                callee.0,
+                a.as_mut_ptr(),
+                a.len() as u32,
+                normal.0,
+                unwind.0,
+                NO_NAME,
+            )
+        })
+    }
     /// Calls a function value directly.
     pub fn call_function(&mut self, f: Val, args: &[Val]) -> Val {
         self.call(f.function_type(), f, args)

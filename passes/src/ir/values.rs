@@ -163,9 +163,92 @@ impl Val {
 
     // ----- calls -----
 
-    /// True for call instructions (including intrinsic calls).
+    /// True for call instructions (including intrinsic calls) and `invoke`s: every instruction
+    /// that calls a function and carries on (an `invoke` carries on at its normal destination).
     pub fn is_call(self) -> bool {
+        unsafe { !c::LLVMIsACallInst(self.0).is_null() || !c::LLVMIsAInvokeInst(self.0).is_null() }
+    }
+    /// True for `call` instructions only (not `invoke`).
+    pub fn is_plain_call(self) -> bool {
         unsafe { !c::LLVMIsACallInst(self.0).is_null() }
+    }
+    /// True for `invoke` instructions.
+    pub fn is_invoke(self) -> bool {
+        unsafe { !c::LLVMIsAInvokeInst(self.0).is_null() }
+    }
+    /// Where an `invoke` continues when the callee returns.
+    pub fn normal_dest(self) -> Block {
+        Block(unsafe { c::LLVMGetNormalDest(self.0) })
+    }
+    /// Where an `invoke` continues when the callee unwinds (its landing pad).
+    pub fn unwind_dest(self) -> Block {
+        Block(unsafe { c::LLVMGetUnwindDest(self.0) })
+    }
+    /// The instruction before this one in its block.
+    pub fn previous_instruction(self) -> Option<Val> {
+        let p = unsafe { c::LLVMGetPreviousInstruction(self.0) };
+        (!p.is_null()).then_some(Val(p))
+    }
+    /// The instruction after this one in its block.
+    pub fn next_instruction(self) -> Option<Val> {
+        let p = unsafe { c::LLVMGetNextInstruction(self.0) };
+        (!p.is_null()).then_some(Val(p))
+    }
+    /// True for a plain call that may unwind: not an intrinsic, not inline assembly, not
+    /// `nounwind` (at the call or on the callee).
+    pub fn call_may_unwind(self) -> bool {
+        if !self.is_plain_call() || self.has_call_fn_attr("nounwind") {
+            return false;
+        }
+        let callee = self.called_value();
+        if unsafe { !c::LLVMIsAInlineAsm(callee.0).is_null() } {
+            return false;
+        }
+        match self.called_function() {
+            Some(f) => f.intrinsic_id() == 0 && !f.has_fn_attr("nounwind"),
+            None => true,
+        }
+    }
+    /// True when the call site itself carries the enum function attribute `name`.
+    fn has_call_fn_attr(self, name: &str) -> bool {
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            !c::LLVMGetCallSiteEnumAttribute(self.0, FUNCTION_INDEX, kind).is_null()
+        }
+    }
+    /// Copies every call-site attribute, the calling convention and the debug location of call
+    /// or invoke `from` onto `self` (a call or invoke of the same callee and arguments).
+    pub fn copy_call_site(self, from: Val) {
+        unsafe {
+            let mut indices = vec![0, FUNCTION_INDEX];
+            indices.extend(1..=from.num_call_args());
+            for idx in indices {
+                let n = c::LLVMGetCallSiteAttributeCount(from.0, idx) as usize;
+                if n == 0 {
+                    continue;
+                }
+                let mut attrs = vec![std::ptr::null_mut(); n];
+                c::LLVMGetCallSiteAttributes(from.0, idx, attrs.as_mut_ptr());
+                for a in attrs {
+                    c::LLVMAddCallSiteAttribute(self.0, idx, a);
+                }
+            }
+            c::LLVMSetInstructionCallConv(self.0, c::LLVMGetInstructionCallConv(from.0));
+        }
+        self.copy_debug_location(from);
+    }
+    /// The personality function of a function with exception handling.
+    pub fn personality(self) -> Option<Val> {
+        unsafe {
+            if c::LLVMHasPersonalityFn(self.0) == 0 {
+                return None;
+            }
+            Some(Val(c::LLVMGetPersonalityFn(self.0)))
+        }
+    }
+    /// Sets a function's personality function.
+    pub fn set_personality(self, p: Val) {
+        unsafe { c::LLVMSetPersonalityFn(self.0, p.0) }
     }
     /// The called operand of a call (a function, or any pointer for indirect calls).
     pub fn called_value(self) -> Val {
@@ -689,9 +772,46 @@ impl Val {
         })
     }
 
-    /// Clones an instruction (detached, same operands).
+    /// Clones an instruction (detached, same operands). An `invoke` clones into the equivalent
+    /// detached `call` (same callee, arguments, attributes; operands: the arguments, then the
+    /// callee): derived code continues after the call in the same block, and the code that
+    /// emitted it turns the calls that may unwind back into invokes ([`crate::unwind`]).
     pub fn clone_instruction(self) -> Val {
+        if self.is_invoke() {
+            return self.call_twin();
+        }
         Val(unsafe { c::LLVMInstructionClone(self.0) })
+    }
+    /// A detached `call` doing what this `invoke` does.
+    fn call_twin(self) -> Val {
+        let mut args: Vec<_> = self.call_args().iter().map(|v| v.0).collect();
+        let call = unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            // Built beside the invoke, then detached.
+            let b = c::LLVMCreateBuilderInContext(ctx);
+            c::LLVMPositionBuilderBefore(b, self.0);
+            let call = c::LLVMBuildCall2(
+                b,
+                self.call_function_type().0,
+                self.called_value().0,
+                args.as_mut_ptr(),
+                args.len() as u32,
+                c"".as_ptr(),
+            );
+            c::LLVMDisposeBuilder(b);
+            c::LLVMInstructionRemoveFromParent(call);
+            Val(call)
+        };
+        call.copy_call_site(self);
+        call
+    }
+    /// A constant byte array holding `text` and a terminating NUL.
+    pub fn const_string_in(ctx: sys::prelude::LLVMContextRef, text: &str) -> Val {
+        Val(unsafe { c::LLVMConstStringInContext2(ctx, text.as_ptr() as *const _, text.len(), 0) })
+    }
+    /// Detaches an instruction from its block without deleting it.
+    pub fn remove_from_parent(self) {
+        unsafe { c::LLVMInstructionRemoveFromParent(self.0) }
     }
     /// Removes every metadata attachment other than TBAA (and the debug location).
     pub fn strip_metadata_except_tbaa(self) {

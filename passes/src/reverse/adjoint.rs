@@ -393,7 +393,9 @@ impl<'s> AdjointFn<'s> {
             }
         }
         for &i in insts.iter().rev() {
-            if matches!(i.opcode(), Opcode::LLVMPHI) || Some(i) == b.terminator() {
+            // An invoke terminates its block but is a call to reverse.
+            let branch = Some(i) == b.terminator() && !i.is_invoke();
+            if matches!(i.opcode(), Opcode::LLVMPHI) || branch {
                 continue;
             }
             self.b.clear_fast_math();
@@ -526,7 +528,7 @@ impl<'s> AdjointFn<'s> {
                 }
                 return Ok(());
             }
-            LLVMCall => return self.reverse_call(i),
+            LLVMCall | LLVMInvoke => return self.reverse_call(i),
             _ => {}
         }
         let Some(d) = self.take_adjoint(i) else {

@@ -81,11 +81,18 @@ impl<'s> AugmentedFn<'s> {
     pub(super) fn run(mut self) -> Result<()> {
         let order = self.vals.create_blocks(self.src, self.dst);
         self.vals.map_params(self.src, self.dst, &self.activity, 1);
+        if let Some(p) = self.src.personality() {
+            self.dst.set_personality(p);
+        }
         for b in order {
             let Some(nb) = self.vals.block(b) else {
                 continue;
             };
             self.b.position_at_end(nb);
+            if !self.cfg.contains(b) {
+                self.primal_only_block(b)?;
+                continue;
+            }
             let insts = b.instructions();
             let (phis, rest): (Vec<Val>, Vec<Val>) = insts
                 .into_iter()
@@ -111,13 +118,72 @@ impl<'s> AugmentedFn<'s> {
             }
             for i in rest {
                 self.b.set_fast_math_from(i);
+                let span = i.is_invoke().then(|| crate::unwind::Span::begin(&self.b));
                 self.visit(i)?;
+                let normal = span.map(|s| self.invoke_unwinding_calls(i, s));
                 self.push_needs(i)?;
+                if let Some(Some(normal)) = normal {
+                    self.b.br(normal);
+                }
             }
             let exit = self.b.current_block();
             self.vals.set_exit_block(b, exit);
         }
         self.fill_phis()
+    }
+
+    /// A block only exceptions reach (a landing pad, a handler): the primal's code, without
+    /// shadows or tape, since no adjoint runs after an exception ([`crate::unwind`]). An edge
+    /// back into the normal path (a handler that caught the exception and carries on) is a
+    /// path the adjoint cannot reverse: it ends in a run-time error instead.
+    fn primal_only_block(&mut self, b: Block) -> Result<()> {
+        for i in b.instructions() {
+            if i.opcode() == Opcode::LLVMPHI {
+                let p = self.b.phi(i.ty());
+                p.set_name(&i.name());
+                self.vals.set_primal(i, p);
+                self.phis.push((i, p, None));
+                continue;
+            }
+            let is_terminator = b.terminator() == Some(i);
+            let rejoins = is_terminator && i.successors().iter().any(|&s| self.cfg.contains(s));
+            if rejoins {
+                crate::unwind::emit_fatal(
+                    &mut self.b,
+                    &format!(
+                        "an exception was caught inside '{}' during a gradient computation; reverse mode differentiates only the path without exceptions",
+                        self.src.name()
+                    ),
+                );
+                break;
+            }
+            let span = i.is_invoke().then(|| crate::unwind::Span::begin(&self.b));
+            self.vals.clone_primal(&mut self.b, i);
+            if let Some(Some(normal)) = span.map(|s| self.invoke_unwinding_calls(i, s)) {
+                self.b.br(normal);
+            }
+        }
+        let exit = self.b.current_block();
+        self.vals.set_exit_block(b, exit);
+        Ok(())
+    }
+
+    /// After the code for source `invoke` `i` (emitted as for a call): its calls that may
+    /// unwind become invokes unwinding to the copy of `i`'s landing pad. Returns the derived
+    /// normal destination, to branch to once the tape pushes are emitted.
+    fn invoke_unwinding_calls(&mut self, i: Val, span: crate::unwind::Span) -> Option<Block> {
+        let normal = self.vals.block(i.normal_dest())?;
+        let unwind = self.vals.block(i.unwind_dest())?;
+        let invoked = span.invoke_unwinding_calls(&mut self.b, unwind);
+        for (old, new) in &invoked.replaced {
+            for v in self.saved.values_mut() {
+                if v == old {
+                    *v = *new;
+                }
+            }
+        }
+        self.vals.record_invoked(i.parent_block(), invoked);
+        Some(normal)
     }
 
     fn is_active(&self, v: Val) -> bool {
@@ -160,14 +226,18 @@ impl<'s> AugmentedFn<'s> {
 
     fn fill_phis(&mut self) -> Result<()> {
         for (src, p, s) in std::mem::take(&mut self.phis) {
+            let to = src.parent_block();
             for (v, from) in src.incoming() {
-                let Some(pred) = self.vals.exit_block_of(from) else {
+                // Edges from handlers back into the normal path end in an error instead.
+                if self.cfg.contains(to) && !self.cfg.contains(from) {
                     continue;
-                };
-                p.add_incoming(self.vals.map(v), pred);
-                if let Some(s) = s {
-                    let sv = self.shadow_or_zero(v, src)?;
-                    s.add_incoming(sv, pred);
+                }
+                for pred in self.vals.edge_sources(from, to) {
+                    p.add_incoming(self.vals.map(v), pred);
+                    if let Some(s) = s {
+                        let sv = self.shadow_or_zero(v, src)?;
+                        s.add_incoming(sv, pred);
+                    }
                 }
             }
         }

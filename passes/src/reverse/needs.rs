@@ -82,8 +82,8 @@ pub(super) fn needs(
         }
         LLVMAlloca if act(i) => add(Need::Shadow(i)),
         // A deferred free: the adjoint releases the block, so it needs the pointer.
-        LLVMCall if defers_free(i) => add(Need::Primal(i.operand(0))),
-        LLVMCall => match reverse_callee(i, active, user) {
+        LLVMCall | LLVMInvoke if defers_free(i) => add(Need::Primal(i.operand(0))),
+        LLVMCall | LLVMInvoke => match reverse_callee(i, active, user) {
             ReverseCallee::Math => {
                 let rule = match rules::classify(i, user) {
                     Callee::Rule(r) => Some(r),
