@@ -6,6 +6,7 @@ use super::names::{self, ApiName};
 use super::Activity;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{Module, TyKind, Val};
+use std::collections::HashSet;
 
 /// Which derivative a request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -101,6 +102,70 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
         }
     }
     Ok(out)
+}
+
+/// Orders `requests` so that every request inside a function another request differentiates
+/// (directly or through its callees) is lowered before that other request: nested derivatives
+/// (a Hessian-vector product as `__enzyme_fwddiff` of a function calling `__enzyme_autodiff`)
+/// differentiate the inner request's derived function, which must exist by then. Otherwise
+/// module order is kept. A request inside the code it differentiates is an error.
+pub fn inner_first(requests: Vec<Request>) -> Result<Vec<Request>> {
+    let reach: Vec<HashSet<Val>> = requests.iter().map(|r| reachable(r.function)).collect();
+    let holder = |r: &Request| r.call.parent_function();
+    // before[k]: the requests that must be lowered before request k.
+    let before: Vec<Vec<usize>> = (0..requests.len())
+        .map(|k| {
+            (0..requests.len())
+                .filter(|&j| holder(&requests[j]).is_some_and(|h| reach[k].contains(&h)))
+                .collect()
+        })
+        .collect();
+    for (k, r) in requests.iter().enumerate() {
+        if before[k].contains(&k) {
+            return Err(Error::user_at(
+                r.call,
+                format!(
+                    "this request differentiates '{}', which reaches the request itself; a derivative request cannot differentiate its own code",
+                    r.function.name()
+                ),
+            ));
+        }
+    }
+    let mut done = vec![false; requests.len()];
+    let mut order = Vec::with_capacity(requests.len());
+    while order.len() < requests.len() {
+        let Some(k) = (0..requests.len()).find(|&k| !done[k] && before[k].iter().all(|&j| done[j]))
+        else {
+            let k = (0..requests.len()).find(|&k| !done[k]).unwrap_or(0);
+            return Err(Error::user_at(
+                requests[k].call,
+                "nested derivative requests that differentiate each other's code cannot be ordered",
+            ));
+        };
+        done[k] = true;
+        order.push(k);
+    }
+    let mut slots: Vec<Option<Request>> = requests.into_iter().map(Some).collect();
+    Ok(order.into_iter().filter_map(|k| slots[k].take()).collect())
+}
+
+/// The functions with a body reachable from `f` through direct calls, `f` included.
+fn reachable(f: Val) -> HashSet<Val> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![f];
+    while let Some(g) = stack.pop() {
+        if g.is_declaration() || !seen.insert(g) {
+            continue;
+        }
+        for b in g.blocks() {
+            for i in b.instructions() {
+                if let Some(callee) = i.is_call().then(|| i.called_function()).flatten() {
+                    stack.push(callee);
+                }
+            }
+        }
+    }
+    seen
 }
 
 /// The error for a use of `name`, an API function Umbra does not implement: at the call, so
