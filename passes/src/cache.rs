@@ -84,6 +84,13 @@ impl Session {
         self.cache.keys()
     }
 
+    /// True when `f` is an augmented forward or adjoint sweep derived in this session.
+    pub fn is_reverse_derived(&self, f: Val) -> bool {
+        self.cache.values().any(|d| {
+            matches!(d, Derived::Reverse { augmented, adjoint } if *augmented == f || *adjoint == f)
+        })
+    }
+
     /// Number of derived functions created so far.
     pub fn derived_count(&self) -> usize {
         self.cache.len()

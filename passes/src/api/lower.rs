@@ -54,6 +54,7 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
             ),
         ));
     }
+    refuse_reverse_over_reverse(session, req)?;
     let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
     // Nothing runs between the two sweeps here, so memory is stable.
     let (aug, adj) = crate::derive::reverse_functions(session, f, &acts, true)?;
@@ -87,6 +88,35 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
         deliver(&mut b, req, result);
     }
     finish(req);
+    Ok(())
+}
+
+/// Reverse over reverse is not supported: the outer adjoint would have to differentiate the
+/// inner gradient's tape, a byte stack of mixed integers and floats that grows with `realloc`
+/// and is freed before the outer adjoint sweep runs. Rather than fail deep inside with a
+/// misleading message (or differentiate the tape wrongly), refuse at the inner request.
+fn refuse_reverse_over_reverse(session: &Session, req: &Request) -> Result<()> {
+    for g in super::request::reachable(req.function) {
+        for b in g.blocks() {
+            for i in b.instructions() {
+                let Some(callee) = i.is_call().then(|| i.called_function()).flatten() else {
+                    continue;
+                };
+                if session.is_reverse_derived(callee) {
+                    return Err(Error::user_at(
+                        i,
+                        format!(
+                            "'{}' computes a gradient (reverse mode) inside '{}', which '{}' differentiates in reverse mode again; reverse over reverse is not supported yet: for second derivatives differentiate the gradient in forward mode (__enzyme_fwddiff of the function computing it)",
+                            g.name(),
+                            req.function.name(),
+                            req.call.called_value().name()
+                        ),
+                    )
+                    .with_kind(crate::diag::ErrorKind::Unsupported));
+                }
+            }
+        }
+    }
     Ok(())
 }
 

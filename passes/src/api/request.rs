@@ -150,7 +150,7 @@ pub fn inner_first(requests: Vec<Request>) -> Result<Vec<Request>> {
 }
 
 /// The functions with a body reachable from `f` through direct calls, `f` included.
-fn reachable(f: Val) -> HashSet<Val> {
+pub(crate) fn reachable(f: Val) -> HashSet<Val> {
     let mut seen = HashSet::new();
     let mut stack = vec![f];
     while let Some(g) = stack.pop() {
