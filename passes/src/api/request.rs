@@ -34,8 +34,12 @@ pub struct ArgPlan {
     pub activity: Activity,
     /// The primal value the request passes.
     pub primal: Val,
-    /// The shadow (tangent or shadow memory) for `Dup`/`DupNoNeed`.
+    /// The shadow (tangent or shadow memory) for `Dup`/`DupNoNeed`; batched, lane 0's.
     pub shadow: Option<Val>,
+    /// Batched forward mode: the shadows of lanes 1.. (empty for `enzyme_dupv`).
+    pub more_shadows: Vec<Val>,
+    /// `enzyme_dupv`: the byte stride between the lanes' shadows, all computed from `shadow`.
+    pub stride: Option<Val>,
 }
 
 /// A decoded derivative request.
@@ -54,6 +58,8 @@ pub struct Request {
     /// Where the result goes when the request returns a struct through memory (`sret`): the
     /// pointer and the struct type.
     pub sret: Option<(Val, crate::ir::Ty)>,
+    /// Tangents per call (`enzyme_width`, forward mode); 1 otherwise.
+    pub width: u32,
 }
 
 /// Finds and decodes every request call in `module`, in module order (functions, then blocks,
@@ -225,6 +231,30 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
     let mut plans = Vec::with_capacity(params.len());
     let mut marker_loads = Vec::new();
     let mut i = 1;
+    let mut width = 1u32;
+    if args.get(1).copied().and_then(markers::decode) == Some(Marker::Width) {
+        let n = args.get(2).and_then(|v| v.const_int_value());
+        match n {
+            Some(n @ 1..=64) if mode == Mode::Forward => width = n as u32,
+            _ if mode == Mode::Reverse => {
+                return Err(Error::user_at(
+                    call,
+                    format!("'{req_name}': enzyme_width (batched derivatives) is supported in forward mode only"),
+                )
+                .with_kind(ErrorKind::Unsupported))
+            }
+            _ => {
+                return Err(Error::user_at(
+                    call,
+                    format!("'{req_name}': enzyme_width must be followed by a constant integer between 1 and 64"),
+                ))
+            }
+        }
+        if args[1].is_instruction() {
+            marker_loads.push(args[1]);
+        }
+        i = 3;
+    }
     let too_few = |k: usize| {
         Error::user_at(
             call,
@@ -238,9 +268,23 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
     };
     for (k, &pty) in params.iter().enumerate() {
         let mut activity = None;
+        let mut strided = false;
         if let Some(m) = args.get(i).copied().and_then(markers::decode) {
             match m {
                 Marker::Known(a) => activity = Some(a),
+                Marker::Strided(a) => {
+                    activity = Some(a);
+                    strided = true;
+                }
+                Marker::Width => {
+                    return Err(Error::user_at(
+                        call,
+                        format!(
+                            "enzyme_width (argument {} of '{req_name}') must come right after the function",
+                            i + 1
+                        ),
+                    ))
+                }
                 Marker::Unknown(name) => {
                     return Err(Error::at(
                         call,
@@ -269,19 +313,45 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
                 ),
             ));
         }
+        // Enzyme's order for dupv: the stride, then the primal, then the one shadow pointer.
+        let mut stride = None;
+        if strided {
+            stride = Some(*args.get(i).ok_or_else(|| too_few(k))?);
+            i += 1;
+        }
         let primal = *args.get(i).ok_or_else(|| too_few(k))?;
         i += 1;
+        let mut more_shadows = Vec::new();
         let shadow = if activity.has_shadow() {
             let s = *args.get(i).ok_or_else(|| too_few(k))?;
             i += 1;
+            if !strided {
+                for _ in 1..width {
+                    more_shadows.push(*args.get(i).ok_or_else(|| too_few(k))?);
+                    i += 1;
+                }
+            }
             Some(s)
         } else {
             None
         };
+        if strided && !pty.is_ptr() {
+            return Err(Error::user_at(
+                call,
+                format!(
+                    "parameter {} of '{}' has type {}: enzyme_dupv and enzyme_dupnoneedv are for pointers",
+                    k + 1,
+                    function.name(),
+                    pty.print()
+                ),
+            ));
+        }
         plans.push(ArgPlan {
             activity,
             primal,
             shadow,
+            more_shadows,
+            stride,
         });
     }
     if i < args.len() {
@@ -302,6 +372,7 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
         args: plans,
         marker_loads,
         sret,
+        width,
     })
 }
 
