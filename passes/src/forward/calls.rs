@@ -103,7 +103,7 @@ impl ForwardFn<'_> {
         }
         let ret = i.ty();
         let tangent_only = fwd.function_type().return_type() == ret;
-        if self.width > 1 && !(tangent_only && !ret.is_void()) {
+        if self.width > 1 && (!tangent_only || ret.is_void()) {
             // Calling it once per lane would run the primal once per lane.
             return Err(Error::at(
                 i,
