@@ -25,6 +25,9 @@ pub struct Key {
     /// Reverse mode: the caller runs the adjoint right after the augmented sweep with no
     /// memory writes in between, so loads may be replayed instead of taped.
     pub memory_stable: bool,
+    /// Forward mode: how many tangents one call carries (batched forward mode,
+    /// `enzyme_width`); 1 otherwise.
+    pub width: u32,
 }
 
 /// The functions derived for one key.
@@ -84,6 +87,13 @@ impl Session {
         self.cache.keys()
     }
 
+    /// True when `f` is an augmented forward or adjoint sweep derived in this session.
+    pub fn is_reverse_derived(&self, f: Val) -> bool {
+        self.cache.values().any(|d| {
+            matches!(d, Derived::Reverse { augmented, adjoint } if *augmented == f || *adjoint == f)
+        })
+    }
+
     /// Number of derived functions created so far.
     pub fn derived_count(&self) -> usize {
         self.cache.len()
@@ -106,6 +116,7 @@ impl Session {
             mode: Mode::Reverse,
             activity: activity.to_vec(),
             memory_stable,
+            width: 1,
         };
         if let Some(&Derived::Reverse { augmented, adjoint }) = self.cache.get(&key) {
             return Ok((augmented, adjoint));
@@ -120,16 +131,27 @@ impl Session {
 
     /// Declares (or finds) the forward derivative of `f`; its body is built later.
     pub fn declare_forward(&mut self, f: Val, activity: &[Activity]) -> Result<Val> {
+        self.declare_forward_wide(f, activity, 1)
+    }
+
+    /// Declares (or finds) the forward derivative of `f` carrying `width` tangents per call.
+    pub fn declare_forward_wide(
+        &mut self,
+        f: Val,
+        activity: &[Activity],
+        width: u32,
+    ) -> Result<Val> {
         let key = Key {
             function: f,
             mode: Mode::Forward,
             activity: activity.to_vec(),
             memory_stable: false,
+            width,
         };
         if let Some(&Derived::Forward(d)) = self.cache.get(&key) {
             return Ok(d);
         }
-        let derived = crate::signature::declare_forward(self.module, f, activity)?;
+        let derived = crate::signature::declare_forward(self.module, f, activity, width)?;
         self.cache.insert(key.clone(), Derived::Forward(derived));
         self.pending.push(Job {
             key,

@@ -10,7 +10,18 @@ use crate::ir::Val;
 /// The forward-mode derivative of `f` for `activity`, with its body and the bodies of every
 /// derived function it needs built.
 pub fn forward_function(session: &mut Session, f: Val, activity: &[Activity]) -> Result<Val> {
-    let derived = session.declare_forward(f, activity)?;
+    forward_function_wide(session, f, activity, 1)
+}
+
+/// [`forward_function`] carrying `width` tangents per call (batched forward mode): every
+/// shadow parameter and the result's tangent are `[width x T]`.
+pub fn forward_function_wide(
+    session: &mut Session,
+    f: Val,
+    activity: &[Activity],
+    width: u32,
+) -> Result<Val> {
+    let derived = session.declare_forward_wide(f, activity, width)?;
     build_pending(session)?;
     Ok(derived)
 }

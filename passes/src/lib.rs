@@ -58,6 +58,11 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // Before lowering: only the user's own calls count as signs of life.
     let mut warnings = rules::user::inlined_rule_warnings(module);
     preprocess::canonicalize_reachable(module, &requests, &rules)?;
+    // Canonicalisation rewrites the bodies that hold requests as well (at -O0 a request's
+    // arguments are loads from allocas, which mem2reg deletes): decode them again from the
+    // canonical code. Requests inside functions an outer request differentiates go first, so
+    // the outer pass sees calls to their derived functions instead of request calls.
+    let requests = api::inner_first(api::find_requests(module)?)?;
     let mut session = cache::Session::new(module, opts, rules);
     for req in &requests {
         api::lower_request(&mut session, req)?;

@@ -26,8 +26,18 @@ pub fn returns_shadow(f: Val) -> bool {
     r.contains_ptr() && !r.contains_float()
 }
 
-/// Declares the forward derivative of `f` for `activity` (no body yet).
-pub fn declare_forward(module: Module, f: Val, activity: &[Activity]) -> Result<Val> {
+/// The type of `width` tangents of a `ty` value: `ty` itself for one, else `[width x ty]`.
+pub fn wide(ty: Ty, width: u32) -> Ty {
+    if width == 1 {
+        ty
+    } else {
+        Ty::array(ty, width as u64)
+    }
+}
+
+/// Declares the forward derivative of `f` for `activity` (no body yet), carrying `width`
+/// tangents per call: each shadow parameter and the result's tangent are [`wide`].
+pub fn declare_forward(module: Module, f: Val, activity: &[Activity], width: u32) -> Result<Val> {
     let fty = f.function_type();
     if fty.is_var_arg() {
         return Err(Error::in_function(
@@ -40,15 +50,18 @@ pub fn declare_forward(module: Module, f: Val, activity: &[Activity]) -> Result<
     for (p, a) in fty.param_types().into_iter().zip(activity) {
         params.push(p);
         if a.has_shadow() {
-            params.push(p);
+            params.push(wide(p, width));
         }
     }
     let new_ret = if returns_tangent(f) {
-        Ty::literal_struct(module.context(), &[ret, ret])
+        Ty::literal_struct(module.context(), &[ret, wide(ret, width)])
     } else {
         ret
     };
-    let codes: String = activity.iter().map(|a| a.code()).collect();
+    let mut codes: String = activity.iter().map(|a| a.code()).collect();
+    if width > 1 {
+        codes.push_str(&format!(".w{width}"));
+    }
     let d = module.add_function(
         &format!("fwddiffe.{}.{}", f.name(), codes),
         Ty::function(new_ret, &params, false),

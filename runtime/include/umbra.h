@@ -59,6 +59,19 @@
  * enzyme_const, enzyme_dupnoneed and enzyme_out are accepted with the same meanings, so code
  * written for Enzyme compiles unchanged (with or without this header).
  *
+ * Batched forward mode (N tangents per call): enzyme_width, N right after the function, then N
+ * shadows after each duplicated argument, or enzyme_dupv / enzyme_dupnoneedv followed by a byte
+ * stride, the primal and one pointer (lane k's shadow at pointer + k * stride). The request
+ * returns the N tangents as the struct of N floating-point fields (or vector of N) it is
+ * declared to return:
+ *
+ *   struct pair { double a, b; };
+ *   struct pair __enzyme_fwddiff_pair(void *, ...);
+ *   struct pair g = __enzyme_fwddiff_pair((void *)f, enzyme_width, 2, x, 1.0, 0.0, y, 0.0, 1.0);
+ *
+ * Requests may be nested (a Hessian-vector product is __enzyme_fwddiff of a function calling
+ * __enzyme_autodiff); reverse over reverse is an error.
+ *
  * ----------------------------------------------------------------------------------------------
  * Return types
  *
@@ -81,7 +94,7 @@
  *   double dx = __enzyme_autodiff<double>((void *)f, enzyme_out, x);
  *
  * Calls to other functions whose names contain `__enzyme_` or `__umbra_` (Enzyme's
- * __enzyme_todense, __enzyme_batch, ...) and markers other than the four above (enzyme_width,
+ * __enzyme_todense, __enzyme_batch, ...) and markers other than the above (enzyme_noret,
  * ...) are errors naming them: Umbra does not implement them yet.
  *
  * ----------------------------------------------------------------------------------------------
@@ -164,6 +177,9 @@ extern int umbra_dup;
 extern int umbra_const;
 extern int umbra_dupnoneed;
 extern int umbra_out;
+extern int umbra_width;
+extern int umbra_dupv;
+extern int umbra_dupnoneedv;
 
 /* Enzyme spellings, accepted with the same meanings. */
 double __enzyme_fwddiff(void *f, ...);
@@ -172,6 +188,9 @@ extern int enzyme_dup;
 extern int enzyme_const;
 extern int enzyme_dupnoneed;
 extern int enzyme_out;
+extern int enzyme_width;
+extern int enzyme_dupv;
+extern int enzyme_dupnoneedv;
 
 /* User rules (see "User rules" above). The registration globals must be visible (not static)
  * and kept (`used`); the unique suffix allows several per translation unit. */

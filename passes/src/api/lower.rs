@@ -80,6 +80,7 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
             ),
         ));
     }
+    refuse_reverse_over_reverse(session, req)?;
     let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
     // Nothing runs between the two sweeps here, so memory is stable.
     let (aug, adj) = crate::derive::reverse_functions(session, f, &acts, true)?;
@@ -116,6 +117,35 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
         deliver(&mut b, req, result);
     }
     finish(req);
+    Ok(())
+}
+
+/// Reverse over reverse is not supported: the outer adjoint would have to differentiate the
+/// inner gradient's tape, a byte stack of mixed integers and floats that grows with `realloc`
+/// and is freed before the outer adjoint sweep runs. Rather than fail deep inside with a
+/// misleading message (or differentiate the tape wrongly), refuse at the inner request.
+fn refuse_reverse_over_reverse(session: &Session, req: &Request) -> Result<()> {
+    for g in super::request::reachable(req.function) {
+        for b in g.blocks() {
+            for i in b.instructions() {
+                let Some(callee) = i.is_call().then(|| i.called_function()).flatten() else {
+                    continue;
+                };
+                if session.is_reverse_derived(callee) {
+                    return Err(Error::user_at(
+                        i,
+                        format!(
+                            "'{}' computes a gradient (reverse mode) inside '{}', which '{}' differentiates in reverse mode again; reverse over reverse is not supported yet: for second derivatives differentiate the gradient in forward mode (__enzyme_fwddiff of the function computing it)",
+                            g.name(),
+                            req.function.name(),
+                            req.call.called_value().name()
+                        ),
+                    )
+                    .with_kind(crate::diag::ErrorKind::Unsupported));
+                }
+            }
+        }
+    }
     Ok(())
 }
 
@@ -199,7 +229,7 @@ fn erase_marker_loads(req: &Request) {
 fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
     let f = req.function;
     let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
-    let derived = crate::derive::forward_function(session, f, &acts)?;
+    let derived = crate::derive::forward_function_wide(session, f, &acts, req.width)?;
 
     let mut b = Builder::new(session.module);
     b.position_before(req.call);
@@ -211,6 +241,10 @@ fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
     let tangent = crate::forward::returns_tangent(f).then(|| b.extract_value(call, 1));
     match tangent {
         _ if want.is_void() || !(req.call.has_uses() || req.sret.is_some()) => {}
+        Some(t) if req.width > 1 => {
+            let t = batched_result(&mut b, req, t, want)?;
+            deliver(&mut b, req, t);
+        }
         Some(t) => {
             let t = convert_result(&mut b, req, t, want)?;
             deliver(&mut b, req, t);
@@ -232,17 +266,74 @@ fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
 }
 
 /// The request's primal arguments and shadows, converted to the parameter types, in the
-/// derived functions' order (each parameter followed by its shadow when duplicated).
+/// derived functions' order (each parameter followed by its shadow when duplicated; batched,
+/// by the `[width x T]` of its lanes' shadows).
 fn request_args(b: &mut Builder, req: &Request) -> Result<Vec<Val>> {
     let params = req.function.function_type().param_types();
     let mut args = Vec::new();
     for (k, (plan, &pty)) in req.args.iter().zip(&params).enumerate() {
         args.push(convert(b, req, plan.primal, pty, k, "argument")?);
-        if let Some(s) = plan.shadow {
-            args.push(convert(b, req, s, pty, k, "shadow")?);
+        let Some(s) = plan.shadow else { continue };
+        let first = convert(b, req, s, pty, k, "shadow")?;
+        if req.width == 1 {
+            args.push(first);
+            continue;
         }
+        let mut lanes = vec![first];
+        for l in 1..req.width {
+            let lane = match plan.stride {
+                Some(stride) => {
+                    let i64t = Ty::int(b.module().context(), 64);
+                    let stride = b.sext_or_trunc(stride, i64t);
+                    let offset = b.mul(stride, i64t.int_const(l as u64));
+                    let i8t = Ty::int(b.module().context(), 8);
+                    b.gep(i8t, first, &[offset], false)
+                }
+                None => convert(b, req, plan.more_shadows[l as usize - 1], pty, k, "shadow")?,
+            };
+            lanes.push(lane);
+        }
+        let mut agg = crate::signature::wide(pty, req.width).poison();
+        for (l, v) in lanes.into_iter().enumerate() {
+            agg = b.insert_value(agg, v, l as u32);
+        }
+        args.push(agg);
     }
     Ok(args)
+}
+
+/// Batched forward mode: the `[width x T]` tangents as the request's declared result, a struct
+/// of `width` floating-point fields, an array or a vector of `width` of them.
+fn batched_result(b: &mut Builder, req: &Request, t: Val, want: Ty) -> Result<Val> {
+    let n = req.width as usize;
+    let lanes_of: Option<Vec<Ty>> = match want.kind() {
+        TyKind::Struct => Some(want.struct_fields()),
+        TyKind::Array => Some(vec![want.element(); want.array_len() as usize]),
+        TyKind::Vector => Some(vec![want.element(); want.vector_len() as usize]),
+        _ => None,
+    };
+    let Some(fields) = lanes_of.filter(|f| f.len() == n && f.iter().all(|t| t.is_float())) else {
+        return Err(Error::user_at(
+            req.call,
+            format!(
+                "'{}' is declared to return {}, but with enzyme_width {n} it returns {n} tangents; declare it to return a struct of {n} floating-point fields (or an array or vector of {n})",
+                req.call.called_value().name(),
+                want.print()
+            ),
+        ));
+    };
+    let mut agg = want.poison();
+    for (k, &field) in fields.iter().enumerate() {
+        let d = b.extract_value(t, k as u32);
+        let d = convert_result(b, req, d, field)?;
+        agg = if want.is_vector() {
+            let idx = Ty::int(b.module().context(), 32).int_const(k as u64);
+            b.insert_element(agg, d, idx)
+        } else {
+            b.insert_value(agg, d, k as u32)
+        };
+    }
+    Ok(agg)
 }
 
 /// Converts a request argument to the parameter type it stands for.

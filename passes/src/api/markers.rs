@@ -14,6 +14,12 @@ use crate::ir::{Opcode, Val};
 pub enum Marker {
     /// A known marker setting the next argument's activity.
     Known(Activity),
+    /// `enzyme_width`: the next argument is the number of tangents per call (batched forward
+    /// mode); each duplicated argument is followed by that many shadows.
+    Width,
+    /// `enzyme_dupv` / `enzyme_dupnoneedv`: the argument is followed by a byte stride and one
+    /// shadow pointer; lane `k`'s shadow is at `pointer + k * stride`.
+    Strided(Activity),
     /// A name like a marker's (`enzyme_width`, ...) that Umbra does not support.
     Unknown(String),
 }
@@ -21,7 +27,8 @@ pub enum Marker {
 const PREFIXES: [&str; 2] = ["umbra_", "enzyme_"];
 
 /// The marker names Umbra implements, for messages.
-pub const SUPPORTED: &str = "dup, dupnoneed, const, out (with the prefix enzyme_ or umbra_)";
+pub const SUPPORTED: &str =
+    "dup, dupnoneed, const, out, width, dupv, dupnoneedv (with the prefix enzyme_ or umbra_)";
 
 /// Decodes `arg` as a marker; `None` when it is an ordinary argument.
 pub fn decode(arg: Val) -> Option<Marker> {
@@ -37,6 +44,9 @@ pub fn decode(arg: Val) -> Option<Marker> {
         "dupnoneed" => Marker::Known(Activity::DupNoNeed),
         "const" => Marker::Known(Activity::Const),
         "out" => Marker::Known(Activity::Out),
+        "width" => Marker::Width,
+        "dupv" => Marker::Strided(Activity::Dup),
+        "dupnoneedv" => Marker::Strided(Activity::DupNoNeed),
         _ => Marker::Unknown(id.to_string()),
     })
 }

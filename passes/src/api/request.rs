@@ -6,6 +6,7 @@ use super::names::{self, ApiName};
 use super::Activity;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{Module, TyKind, Val};
+use std::collections::HashSet;
 
 /// Which derivative a request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -33,8 +34,12 @@ pub struct ArgPlan {
     pub activity: Activity,
     /// The primal value the request passes.
     pub primal: Val,
-    /// The shadow (tangent or shadow memory) for `Dup`/`DupNoNeed`.
+    /// The shadow (tangent or shadow memory) for `Dup`/`DupNoNeed`; batched, lane 0's.
     pub shadow: Option<Val>,
+    /// Batched forward mode: the shadows of lanes 1.. (empty for `enzyme_dupv`).
+    pub more_shadows: Vec<Val>,
+    /// `enzyme_dupv`: the byte stride between the lanes' shadows, all computed from `shadow`.
+    pub stride: Option<Val>,
 }
 
 /// A decoded derivative request.
@@ -53,6 +58,8 @@ pub struct Request {
     /// Where the result goes when the request returns a struct through memory (`sret`): the
     /// pointer and the struct type.
     pub sret: Option<(Val, crate::ir::Ty)>,
+    /// Tangents per call (`enzyme_width`, forward mode); 1 otherwise.
+    pub width: u32,
 }
 
 /// Finds and decodes every request call in `module`, in module order (functions, then blocks,
@@ -101,6 +108,70 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
         }
     }
     Ok(out)
+}
+
+/// Orders `requests` so that every request inside a function another request differentiates
+/// (directly or through its callees) is lowered before that other request: nested derivatives
+/// (a Hessian-vector product as `__enzyme_fwddiff` of a function calling `__enzyme_autodiff`)
+/// differentiate the inner request's derived function, which must exist by then. Otherwise
+/// module order is kept. A request inside the code it differentiates is an error.
+pub fn inner_first(requests: Vec<Request>) -> Result<Vec<Request>> {
+    let reach: Vec<HashSet<Val>> = requests.iter().map(|r| reachable(r.function)).collect();
+    let holder = |r: &Request| r.call.parent_function();
+    // before[k]: the requests that must be lowered before request k.
+    let before: Vec<Vec<usize>> = (0..requests.len())
+        .map(|k| {
+            (0..requests.len())
+                .filter(|&j| holder(&requests[j]).is_some_and(|h| reach[k].contains(&h)))
+                .collect()
+        })
+        .collect();
+    for (k, r) in requests.iter().enumerate() {
+        if before[k].contains(&k) {
+            return Err(Error::user_at(
+                r.call,
+                format!(
+                    "this request differentiates '{}', which reaches the request itself; a derivative request cannot differentiate its own code",
+                    r.function.name()
+                ),
+            ));
+        }
+    }
+    let mut done = vec![false; requests.len()];
+    let mut order = Vec::with_capacity(requests.len());
+    while order.len() < requests.len() {
+        let Some(k) = (0..requests.len()).find(|&k| !done[k] && before[k].iter().all(|&j| done[j]))
+        else {
+            let k = (0..requests.len()).find(|&k| !done[k]).unwrap_or(0);
+            return Err(Error::user_at(
+                requests[k].call,
+                "nested derivative requests that differentiate each other's code cannot be ordered",
+            ));
+        };
+        done[k] = true;
+        order.push(k);
+    }
+    let mut slots: Vec<Option<Request>> = requests.into_iter().map(Some).collect();
+    Ok(order.into_iter().filter_map(|k| slots[k].take()).collect())
+}
+
+/// The functions with a body reachable from `f` through direct calls, `f` included.
+pub(crate) fn reachable(f: Val) -> HashSet<Val> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![f];
+    while let Some(g) = stack.pop() {
+        if g.is_declaration() || !seen.insert(g) {
+            continue;
+        }
+        for b in g.blocks() {
+            for i in b.instructions() {
+                if let Some(callee) = i.is_call().then(|| i.called_function()).flatten() {
+                    stack.push(callee);
+                }
+            }
+        }
+    }
+    seen
 }
 
 /// The error for a use of `name`, an API function Umbra does not implement: at the call, so
@@ -160,6 +231,30 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
     let mut plans = Vec::with_capacity(params.len());
     let mut marker_loads = Vec::new();
     let mut i = 1;
+    let mut width = 1u32;
+    if args.get(1).copied().and_then(markers::decode) == Some(Marker::Width) {
+        let n = args.get(2).and_then(|v| v.const_int_value());
+        match n {
+            Some(n @ 1..=64) if mode == Mode::Forward => width = n as u32,
+            _ if mode == Mode::Reverse => {
+                return Err(Error::user_at(
+                    call,
+                    format!("'{req_name}': enzyme_width (batched derivatives) is supported in forward mode only"),
+                )
+                .with_kind(ErrorKind::Unsupported))
+            }
+            _ => {
+                return Err(Error::user_at(
+                    call,
+                    format!("'{req_name}': enzyme_width must be followed by a constant integer between 1 and 64"),
+                ))
+            }
+        }
+        if args[1].is_instruction() {
+            marker_loads.push(args[1]);
+        }
+        i = 3;
+    }
     let too_few = |k: usize| {
         Error::user_at(
             call,
@@ -173,9 +268,23 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
     };
     for (k, &pty) in params.iter().enumerate() {
         let mut activity = None;
+        let mut strided = false;
         if let Some(m) = args.get(i).copied().and_then(markers::decode) {
             match m {
                 Marker::Known(a) => activity = Some(a),
+                Marker::Strided(a) => {
+                    activity = Some(a);
+                    strided = true;
+                }
+                Marker::Width => {
+                    return Err(Error::user_at(
+                        call,
+                        format!(
+                            "enzyme_width (argument {} of '{req_name}') must come right after the function",
+                            i + 1
+                        ),
+                    ))
+                }
                 Marker::Unknown(name) => {
                     return Err(Error::at(
                         call,
@@ -204,19 +313,45 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
                 ),
             ));
         }
+        // Enzyme's order for dupv: the stride, then the primal, then the one shadow pointer.
+        let mut stride = None;
+        if strided {
+            stride = Some(*args.get(i).ok_or_else(|| too_few(k))?);
+            i += 1;
+        }
         let primal = *args.get(i).ok_or_else(|| too_few(k))?;
         i += 1;
+        let mut more_shadows = Vec::new();
         let shadow = if activity.has_shadow() {
             let s = *args.get(i).ok_or_else(|| too_few(k))?;
             i += 1;
+            if !strided {
+                for _ in 1..width {
+                    more_shadows.push(*args.get(i).ok_or_else(|| too_few(k))?);
+                    i += 1;
+                }
+            }
             Some(s)
         } else {
             None
         };
+        if strided && !pty.is_ptr() {
+            return Err(Error::user_at(
+                call,
+                format!(
+                    "parameter {} of '{}' has type {}: enzyme_dupv and enzyme_dupnoneedv are for pointers",
+                    k + 1,
+                    function.name(),
+                    pty.print()
+                ),
+            ));
+        }
         plans.push(ArgPlan {
             activity,
             primal,
             shadow,
+            more_shadows,
+            stride,
         });
     }
     if i < args.len() {
@@ -237,6 +372,7 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
         args: plans,
         marker_loads,
         sret,
+        width,
     })
 }
 

@@ -2,7 +2,7 @@
 //! [`crate::rules::instructions`]), and of integer bit operations on shadow bits (floats moved
 //! through integers by `-O2` code: packing two floats into an `i64`, say).
 
-use super::function::ForwardFn;
+use super::function::{gather, lane, ForwardFn};
 use crate::diag::{Error, Result};
 use crate::ir::{Opcode, Val};
 use crate::rules::{linear, Partials};
@@ -19,7 +19,15 @@ impl ForwardFn<'_> {
         let args: Vec<Val> = ops.iter().map(|&o| self.map(o)).collect();
         let tangents: Vec<Option<Val>> = ops.iter().map(|&o| self.tangent(o)).collect();
         // An operand's tangent stands where the operand stood: `da · b + a · db`.
-        let t = apply_partials(&mut self.b, partials, &args, r, &tangents, |k| k == 0);
+        let t = apply_partials(
+            &mut self.b,
+            partials,
+            &args,
+            r,
+            &tangents,
+            self.width,
+            |k| k == 0,
+        );
         self.set_tangent(i, t);
         Ok(())
     }
@@ -67,13 +75,15 @@ impl ForwardFn<'_> {
 }
 
 /// `Σ partial · tangent` of `partials` at `args` (result `r`): the tangent of an instruction or
-/// math call. Partials of operands without a tangent are not kept.
+/// math call. Partials of operands without a tangent are not kept. Batched (`width > 1`), the
+/// partials are built once and each lane sums them with its own tangents.
 pub(super) fn apply_partials(
     b: &mut crate::ir::Builder,
     partials: Partials,
     args: &[Val],
     r: Val,
     tangents: &[Option<Val>],
+    width: u32,
     tangent_first: impl Fn(usize) -> bool,
 ) -> Option<Val> {
     if tangents.iter().all(Option::is_none) {
@@ -82,11 +92,19 @@ pub(super) fn apply_partials(
     let before = linear::mark(b);
     let ps = partials(b, args, r);
     let built = linear::built_since(b, &before);
-    let terms: Vec<(Option<Val>, Option<Val>)> =
-        ps.into_iter().zip(tangents.iter().copied()).collect();
-    let t = linear::combine(b, &terms, tangent_first);
+    let mut lanes = Vec::with_capacity(width as usize);
+    for k in 0..width {
+        let terms: Vec<(Option<Val>, Option<Val>)> = ps
+            .iter()
+            .zip(tangents)
+            .map(|(&p, t)| (p, t.map(|t| lane(b, t, k, width))))
+            .collect();
+        lanes.push(linear::combine(b, &terms, &tangent_first));
+    }
     linear::erase_unused(built);
-    t
+    // Every lane has the same partials, so either all lanes have a tangent or none has.
+    let lanes: Option<Vec<Val>> = lanes.into_iter().collect();
+    lanes.map(|l| gather(b, l))
 }
 
 /// True for the masks `0x7fffffff` / `0x7fffffffffffffff` that clear a float's sign bit.

@@ -63,7 +63,7 @@ impl ForwardFn<'_> {
                 acts.push(Activity::Const);
             }
         }
-        let derived = self.session.declare_forward(f, &acts)?;
+        let derived = self.session.declare_forward_wide(f, &acts, self.width)?;
         let call = self.b.call_function(derived, &args);
         if super::returns_tangent(f) {
             let p = self.b.extract_value(call, 0);
@@ -103,8 +103,33 @@ impl ForwardFn<'_> {
         }
         let ret = i.ty();
         let tangent_only = fwd.function_type().return_type() == ret;
+        if self.width > 1 && (!tangent_only || ret.is_void()) {
+            // Calling it once per lane would run the primal once per lane.
+            return Err(Error::at(
+                i,
+                format!(
+                    "batched forward mode (enzyme_width) cannot call the registered derivative '{}', which replaces the primal call; register one returning only the tangent",
+                    fwd.name()
+                ),
+            ));
+        }
         if tangent_only && !ret.is_void() {
             self.clone_primal(i);
+        }
+        if self.width > 1 {
+            // One call per lane, each with that lane's tangents (primal arguments shared).
+            let shadowed = self.lane_positions(i);
+            let mut lanes = Vec::new();
+            for l in 0..self.width {
+                let mut la = args.clone();
+                for &k in &shadowed {
+                    la[k] = self.lane(args[k], l);
+                }
+                lanes.push(self.b.call_function(fwd, &la));
+            }
+            let t = self.gather(lanes);
+            self.set_tangent(i, Some(t));
+            return Ok(());
         }
         let call = self.b.call_function(fwd, &args);
         if ret.is_void() {
@@ -122,16 +147,38 @@ impl ForwardFn<'_> {
         Ok(())
     }
 
+    /// The positions of the tangent arguments in a registered derivative's argument list (each
+    /// pointer or floating-point argument is followed by its tangent).
+    fn lane_positions(&self, i: Val) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for a in i.call_args() {
+            at += 1;
+            let t = a.ty();
+            if t.is_ptr() || is_float_value(t) {
+                out.push(at);
+                at += 1;
+            }
+        }
+        out
+    }
+
     /// Applies a primitive rule after the primal call `call`.
     fn apply_rule(&mut self, i: Val, call: Val, rule: &'static rules::Rule) -> Result<()> {
         let src_args = i.call_args();
         let args: Vec<Val> = src_args.iter().map(|&a| self.map(a)).collect();
         let tangents: Vec<Option<Val>> = src_args.iter().map(|&a| self.tangent(a)).collect();
         let t = match rule.kind {
-            RuleKind::Math(partials) => {
-                apply_partials(&mut self.b, partials, &args, call, &tangents, |_| false)
-            }
-            RuleKind::Forward(rule_fn, _) => {
+            RuleKind::Math(partials) => apply_partials(
+                &mut self.b,
+                partials,
+                &args,
+                call,
+                &tangents,
+                self.width,
+                |_| false,
+            ),
+            RuleKind::Forward(rule_fn, _) if self.width == 1 => {
                 let mut ctx = ForwardCall {
                     b: &mut self.b,
                     session: self.session,
@@ -141,6 +188,38 @@ impl ForwardFn<'_> {
                     tangents,
                 };
                 rule_fn(&mut ctx)?
+            }
+            RuleKind::Forward(rule_fn, _) => {
+                // Batched: the rule runs once per lane with that lane's tangents.
+                let mut lanes = Vec::with_capacity(self.width as usize);
+                for l in 0..self.width {
+                    let lane_tangents: Vec<Option<Val>> = tangents
+                        .iter()
+                        .map(|t| t.map(|t| self.lane(t, l)))
+                        .collect();
+                    let mut ctx = ForwardCall {
+                        b: &mut self.b,
+                        session: self.session,
+                        src: i,
+                        call,
+                        args: args.clone(),
+                        tangents: lane_tangents,
+                    };
+                    lanes.push(rule_fn(&mut ctx)?);
+                }
+                match lanes.iter().filter(|t| t.is_some()).count() {
+                    0 => None,
+                    n if n == lanes.len() => {
+                        let lanes = lanes.into_iter().flatten().collect();
+                        Some(self.gather(lanes))
+                    }
+                    _ => {
+                        return Err(Error::at(
+                            i,
+                            "batched forward mode: the rule for this call gave a tangent for some lanes only",
+                        ))
+                    }
+                }
             }
             RuleKind::Inactive => None,
         };

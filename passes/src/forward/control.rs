@@ -13,7 +13,7 @@ impl ForwardFn<'_> {
         p.set_name(&i.name());
         self.set_primal(i, p);
         let t = if self.is_active(i) {
-            let t = self.b.phi(i.ty());
+            let t = self.b.phi(crate::signature::wide(i.ty(), self.width));
             self.set_tangent(i, Some(t));
             Some(t)
         } else {

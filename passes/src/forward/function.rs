@@ -37,6 +37,31 @@ pub(crate) struct ForwardFn<'s> {
     vals: Cloner,
     /// (source phi, primal phi, tangent phi) awaiting their incoming edges.
     pub(super) phis: Vec<(Val, Val, Option<Val>)>,
+    /// Tangents per value (batched forward mode): at width `n > 1` every tangent is an
+    /// `[n x T]` of lanes, and each tangent computation is emitted once per lane.
+    pub(super) width: u32,
+}
+
+/// Lane `k` of tangent `t` (`t` itself at width 1).
+pub(super) fn lane(b: &mut Builder, t: Val, k: u32, width: u32) -> Val {
+    if width == 1 {
+        t
+    } else {
+        b.extract_value(t, k)
+    }
+}
+
+/// The tangent made of `lanes` (the one lane at width 1). Constant lanes fold to a constant.
+pub(super) fn gather(b: &mut Builder, lanes: Vec<Val>) -> Val {
+    if lanes.len() == 1 {
+        return lanes[0];
+    }
+    let ty = crate::signature::wide(lanes[0].ty(), lanes.len() as u32);
+    let mut agg = ty.poison();
+    for (k, l) in lanes.into_iter().enumerate() {
+        agg = b.insert_value(agg, l, k as u32);
+    }
+    agg
 }
 
 impl<'s> ForwardFn<'s> {
@@ -62,6 +87,7 @@ impl<'s> ForwardFn<'s> {
             b,
             vals: Cloner::default(),
             phis: Vec::new(),
+            width: job.key.width,
         }
     }
 
@@ -183,12 +209,27 @@ impl<'s> ForwardFn<'s> {
         if v.ty().is_ptr() {
             return self.require_shadow(v, at);
         }
-        Ok(v.ty().zero())
+        Ok(crate::signature::wide(v.ty(), self.width).zero())
     }
 
-    /// The shadow of pointer `v`, or a substitute where one exists; an error otherwise.
+    /// The shadow of pointer `v`, or a substitute where one exists; an error otherwise. A
+    /// substitute (null, a dangling address, read-only zeros) serves every lane.
     pub(super) fn require_shadow(&mut self, v: Val, at: Val) -> Result<Val> {
-        self.vals.shadow_or_substitute(self.session, v, at)
+        if let Some(s) = self.tangent(v) {
+            return Ok(s);
+        }
+        let s = self.vals.shadow_or_substitute(self.session, v, at)?;
+        Ok(gather(&mut self.b, vec![s; self.width as usize]))
+    }
+
+    /// Lane `k` of tangent `t`.
+    pub(super) fn lane(&mut self, t: Val, k: u32) -> Val {
+        lane(&mut self.b, t, k, self.width)
+    }
+
+    /// The tangent made of `lanes`.
+    pub(super) fn gather(&mut self, lanes: Vec<Val>) -> Val {
+        gather(&mut self.b, lanes)
     }
 
     // ----- emission helpers -----
@@ -202,15 +243,31 @@ impl<'s> ForwardFn<'s> {
     /// substitute shadow when inactive): the tangent of every instruction that is linear in
     /// those operands and merely moves or selects the rest (casts, aggregates, vectors, select,
     /// GEP and load on shadows).
+    /// Batched: one copy per lane.
     pub(super) fn emit_with_tangents(&mut self, i: Val, diff: &[u32]) -> Result<Val> {
+        let lanes = self.emit_lanes(i, diff)?;
+        Ok(self.gather(lanes))
+    }
+
+    /// [`Self::emit_with_tangents`] without gathering the lanes (for `store`, which has no
+    /// value).
+    pub(super) fn emit_lanes(&mut self, i: Val, diff: &[u32]) -> Result<Vec<Val>> {
         let p = self.map(i);
-        let c = p.clone_instruction();
+        let mut ts = Vec::with_capacity(diff.len());
         for &k in diff {
-            let t = self.tangent_or_zero(i.operand(k), i)?;
-            c.set_operand(k, t);
+            ts.push((k, self.tangent_or_zero(i.operand(k), i)?));
         }
-        self.b.insert(c);
-        Ok(c)
+        let mut lanes = Vec::with_capacity(self.width as usize);
+        for l in 0..self.width {
+            let c = p.clone_instruction();
+            for &(k, t) in &ts {
+                let tl = self.lane(t, l);
+                c.set_operand(k, tl);
+            }
+            self.b.insert(c);
+            lanes.push(c);
+        }
+        Ok(lanes)
     }
 
     /// Primal copy, then the tangent by operand substitution when `i` is active.

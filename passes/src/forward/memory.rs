@@ -15,8 +15,6 @@ impl ForwardFn<'_> {
         if !self.is_active(i) {
             return Ok(());
         }
-        let shadow = p.clone_instruction();
-        self.b.insert(shadow);
         let module = self.b.module();
         let elem = module.alloc_size(i.allocated_type());
         let intptr = module.intptr_ty();
@@ -24,7 +22,15 @@ impl ForwardFn<'_> {
         let count = self.b.zext_or_trunc(count, intptr);
         let size = intptr.int_const(elem);
         let bytes = self.b.mul(count, size);
-        self.b.memset_zero(shadow, bytes, p.alignment());
+        // Batched: one shadow per lane.
+        let mut lanes = Vec::with_capacity(self.width as usize);
+        for _ in 0..self.width {
+            let shadow = p.clone_instruction();
+            self.b.insert(shadow);
+            self.b.memset_zero(shadow, bytes, p.alignment());
+            lanes.push(shadow);
+        }
+        let shadow = self.gather(lanes);
         self.set_tangent(i, Some(shadow));
         Ok(())
     }
@@ -33,10 +39,7 @@ impl ForwardFn<'_> {
     pub(super) fn visit_load(&mut self, i: Val) -> Result<()> {
         self.clone_primal(i);
         if self.is_active(i) {
-            let shadow_ptr = self.require_shadow(i.operand(0), i)?;
-            let t = self.map(i).clone_instruction();
-            t.set_operand(0, shadow_ptr);
-            self.b.insert(t);
+            let t = self.emit_with_tangents(i, &[0])?;
             self.set_tangent(i, Some(t));
         }
         Ok(())
@@ -48,12 +51,8 @@ impl ForwardFn<'_> {
         self.clone_primal(i);
         let (value, ptr) = (i.operand(0), i.operand(1));
         match self.tangent(ptr) {
-            Some(shadow_ptr) => {
-                let t = self.tangent_or_zero(value, i)?;
-                let s = self.map(i).clone_instruction();
-                s.set_operand(0, t);
-                s.set_operand(1, shadow_ptr);
-                self.b.insert(s);
+            Some(_) => {
+                self.emit_lanes(i, &[0, 1])?;
             }
             None if self.tangent(value).is_some()
                 && !is_inactive_memory(ptr, &self.session.rules) =>
@@ -75,10 +74,7 @@ impl ForwardFn<'_> {
     pub(super) fn visit_gep(&mut self, i: Val) -> Result<()> {
         self.clone_primal(i);
         if self.is_active(i) {
-            let base = self.require_shadow(i.operand(0), i)?;
-            let t = self.map(i).clone_instruction();
-            t.set_operand(0, base);
-            self.b.insert(t);
+            let t = self.emit_with_tangents(i, &[0])?;
             self.set_tangent(i, Some(t));
         }
         Ok(())

@@ -237,6 +237,11 @@ impl Ty {
         Ty(unsafe { c::LLVMX86FP80TypeInContext(ctx) })
     }
 
+    /// `[n x elem]`.
+    pub fn array(elem: Ty, n: u64) -> Ty {
+        Ty(unsafe { c::LLVMArrayType2(elem.0, n) })
+    }
+
     /// `<n x elem>`.
     pub fn vector(elem: Ty, n: u32) -> Ty {
         Ty(unsafe { c::LLVMVectorType(elem.0, n) })
