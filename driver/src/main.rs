@@ -183,6 +183,7 @@ fn run(args: &Args) -> Result<()> {
     .map_err(|e| anyhow!("re-optimisation failed: {}", diagnostics::first_line(&e)))?;
     diagnostics::check("re-optimisation failed")?;
 
+    sandbox::announce(Phase::Codegen);
     let bytes = emit::render(&module, &machine, kind)?;
     output.commit(&bytes)
 }

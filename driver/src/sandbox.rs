@@ -37,8 +37,10 @@ pub enum Phase {
     Parse(Format),
     /// LLVM's verifier checks the module (under the limits).
     Verify,
-    /// Limits lifted: differentiation, optimisation, code generation.
+    /// Limits lifted: differentiation, optimisation.
     Work,
+    /// LLVM's code generator on the finished module.
+    Codegen,
 }
 
 impl Phase {
@@ -50,6 +52,7 @@ impl Phase {
             Phase::Parse(Format::Text) => "parse-text",
             Phase::Verify => "verify",
             Phase::Work => "work",
+            Phase::Codegen => "codegen",
         }
     }
 
@@ -61,6 +64,7 @@ impl Phase {
             Phase::Parse(Format::Text),
             Phase::Verify,
             Phase::Work,
+            Phase::Codegen,
         ]
         .into_iter()
         .find(|p| p.code() == code)
@@ -366,6 +370,19 @@ fn explain_signal(sup: &Supervision, phase: Phase, signal: i32, held: &mut Vec<u
             diagnostics::report_error(&format!("interrupted by {}", signal_name(signal)));
         }
         return ExitCode::from(128u8.saturating_add(u8::try_from(signal).unwrap_or(0)));
+    }
+    if phase == Phase::Codegen {
+        // The module was verified before code generation: a crash there is LLVM's code
+        // generator failing on a valid module (the fuzzer found inputs on which llc-22 crashes
+        // as well), not a fault in Umbra's code.
+        release(held, name, true);
+        diagnostics::report_error(&format!(
+            "cannot compile '{name}': LLVM's code generator crashed with a {} on the \
+             (verified) module; if `llc-22` crashes on the input too, the bug is LLVM's; \
+             otherwise report it to umbra with the input and the command line",
+            signal_name(signal)
+        ));
+        return ExitCode::from(EXIT_UNREADABLE);
     }
     if !phase.reading() {
         release(held, name, true);

@@ -119,6 +119,7 @@ impl<'s> AugmentedFn<'s> {
             for i in rest {
                 self.b.set_fast_math_from(i);
                 let span = i.is_invoke().then(|| crate::unwind::Span::begin(&self.b));
+                self.refuse_mixed_aggregate(i)?;
                 self.visit(i)?;
                 let normal = span.map(|s| self.invoke_unwinding_calls(i, s));
                 self.push_needs(i)?;
@@ -188,6 +189,22 @@ impl<'s> AugmentedFn<'s> {
 
     fn is_active(&self, v: Val) -> bool {
         self.active.contains(v)
+    }
+
+    /// An active value whose type holds both floating-point data and pointers (`{ptr, double}`
+    /// loaded, stored or built as one value): its pointer part carries a shadow and its float
+    /// part an adjoint, which the adjoint sweep cannot keep in one slot yet. Refused, so its
+    /// float part's derivative is never dropped silently.
+    fn refuse_mixed_aggregate(&self, i: Val) -> Result<()> {
+        let mixed = |t: crate::ir::Ty| t.contains_float() && t.contains_ptr();
+        let stored = i.opcode() == Opcode::LLVMStore && mixed(i.operand(0).ty());
+        if (self.is_active(i) && mixed(i.ty())) || (stored && self.is_active(i.operand(0))) {
+            return Err(Error::at(
+                i,
+                "reverse mode cannot differentiate a value that holds both pointers and floating-point data (a struct like {double *, double} moved as one value); move the fields separately or copy the struct with memcpy",
+            ));
+        }
+        Ok(())
     }
 
     fn shadow(&mut self, v: Val, at: Val) -> Result<Val> {
