@@ -58,6 +58,11 @@ pub(super) struct AdjointFn<'s> {
     deferred: Option<Val>,
     /// Values (and shadows: `true`) kept in this call's frame, loaded at entry.
     frame: HashMap<(bool, Val), Val>,
+    /// The batches of the block being reversed, which batch each instruction is in, and the
+    /// popped slot of each batch reached so far.
+    batches: Vec<super::batch::Batch>,
+    batch_of: HashMap<Val, usize>,
+    batch_slots: HashMap<usize, Val>,
 }
 
 impl<'s> AdjointFn<'s> {
@@ -100,6 +105,9 @@ impl<'s> AdjointFn<'s> {
             saved: None,
             deferred: None,
             frame: HashMap::new(),
+            batches: Vec::new(),
+            batch_of: HashMap::new(),
+            batch_slots: HashMap::new(),
         }
     }
 
@@ -384,6 +392,16 @@ impl<'s> AdjointFn<'s> {
     // ----- blocks -----
 
     fn reverse_block(&mut self, b: Block) -> Result<()> {
+        let (batches, batch_of) = super::batch::batches(
+            self.session.module,
+            b,
+            &self.active,
+            &self.session.rules,
+            &self.plan,
+        );
+        self.batches = batches;
+        self.batch_of = batch_of;
+        self.batch_slots.clear();
         let insts = b.instructions();
         if let Some(&term) = insts.last() {
             if term.opcode() == Opcode::LLVMRet && term.num_operands() == 1 {
@@ -499,6 +517,50 @@ impl<'s> AdjointFn<'s> {
     fn reverse_instruction(&mut self, i: Val) -> Result<()> {
         self.popped.clear();
         self.saved = None;
+        if let Some(&k) = self.batch_of.get(&i) {
+            self.read_batched_needs(i, k);
+        } else {
+            self.pop_needs(i);
+        }
+        self.reverse_instruction_body(i)
+    }
+
+    /// The needs of `i`, batched with its neighbours: the batch is popped where the adjoint
+    /// reaches its last member, and each value read at its offset.
+    fn read_batched_needs(&mut self, i: Val, k: usize) {
+        let (bytes, last) = (self.batches[k].bytes, self.batches[k].last());
+        let slot = match self.batch_slots.get(&k) {
+            Some(&s) => s,
+            None => {
+                debug_assert_eq!(last, Some(i));
+                let s = tape::pop_bytes(&mut self.b, self.tape, bytes);
+                self.batch_slots.insert(k, s);
+                s
+            }
+        };
+        let layout = self.batches[k]
+            .layout
+            .iter()
+            .find(|(m, _)| *m == i)
+            .map(|(_, l)| l.clone())
+            .unwrap_or_default();
+        for (n, off) in layout {
+            let at = tape::at_offset(&mut self.b, slot, off);
+            match n {
+                Need::Primal(v) | Need::Shadow(v) => {
+                    let x = self.b.load(v.ty(), at, 1);
+                    self.popped.insert((matches!(n, Need::Shadow(_)), v), x);
+                }
+                Need::Saved(_) => {
+                    let ptr = Ty::ptr(self.session.module.context());
+                    self.saved = Some(self.b.load(ptr, at, 1));
+                }
+            }
+        }
+    }
+
+    /// Pops the needs of `i`, one push each, in reverse order.
+    fn pop_needs(&mut self, i: Val) {
         for n in self
             .plan
             .taped_needs(i, &self.active, &self.session.rules)
@@ -517,6 +579,10 @@ impl<'s> AdjointFn<'s> {
             let val = tape::pop(&mut self.b, self.tape, v.ty());
             self.popped.insert((is_shadow, v), val);
         }
+    }
+
+    /// The adjoint of `i`, its taped values at hand.
+    fn reverse_instruction_body(&mut self, i: Val) -> Result<()> {
         use Opcode::*;
         match i.opcode() {
             LLVMLoad => return self.reverse_load(i),

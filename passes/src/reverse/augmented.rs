@@ -116,13 +116,43 @@ impl<'s> AugmentedFn<'s> {
                 }
                 tape::push(&mut self.b, self.tape, iv);
             }
+            let (batches, batch_of) = super::batch::batches(
+                self.session.module,
+                b,
+                &self.active,
+                &self.session.rules,
+                &self.plan,
+            );
+            let mut pending: Vec<(Val, u64)> = Vec::new();
             for i in rest {
                 self.b.set_fast_math_from(i);
                 let span = i.is_invoke().then(|| crate::unwind::Span::begin(&self.b));
                 self.refuse_mixed_aggregate(i)?;
                 self.visit(i)?;
                 let normal = span.map(|s| self.invoke_unwinding_calls(i, s));
-                self.push_needs(i)?;
+                match batch_of.get(&i).map(|&k| &batches[k]) {
+                    Some(batch) => {
+                        for (n, off) in batch
+                            .layout
+                            .iter()
+                            .find(|(m, _)| *m == i)
+                            .map(|(_, l)| l.clone())
+                            .unwrap_or_default()
+                        {
+                            let v = self.need_value(n, i)?;
+                            pending.push((v, off));
+                        }
+                        if batch.last() == Some(i) {
+                            // One push for the whole run of instructions.
+                            let slot = tape::push_bytes(&mut self.b, self.tape, batch.bytes);
+                            for (v, off) in pending.drain(..) {
+                                let at = tape::at_offset(&mut self.b, slot, off);
+                                self.b.store(v, at, 1);
+                            }
+                        }
+                    }
+                    None => self.push_needs(i)?,
+                }
                 if let Some(Some(normal)) = normal {
                     self.b.br(normal);
                 }
@@ -214,22 +244,27 @@ impl<'s> AugmentedFn<'s> {
     /// Pushes what `i`'s adjoint will pop.
     fn push_needs(&mut self, i: Val) -> Result<()> {
         for n in self.plan.taped_needs(i, &self.active, &self.session.rules) {
-            let v = match n {
-                Need::Primal(v) => self.vals.map(v),
-                Need::Shadow(v) => self.shadow(v, i)?,
-                Need::Saved(v) => match self.saved.get(&v) {
-                    Some(&s) => s,
-                    None => {
-                        return Err(Error::internal(
-                            i,
-                            "reverse mode: a custom rule saved nothing",
-                        ))
-                    }
-                },
-            };
+            let v = self.need_value(n, i)?;
             tape::push(&mut self.b, self.tape, v);
         }
         Ok(())
+    }
+
+    /// The value the forward sweep tapes for need `n` of `i`.
+    fn need_value(&mut self, n: Need, i: Val) -> Result<Val> {
+        Ok(match n {
+            Need::Primal(v) => self.vals.map(v),
+            Need::Shadow(v) => self.shadow(v, i)?,
+            Need::Saved(v) => match self.saved.get(&v) {
+                Some(&s) => s,
+                None => {
+                    return Err(Error::internal(
+                        i,
+                        "reverse mode: a custom rule saved nothing",
+                    ))
+                }
+            },
+        })
     }
 
     fn visit_phi(&mut self, i: Val) {

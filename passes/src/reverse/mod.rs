@@ -20,6 +20,7 @@
 
 mod adjoint;
 mod augmented;
+mod batch;
 mod cfg;
 mod classify;
 mod needs;

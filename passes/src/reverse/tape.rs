@@ -144,6 +144,32 @@ pub fn release_helper(m: Module) -> Val {
     f
 }
 
+/// Emits the reservation of `bytes` on `tape` and returns where they start (valid until the
+/// next push, which may move the data).
+pub fn push_bytes(b: &mut Builder, tape: Val, bytes: u64) -> Val {
+    let m = b.module();
+    let n = Ty::int(m.context(), 64).int_const(bytes);
+    b.call_function(push_helper(m), &[tape, n])
+}
+
+/// Emits the release of the last `bytes` on `tape` and returns where they start.
+pub fn pop_bytes(b: &mut Builder, tape: Val, bytes: u64) -> Val {
+    let m = b.module();
+    let n = Ty::int(m.context(), 64).int_const(bytes);
+    b.call_function(pop_helper(m), &[tape, n])
+}
+
+/// Emits the address `offset` bytes into a pushed or popped slot.
+pub fn at_offset(b: &mut Builder, slot: Val, offset: u64) -> Val {
+    if offset == 0 {
+        return slot;
+    }
+    let m = b.module();
+    let ctx = m.context();
+    let off = Ty::int(ctx, 64).int_const(offset);
+    b.gep(Ty::int(ctx, 8), slot, &[off], true)
+}
+
 /// Emits `push(v)` on `tape` at the builder's position.
 pub fn push(b: &mut Builder, tape: Val, v: Val) {
     let m = b.module();
