@@ -753,6 +753,32 @@ impl Val {
             }
         }
     }
+    /// Attaches loop metadata `!llvm.loop !{self-ref, !{!"llvm.loop.vectorize.enable", i1
+    /// false}}` to branch `self`, the back edge of a loop, so the loop vectoriser leaves the
+    /// loop to the SLP vectoriser.
+    pub fn set_loop_no_vectorize(self) {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let key = "llvm.loop.vectorize.enable";
+            let name = c::LLVMMDStringInContext2(ctx, key.as_ptr() as *const _, key.len());
+            let i1 = c::LLVMInt1TypeInContext(ctx);
+            let off = c::LLVMValueAsMetadata(c::LLVMConstInt(i1, 0, 0));
+            let mut hint_ops = [name, off];
+            let hint = c::LLVMMDNodeInContext2(ctx, hint_ops.as_mut_ptr(), 2);
+            // A loop ID refers to itself: build it around a temporary, then replace that.
+            let temp = sys::debuginfo::LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
+            let mut ops = [temp, hint];
+            let id = c::LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 2);
+            sys::debuginfo::LLVMMetadataReplaceAllUsesWith(temp, id);
+            let kind_name = "llvm.loop";
+            let kind = c::LLVMGetMDKindIDInContext(
+                ctx,
+                kind_name.as_ptr() as *const _,
+                kind_name.len() as u32,
+            );
+            c::LLVMSetMetadata(self.0, kind, c::LLVMMetadataAsValue(ctx, id));
+        }
+    }
     /// True when parameter `k` of function `self` carries attribute `name`.
     pub fn param_has_attr(self, k: u32, name: &str) -> bool {
         self.fn_attr_value(k + 1, name).is_some()

@@ -460,7 +460,15 @@ impl<'s> AdjointFn<'s> {
                     self.accumulate(v, d);
                 }
             }
-            self.b.br(self.rblocks[&p]);
+            let back = self.b.br(self.rblocks[&p]);
+            if self
+                .plan
+                .loop_at_header(b)
+                .is_some_and(|l| l.latch == p && self.plan.unrolled_loop(b))
+            {
+                // The adjoint loop's back edge (see `count_down`).
+                back.set_loop_no_vectorize();
+            }
             edges.push(e);
         }
         self.b.position_at_end(from);
@@ -508,6 +516,10 @@ impl<'s> AdjointFn<'s> {
         self.b.position_at_end(down);
         let prev = self.b.sub(cur, l.step);
         self.b.store(prev, c, 0);
+        // When the primal loop was unrolled, the adjoint's accesses in one iteration are
+        // consecutive, which the SLP vectoriser packs into vector loads and stores, where the
+        // loop vectoriser would make gathers and scatters across iterations: the back edge
+        // (the edge block into the reversed latch) says so.
         self.b.br(to_latch);
         Ok(())
     }

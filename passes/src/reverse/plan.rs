@@ -255,6 +255,23 @@ impl ReversePlan {
             .collect()
     }
 
+    /// True when the structured loop headed by `header` looks unrolled (its induction
+    /// variable steps by more than 1 and its body reads several elements at constant offsets
+    /// from one another), so its adjoint is best vectorised within an iteration.
+    pub fn unrolled_loop(&self, header: Block) -> bool {
+        let Some(l) = self.loop_at_header(header) else {
+            return false;
+        };
+        let step = l.step.const_int_value().unwrap_or(1) as i64;
+        step.unsigned_abs() > 1
+            && l.body
+                .iter()
+                .flat_map(|b| b.instructions())
+                .filter(|i| i.opcode() == Opcode::LLVMLoad && !i.ty().is_vector())
+                .count()
+                >= 4
+    }
+
     /// The secondary induction variable `v` of a structured loop, if it is one.
     pub fn secondary_iv(&self, v: Val) -> Option<&SecondaryIv> {
         self.secondary.get(&v)
