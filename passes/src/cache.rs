@@ -63,6 +63,8 @@ pub struct Session {
     zero_shadows: HashMap<Val, Val>,
     /// Lines for `--print-activity` / `--print-types`, in generation order.
     pub report: Vec<String>,
+    /// The module's type analysis, computed on first use (most requests never need it).
+    types: std::cell::OnceCell<crate::analysis::types::TypeInfo>,
 }
 
 impl Session {
@@ -76,7 +78,14 @@ impl Session {
             pending: Vec::new(),
             zero_shadows: HashMap::new(),
             report: Vec::new(),
+            types: std::cell::OnceCell::new(),
         }
+    }
+
+    /// Which bytes hold floats, for every value of the module ([`crate::analysis::types`]).
+    pub fn types(&self) -> &crate::analysis::types::TypeInfo {
+        self.types
+            .get_or_init(|| crate::analysis::types::analyze(self.module))
     }
 
     /// The keys of every derived function created so far.

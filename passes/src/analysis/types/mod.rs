@@ -1,0 +1,510 @@
+//! Type analysis: which bytes hold floats. LLVM memory and integers have no float/int/pointer
+//! distinction, yet reverse mode must add adjoints exactly where floats live. This is an
+//! interprocedural fixed point over the whole module (Enzyme's TypeAnalysis is the reference
+//! design): every value and every pointer gets a [`Tree`] (byte offset → float format /
+//! integer / pointer / anything, "unknown" being the absence of an entry), seeded from typed
+//! loads and stores, struct and array GEPs, TBAA, float operations, float↔int bitcasts, known
+//! rule signatures (math, allocation) and copy lengths, and carried through phis, selects,
+//! casts, calls (arguments and returns, context-insensitively), returns and memory.
+//!
+//! Floats win over integers ([`Kind::join`]): bytes that some access reads as a float are float
+//! data even where another reads them as an integer (a `double` memcpy'd into a `uint64_t`, a
+//! union), because for differentiation such an integer carries the float's derivative.
+
+pub mod tree;
+
+pub use tree::{FloatKind, Kind, Tree};
+
+use crate::ir::{Module, Opcode, Ty, TyKind, Val};
+use crate::rules::{self, RuleKind};
+use std::collections::HashMap;
+
+/// Rounds of the whole-module fixed point before giving up (each round visits every
+/// instruction; trees are bounded, so this is only a guard against a slow climb).
+const MAX_ROUNDS: usize = 64;
+
+/// The result: a tree for each value seen.
+pub struct TypeInfo {
+    trees: HashMap<Val, Tree>,
+    /// Trees of each function's returned value.
+    returns: HashMap<Val, Tree>,
+    /// False when the fixed point was cut off: every answer is then only a lower bound.
+    pub converged: bool,
+}
+
+impl TypeInfo {
+    /// The tree of `v` (constants and unseen values: from their LLVM type alone).
+    pub fn tree(&self, m: Module, v: Val) -> Tree {
+        self.trees
+            .get(&v)
+            .cloned()
+            .unwrap_or_else(|| type_tree(m, v.ty()))
+    }
+
+    /// The tree of the memory `p` points to.
+    pub fn pointee(&self, m: Module, p: Val) -> Tree {
+        self.tree(m, p).pointee()
+    }
+
+    /// The kind of the first byte of `v` (`None`: unknown).
+    pub fn kind(&self, m: Module, v: Val) -> Option<Kind> {
+        self.tree(m, v).get(0)
+    }
+}
+
+/// The float format of a floating-point scalar type.
+pub fn float_kind(t: Ty) -> Option<FloatKind> {
+    if t.kind() != TyKind::Float {
+        return None;
+    }
+    Some(match t.print().as_str() {
+        "half" => FloatKind::Half,
+        "bfloat" => FloatKind::BFloat,
+        "float" => FloatKind::Float,
+        "double" => FloatKind::Double,
+        "x86_fp80" => FloatKind::X86Fp80,
+        _ => FloatKind::Fp128,
+    })
+}
+
+/// The LLVM type of a float format.
+pub fn float_ty(m: Module, k: FloatKind) -> Ty {
+    let ctx = m.context();
+    match k {
+        FloatKind::Float => Ty::float(ctx),
+        FloatKind::Double => Ty::double(ctx),
+        FloatKind::X86Fp80 => Ty::x86_fp80(ctx),
+        // Formats copies never need to name are described by size only.
+        _ => Ty::int(ctx, 8 * k.size() as u32),
+    }
+}
+
+/// What an LLVM type says about its bytes. Integers are `Integer` (floats may still win),
+/// byte arrays say nothing.
+pub fn type_tree(m: Module, t: Ty) -> Tree {
+    let mut out = Tree::default();
+    fill(m, t, 0, &mut out);
+    out
+}
+
+fn fill(m: Module, t: Ty, at: u64, out: &mut Tree) {
+    if at >= tree::MAX_OFFSET {
+        return;
+    }
+    match t.kind() {
+        TyKind::Float => {
+            if let Some(k) = float_kind(t) {
+                out.at.insert(at, Kind::Float(k));
+            }
+        }
+        TyKind::Int if t.int_width() == 8 => {}
+        TyKind::Int => {
+            out.at.insert(at, Kind::Integer);
+        }
+        TyKind::Ptr => {
+            out.at.insert(at, Kind::Pointer);
+        }
+        TyKind::Struct => {
+            for (k, f) in t.struct_fields().into_iter().enumerate() {
+                fill(m, f, at + m.field_offset(t, k as u32), out);
+            }
+        }
+        TyKind::Array | TyKind::Vector if !t.is_scalable_vector() => {
+            let (e, n) = if t.kind() == TyKind::Array {
+                (t.element(), t.array_len())
+            } else {
+                (t.element(), t.vector_len() as u64)
+            };
+            let size = m.alloc_size(e).max(1);
+            for k in 0..n.min(tree::MAX_OFFSET / size + 1) {
+                fill(m, e, at + k * size, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The kind a TBAA scalar type names, when it names one.
+fn tbaa_kind(name: &str) -> Option<Kind> {
+    Some(match name {
+        "double" => Kind::Float(FloatKind::Double),
+        "float" => Kind::Float(FloatKind::Float),
+        "long double" => Kind::Float(FloatKind::X86Fp80),
+        "any pointer" => Kind::Pointer,
+        "int" | "long" | "long long" | "short" | "_Bool" | "bool" => Kind::Integer,
+        n if n.starts_with('p') && n[1..].starts_with(|c: char| c.is_ascii_digit()) => {
+            Kind::Pointer
+        }
+        _ => return None,
+    })
+}
+
+/// Runs the analysis over every defined function of `m`.
+pub fn analyze(m: Module) -> TypeInfo {
+    let funcs: Vec<Val> = m
+        .functions()
+        .into_iter()
+        .filter(|f| !f.is_declaration())
+        .collect();
+    let mut a = Analysis {
+        m,
+        info: TypeInfo {
+            trees: HashMap::new(),
+            returns: HashMap::new(),
+            converged: false,
+        },
+        changed: false,
+    };
+    for _ in 0..MAX_ROUNDS {
+        a.changed = false;
+        for &f in &funcs {
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    a.visit(i);
+                }
+            }
+        }
+        if !a.changed {
+            a.info.converged = true;
+            break;
+        }
+    }
+    a.info
+}
+
+struct Analysis {
+    m: Module,
+    info: TypeInfo,
+    changed: bool,
+}
+
+impl Analysis {
+    fn get(&self, v: Val) -> Tree {
+        self.info.tree(self.m, v)
+    }
+
+    /// Adds what `t` says to `v`'s tree (constants keep their own).
+    fn add(&mut self, v: Val, t: &Tree) {
+        if !(v.is_instruction() || v.is_argument()) || t.is_unknown() {
+            return;
+        }
+        let m = self.m;
+        let cur = self
+            .info
+            .trees
+            .entry(v)
+            .or_insert_with(|| type_tree(m, v.ty()));
+        self.changed |= cur.merge(t);
+    }
+
+    /// Adds `t` to the memory `p` points to.
+    fn add_pointee(&mut self, p: Val, t: Tree) {
+        if t.is_unknown() {
+            return;
+        }
+        self.add(p, &Tree::pointer_to(t));
+    }
+
+    /// Values and the memory they are loaded from or stored to agree on the accessed bytes.
+    fn access(&mut self, i: Val, v: Val, p: Val, ty: Ty) {
+        let size = self.m.store_size(ty);
+        let mut vt = type_tree(self.m, ty);
+        if let Some(k) = i.tbaa_access_type().and_then(|n| tbaa_kind(&n)) {
+            if !ty.is_ptr() && (ty.is_int() || ty.kind() == TyKind::Float) {
+                vt.at.insert(0, vt.get(0).map_or(k, |old| old.join(k)));
+            }
+        }
+        vt.merge(&self.get(v).prefix(size));
+        self.add(v, &vt);
+        let from_memory = self.get(p).pointee().prefix(size);
+        self.add(v, &from_memory);
+        let now = self.get(v);
+        self.add_pointee(p, now);
+    }
+
+    /// Two values that are the same bits (casts, phis, call arguments and parameters).
+    fn same(&mut self, a: Val, b: Val) {
+        let (ta, tb) = (self.get(a), self.get(b));
+        self.add(a, &tb);
+        self.add(b, &ta);
+    }
+
+    fn visit(&mut self, i: Val) {
+        use Opcode::*;
+        let m = self.m;
+        match i.opcode() {
+            LLVMLoad => self.access(i, i, i.operand(0), i.ty()),
+            LLVMStore => self.access(i, i.operand(0), i.operand(1), i.operand(0).ty()),
+            LLVMAlloca => {
+                let t = type_tree(m, i.allocated_type());
+                self.add_pointee(i, t);
+            }
+            LLVMGetElementPtr => self.gep(i),
+            LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze => self.same(i, i.operand(0)),
+            LLVMPHI => {
+                for (v, _) in i.incoming() {
+                    self.same(i, v);
+                }
+            }
+            LLVMSelect => {
+                self.same(i, i.operand(1));
+                self.same(i, i.operand(2));
+            }
+            // An integer `and`/`xor` with one constant operand keeps the other's bits in
+            // place (clearing or flipping a float's sign bit).
+            LLVMAnd | LLVMXor if i.operand(1).const_int_value().is_some() => {
+                self.same(i, i.operand(0))
+            }
+            LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem | LLVMFNeg | LLVMFCmp => {
+                for k in 0..i.num_operands() {
+                    let t = type_tree(m, i.operand(k).ty());
+                    self.add(i.operand(k), &t);
+                }
+            }
+            LLVMPtrToInt | LLVMIntToPtr => {
+                self.add(i, &Tree::scalar(Kind::Pointer));
+                let t = self.get(i);
+                self.add(i.operand(0), &t);
+            }
+            LLVMRet if i.num_operands() == 1 => {
+                let f = i.parent_block().parent();
+                let t = self.get(i.operand(0));
+                let r = self.info.returns.entry(f).or_default();
+                self.changed |= r.merge(&t);
+                let back = r.clone();
+                self.add(i.operand(0), &back);
+            }
+            LLVMCall => self.call(i),
+            _ => {
+                let t = type_tree(m, i.ty());
+                self.add(i, &t);
+            }
+        }
+    }
+
+    fn gep(&mut self, g: Val) {
+        let m = self.m;
+        let base = g.operand(0);
+        let src = g.gep_source_type();
+        // Struct and array source types describe the memory (as accesses would).
+        if matches!(src.kind(), TyKind::Struct | TyKind::Array) {
+            let t = type_tree(m, src);
+            self.add_pointee(base, t);
+        }
+        // The offset: constant part plus multiples of the strides of variable indices.
+        let mut ty = src;
+        let mut off = 0u64;
+        let mut stride = 0u64;
+        let elem = m.alloc_size(ty);
+        match g.operand(1).const_int_sext() {
+            Some(k) if k >= 0 => off += k as u64 * elem,
+            Some(_) => return,
+            None => stride = gcd(stride, elem),
+        }
+        for k in 2..g.num_operands() {
+            let idx = g.operand(k);
+            match ty.kind() {
+                TyKind::Struct => {
+                    let Some(f) = idx.const_int_value() else {
+                        return;
+                    };
+                    off += m.field_offset(ty, f as u32);
+                    ty = ty.struct_fields()[f as usize];
+                }
+                TyKind::Array | TyKind::Vector => {
+                    ty = ty.element();
+                    let s = m.alloc_size(ty);
+                    match idx.const_int_sext() {
+                        Some(c) if c >= 0 => off += c as u64 * s,
+                        Some(_) => return,
+                        None => stride = gcd(stride, s),
+                    }
+                }
+                _ => return,
+            }
+        }
+        let rt = type_tree(m, ty);
+        self.add_pointee(g, rt);
+        let bt = self.get(base).pointee();
+        let gt = self.get(g).pointee();
+        if stride == 0 {
+            self.add_pointee(g, bt.shift_down(off));
+            self.add_pointee(base, gt.shift_up(off));
+        } else {
+            // The result is somewhere in a repeating pattern: what it sees repeats in the base.
+            let within = gt.prefix(stride).shift_up(off % stride).repeated(stride);
+            self.add_pointee(base, within);
+            if bt.stride.is_some_and(|s| stride % s == 0) {
+                self.add_pointee(g, bt.shift_down(off % bt.stride.unwrap_or(1)));
+            }
+        }
+    }
+
+    fn call(&mut self, c: Val) {
+        let m = self.m;
+        let args = c.call_args();
+        if let Some(t) = (!c.ty().is_void()).then(|| type_tree(m, c.ty())) {
+            self.add(c, &t);
+        }
+        let Some(f) = c.called_function() else {
+            return;
+        };
+        if !f.is_declaration() {
+            for (a, p) in args.iter().zip(f.params()) {
+                self.same(*a, p);
+            }
+            if let Some(r) = self.info.returns.get(&f).cloned() {
+                self.add(c, &r);
+                let back = self.get(c);
+                self.changed |= self.info.returns.entry(f).or_default().merge(&back);
+            }
+            return;
+        }
+        let Some(rule) = rules::lookup_call(c) else {
+            return;
+        };
+        if rules::memory::is_copy(rule) && args.len() >= 3 {
+            // The copied bytes are the same data on both sides.
+            let len = args[2].const_int_value().unwrap_or(tree::MAX_OFFSET);
+            let (d, s) = (self.get(args[0]).pointee(), self.get(args[1]).pointee());
+            self.add_pointee(args[0], s.prefix(len));
+            self.add_pointee(args[1], d.prefix(len));
+        } else if rule.effects.allocates && c.ty().is_ptr() {
+            self.add(c, &Tree::scalar(Kind::Pointer));
+        } else if matches!(rule.kind, RuleKind::Math(_)) {
+            for a in args {
+                let t = type_tree(m, a.ty());
+                self.add(a, &t);
+            }
+        }
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// The `--print-types` lines for `f`: the tree of each parameter, of the return value, and of
+/// each integer the analysis found to carry float bits.
+pub fn describe(info: &TypeInfo, m: Module, f: Val) -> Vec<String> {
+    let mut out = vec![format!("type trees of @{}:", f.name())];
+    for (k, p) in f.params().into_iter().enumerate() {
+        let name = if p.name().is_empty() {
+            format!("#{k}")
+        } else {
+            format!("%{}", p.name())
+        };
+        out.push(format!("  param {name}: {}", info.tree(m, p)));
+    }
+    if let Some(r) = info.returns.get(&f) {
+        out.push(format!("  return: {r}"));
+    }
+    for b in f.blocks() {
+        for i in b.instructions() {
+            if i.ty().is_int() && info.kind(m, i).is_some_and(Kind::may_be_float) {
+                out.push(format!("  float bits: {}: {}", i.print(), info.tree(m, i)));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_test_module;
+
+    const D: Kind = Kind::Float(FloatKind::Double);
+
+    fn with_module(ir: &str, check: impl FnOnce(Module, &TypeInfo)) {
+        let ctx = inkwell::context::Context::create();
+        let llm = parse_test_module(&ctx, ir);
+        let m = Module(llm.as_mut_ptr());
+        let info = analyze(m);
+        assert!(info.converged);
+        check(m, &info);
+    }
+
+    #[test]
+    fn pointer_parameters_learn_from_callers() {
+        // The helper only memcpys: what it moves comes from the caller's accesses.
+        with_module(
+            r#"
+            %Item = type { double, i32, [3 x double], ptr }
+            declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+            define internal void @copy(ptr %d, ptr %s, i64 %n) {
+              call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)
+              ret void
+            }
+            define double @use(ptr %in, i64 %i) {
+              %t = alloca [3 x %Item]
+              call void @copy(ptr %t, ptr %in, i64 144)
+              %p = getelementptr inbounds %Item, ptr %t, i64 %i, i32 2, i64 1
+              %v = load double, ptr %p
+              ret double %v
+            }
+            "#,
+            |m, info| {
+                let copy = m.function("copy").unwrap();
+                let s = info.pointee(m, copy.params()[1]);
+                assert_eq!(s.get(0), Some(D), "{s}");
+                assert_eq!(s.get(8), Some(Kind::Integer), "{s}");
+                assert_eq!(s.get(48 + 24), Some(D), "{s}");
+                assert_eq!(s.get(96 + 40), Some(Kind::Pointer), "{s}");
+            },
+        );
+    }
+
+    #[test]
+    fn integers_carrying_float_bits_are_floats() {
+        with_module(
+            r#"
+            define internal double @scaled(i64 %u) {
+              %d = bitcast i64 %u to double
+              %r = fmul double %d, 2.0
+              ret double %r
+            }
+            define double @f(double %x) {
+              %b = bitcast double %x to i64
+              %a = and i64 %b, 9223372036854775807
+              %r = call double @scaled(i64 %a)
+              ret double %r
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let a = f.entry_block().instructions()[1];
+                assert_eq!(info.kind(m, a), Some(D));
+                let scaled = m.function("scaled").unwrap();
+                assert_eq!(info.kind(m, scaled.params()[0]), Some(D));
+            },
+        );
+    }
+
+    #[test]
+    fn unions_read_as_integers_hold_floats() {
+        with_module(
+            r#"
+            %union.anon = type { double }
+            define double @f(double %x) {
+              %u = alloca %union.anon
+              store double %x, ptr %u
+              %i = load i64, ptr %u
+              %c = and i64 %i, 9223372036854775807
+              store i64 %c, ptr %u
+              %r = load double, ptr %u
+              ret double %r
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let i = f.entry_block().instructions()[2];
+                assert_eq!(info.kind(m, i), Some(D));
+            },
+        );
+    }
+}
