@@ -52,6 +52,49 @@ impl TypeInfo {
     }
 }
 
+/// The floating-point type whose bits the integer `v` carries (a `double` moved as an `i64`,
+/// a union read through its integer member), when the analysis found float data filling it.
+pub fn float_bits(info: &TypeInfo, m: Module, v: Val) -> Option<Ty> {
+    if !v.ty().is_int() {
+        return None;
+    }
+    match info.kind(m, v)? {
+        Kind::Float(k) if 8 * k.size() == v.ty().int_width() as u64 => Some(float_ty(m, k)),
+        _ => None,
+    }
+}
+
+/// An error unless the integer `v` is known not to carry float bits the caller's derivative
+/// depends on: float data passed to or returned from a call as an integer has no derivative
+/// path (integer parameters and returns carry none), so the derivative would silently vanish.
+pub fn check_no_float_bits(
+    info: &TypeInfo,
+    m: Module,
+    v: Val,
+    at: Val,
+    what: &str,
+) -> crate::diag::Result<()> {
+    if !v.ty().is_int() {
+        return Ok(());
+    }
+    match info.kind(m, v) {
+        Some(k) if k.may_be_float() => Err(crate::diag::Error::at(
+            at,
+            format!(
+                "{what} floating-point data ({k}) as an integer: '{}' ({}) holds float bits, and a derivative cannot travel through an integer parameter or return value; pass or return it as a floating-point value (or let the call be inlined)",
+                short_name(v),
+                v.ty().print()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `%name` of a value, or its printed form when it has no name.
+fn short_name(v: Val) -> String {
+    crate::clone::short(v)
+}
+
 /// The float format of a floating-point scalar type.
 pub fn float_kind(t: Ty) -> Option<FloatKind> {
     if t.kind() != TyKind::Float {
@@ -218,6 +261,12 @@ impl Analysis {
         self.add(v, &vt);
         let from_memory = self.get(p).pointee().prefix(size);
         self.add(v, &from_memory);
+        // A vector access without TBAA may be the vectorizer reading several fields at once,
+        // lanes it never uses included (a pointer read as the second lane of a double pair):
+        // it learns from memory but does not teach it.
+        if ty.is_vector() && i.tbaa_access_type().is_none() {
+            return;
+        }
         let now = self.get(v);
         self.add_pointee(p, now);
     }
@@ -291,15 +340,18 @@ impl Analysis {
             let t = type_tree(m, src);
             self.add_pointee(base, t);
         }
-        // The offset: constant part plus multiples of the strides of variable indices.
+        // The offset: a constant part, plus a multiple of the element size when the first
+        // index varies (an unbounded array), plus bounded multiples for variable indices into
+        // arrays inside the element.
         let mut ty = src;
         let mut off = 0u64;
-        let mut stride = 0u64;
+        let mut outer = None;
+        let mut inner: Vec<(u64, u64)> = Vec::new();
         let elem = m.alloc_size(ty);
         match g.operand(1).const_int_sext() {
             Some(k) if k >= 0 => off += k as u64 * elem,
             Some(_) => return,
-            None => stride = gcd(stride, elem),
+            None => outer = Some(elem),
         }
         for k in 2..g.num_operands() {
             let idx = g.operand(k);
@@ -312,12 +364,17 @@ impl Analysis {
                     ty = ty.struct_fields()[f as usize];
                 }
                 TyKind::Array | TyKind::Vector => {
+                    let n = if ty.kind() == TyKind::Array {
+                        ty.array_len()
+                    } else {
+                        ty.vector_len() as u64
+                    };
                     ty = ty.element();
                     let s = m.alloc_size(ty);
                     match idx.const_int_sext() {
                         Some(c) if c >= 0 => off += c as u64 * s,
                         Some(_) => return,
-                        None => stride = gcd(stride, s),
+                        None => inner.push((s, n)),
                     }
                 }
                 _ => return,
@@ -327,15 +384,37 @@ impl Analysis {
         self.add_pointee(g, rt);
         let bt = self.get(base).pointee();
         let gt = self.get(g).pointee();
-        if stride == 0 {
-            self.add_pointee(g, bt.shift_down(off));
-            self.add_pointee(base, gt.shift_up(off));
-        } else {
-            // The result is somewhere in a repeating pattern: what it sees repeats in the base.
-            let within = gt.prefix(stride).shift_up(off % stride).repeated(stride);
-            self.add_pointee(base, within);
-            if bt.stride.is_some_and(|s| stride % s == 0) {
-                self.add_pointee(g, bt.shift_down(off % bt.stride.unwrap_or(1)));
+        // Every offset the result may be at within one element of the first index.
+        let mut offsets = vec![off];
+        for (s, n) in inner {
+            if offsets.len() as u64 * n > 256 {
+                return;
+            }
+            offsets = offsets
+                .iter()
+                .flat_map(|&o| (0..n).map(move |k| o + k * s))
+                .collect();
+        }
+        let exact = offsets.len() == 1;
+        let mut seen = Tree::default();
+        for &o in &offsets {
+            seen.merge(&gt.shift_up(o));
+        }
+        match outer {
+            None => {
+                self.add_pointee(base, seen);
+                if exact {
+                    self.add_pointee(g, bt.shift_down(off));
+                }
+            }
+            Some(stride) => {
+                // The result is somewhere in a repeating pattern: what it sees repeats in the
+                // base, and a base known to repeat that way tells the result what it sees.
+                let within = seen.prefix(stride).repeated(stride);
+                self.add_pointee(base, within);
+                if exact && bt.stride.is_some_and(|s| stride.is_multiple_of(s)) {
+                    self.add_pointee(g, bt.shift_down(off % bt.stride.unwrap_or(1)));
+                }
             }
         }
     }
@@ -377,14 +456,6 @@ impl Analysis {
                 self.add(a, &t);
             }
         }
-    }
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
     }
 }
 
