@@ -26,6 +26,7 @@ pub fn describe_types(
     derived: &str,
     active: impl Fn(Val) -> bool,
     is_copy: impl Fn(Val) -> bool,
+    types: &TypeInfo,
 ) -> Vec<String> {
     let mut out = vec![format!("memory types of @{} in @{derived}:", f.name())];
     for b in super::cfg::reverse_post_order(f) {
@@ -33,6 +34,27 @@ pub fn describe_types(
             let what = match i.opcode() {
                 Opcode::LLVMLoad if active(i.operand(0)) => carried(i.ty(), i),
                 Opcode::LLVMStore if active(i.operand(1)) => carried(i.operand(0).ty(), i),
+                Opcode::LLVMCall
+                    if is_copy(i) && active(i.operand(0)) && !accessed_locally(f, i) =>
+                {
+                    match layout_from_types(types, f.module(), i) {
+                        Ok(PointerLayout::OnlyPointers) => {
+                            "pointers (from the type analysis)".into()
+                        }
+                        Ok(PointerLayout::Strided {
+                            stride,
+                            pointers,
+                            floats,
+                        }) => {
+                            let fl: Vec<String> = floats
+                                .iter()
+                                .map(|(o, t)| format!("{o}: {}", t.print()))
+                                .collect();
+                            format!("elements of {stride} bytes with floats at {{{}}} and pointers at {pointers:?} (from the type analysis)", fl.join(", "))
+                        }
+                        Err(e) => format!("unknown ({})", e.message),
+                    }
+                }
                 Opcode::LLVMCall if is_copy(i) && active(i.operand(0)) => {
                     match infer_contents(f, i) {
                         Ok(Contents::Floats(t)) => format!("{} elements", t.print()),

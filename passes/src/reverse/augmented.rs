@@ -59,6 +59,7 @@ impl<'s> AugmentedFn<'s> {
                 &dst.name(),
                 |v| active.contains(v),
                 |i| crate::rules::lookup_call(i).is_some_and(crate::rules::memory::is_copy),
+                session.types(),
             );
             session.report.extend(lines);
             let lines = types::describe(session.types(), session.module, src);

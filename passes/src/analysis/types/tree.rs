@@ -267,6 +267,10 @@ impl Tree {
 
     /// Only the entries in `[0, len)` (the bytes a load, store or copy touches).
     pub fn prefix(&self, len: u64) -> Tree {
+        if self.stride.is_some() && len >= MAX_OFFSET {
+            // An unbounded stretch of a repeating pattern is the pattern itself.
+            return self.clone();
+        }
         let mut t = Tree::default();
         match self.stride {
             Some(s) => {
