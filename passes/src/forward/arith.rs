@@ -5,7 +5,7 @@
 use super::function::ForwardFn;
 use crate::analysis::types;
 use crate::diag::{Error, Result};
-use crate::ir::{Opcode, RealPred, Ty, Val};
+use crate::ir::{Opcode, RealPred, Val};
 use crate::rules::{linear, Partials};
 
 impl ForwardFn<'_> {
@@ -70,18 +70,28 @@ impl ForwardFn<'_> {
 impl ForwardFn<'_> {
     /// The tangent of an integer `and` clearing the sign bit of `x`'s float (a hand-written
     /// fabs, as a union does it): the float tangent's sign flips where `x` is negative, and
-    /// travels on as bits. The float format is the one the type analysis finds in `x`, else
-    /// the one of the integer's width.
+    /// travels on as bits. The float format is the one the type analysis finds in `x`; without
+    /// one the tangent bits need not be a float's, so that is refused.
     fn integer_fabs(&mut self, i: Val, x: Val) -> Result<Val> {
         let m = self.session.module;
-        let ctx = m.context();
-        let fty = types::float_bits(self.session.types(), m, x).unwrap_or_else(|| {
-            if i.ty().int_width() == 32 {
-                Ty::float(ctx)
-            } else {
-                Ty::double(ctx)
+        let fty = match types::float_bits(self.session.types(), m, x) {
+            // The mask clears one sign bit: several floats packed into the integer would
+            // keep their signs but one.
+            Some(t) if t.is_vector() => {
+                return Err(Error::at(
+                    i,
+                    "integer 'and' clearing the top bit of several floating-point values packed into one integer cannot be differentiated; use fabs()",
+                ))
             }
-        });
+            Some(t) => t,
+            // Not known to be a float: its tangent bits may not be a float's either.
+            None => {
+                return Err(Error::at(
+                    i,
+                    "integer 'and' clearing the sign bit of data the type analysis cannot show to be one floating-point value (an integer fabs) cannot be differentiated; use fabs()",
+                ))
+            }
+        };
         let px = self.map(x);
         let tx = self.tangent_or_zero(x, i)?;
         let xf = self.b.cast(Opcode::LLVMBitCast, px, fty);

@@ -527,7 +527,7 @@ impl<'s> AdjointFn<'s> {
             // format on both sides.
             LLVMBitCast if self.adjoint_ty(op(0)) == Some(d.ty()) => self.accumulate(op(0), d),
             // An integer fabs (clearing the sign bit): the adjoint flips where x was negative.
-            LLVMAnd if sign_bit_op(i) == Some(false) => {
+            LLVMAnd if sign_bit_op(i) == Some(false) && !d.ty().is_vector() => {
                 let x = self.primal(op(0), i)?;
                 let xf = self.b.cast(LLVMBitCast, x, d.ty());
                 let neg = self.b.fcmp(RealPred::LLVMRealOLT, xf, d.ty().zero());
@@ -536,7 +536,7 @@ impl<'s> AdjointFn<'s> {
                 self.accumulate(op(0), dx);
             }
             // An integer negation (flipping the sign bit).
-            LLVMXor if sign_bit_op(i) == Some(true) => {
+            LLVMXor if sign_bit_op(i) == Some(true) && !d.ty().is_vector() => {
                 let flipped = self.b.fneg(d);
                 self.accumulate(op(0), flipped);
             }

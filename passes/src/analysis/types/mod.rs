@@ -53,15 +53,31 @@ impl TypeInfo {
 }
 
 /// The floating-point type whose bits the integer `v` carries (a `double` moved as an `i64`,
-/// a union read through its integer member), when the analysis found float data filling it.
+/// a union read through its integer member), when the analysis found float data filling it:
+/// one float of the integer's width, or a vector of equal floats packed into it (two `float`s
+/// in an `i64`, as `-O2` moves a `{float, float}`).
 pub fn float_bits(info: &TypeInfo, m: Module, v: Val) -> Option<Ty> {
     if !v.ty().is_int() {
         return None;
     }
-    match info.kind(m, v)? {
-        Kind::Float(k) if 8 * k.size() == v.ty().int_width() as u64 => Some(float_ty(m, k)),
-        _ => None,
+    let t = info.tree(m, v);
+    let Kind::Float(k) = t.get(0)? else {
+        return None;
+    };
+    let bytes = v.ty().int_width() as u64 / 8;
+    if 8 * bytes != v.ty().int_width() as u64 || bytes % k.size() != 0 {
+        return None;
     }
+    let n = bytes / k.size();
+    // Every lane must be known to hold the same format.
+    if (1..n).any(|j| t.get(j * k.size()) != Some(Kind::Float(k))) {
+        return None;
+    }
+    let f = float_ty(m, k);
+    if f.kind() != TyKind::Float {
+        return None;
+    }
+    Some(if n == 1 { f } else { Ty::vector(f, n as u32) })
 }
 
 /// An error unless the integer `v` is known not to carry float bits the caller's derivative
@@ -552,6 +568,36 @@ mod tests {
                 assert_eq!(info.kind(m, a), Some(D));
                 let scaled = m.function("scaled").unwrap();
                 assert_eq!(info.kind(m, scaled.params()[0]), Some(D));
+            },
+        );
+    }
+
+    #[test]
+    fn packed_floats_are_a_vector() {
+        with_module(
+            r#"
+            define float @f(ptr %p) {
+              %i = load i64, ptr %p
+              %v = bitcast i64 %i to <2 x float>
+              %a = extractelement <2 x float> %v, i32 0
+              ret float %a
+            }
+            define i64 @g(ptr %p) {
+              %i = load i64, ptr %p
+              ret i64 %i
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let i = f.entry_block().instructions()[0];
+                let t = float_bits(info, m, i).map(|t| t.print());
+                assert_eq!(t.as_deref(), Some("<2 x float>"));
+                let g = m.function("g").unwrap();
+                let j = g.entry_block().instructions()[0];
+                assert!(
+                    float_bits(info, m, j).is_none(),
+                    "nothing says it holds floats"
+                );
             },
         );
     }
