@@ -162,6 +162,12 @@ pub fn accessed_locally(f: Val, copy: Val) -> bool {
 /// callees do with the same pointers): elements of the tree's period (or the whole constant
 /// length) with their float and pointer slots. Unknown or conflicting bytes are an error.
 pub fn layout_from_types(info: &TypeInfo, m: Module, copy: Val) -> Result<PointerLayout> {
+    if !info.converged {
+        return Err(Error::at(
+            copy,
+            "cannot tell what type of data this call moves: no access to the same memory in this function, and the module's type analysis did not settle; reverse mode needs it to add adjoints (copy with typed loads)",
+        ));
+    }
     let mut t = info.pointee(m, copy.operand(0));
     t.merge(&info.pointee(m, copy.operand(1)));
     let len = copy.operand(2).const_int_value();

@@ -20,7 +20,10 @@ impl ForwardFn<'_> {
             .any(|&a| carries_into_call(a, |v| self.is_active(v)));
         let needed = passes_derivative || self.is_active(i);
         let callee = rules::classify_for(i, &self.session.rules, Mode::Forward);
-        if matches!(callee, Callee::Defined(_) | Callee::User(_)) {
+        let ints = |v: Val| v.ty().is_int() && self.is_active(v);
+        if matches!(callee, Callee::Defined(_) | Callee::User(_))
+            && (args.iter().copied().any(ints) || ints(i))
+        {
             // Float bits passed or returned as an integer have no tangent path: refused.
             let (info, m) = (self.session.types(), self.session.module);
             for a in args.iter().copied().filter(|&a| self.is_active(a)) {

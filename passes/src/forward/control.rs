@@ -51,7 +51,7 @@ impl ForwardFn<'_> {
             return Ok(());
         }
         let v = i.operand(0);
-        if self.is_active(v) {
+        if v.ty().is_int() && self.is_active(v) {
             let (info, m) = (self.session.types(), self.session.module);
             crate::analysis::types::check_no_float_bits(info, m, v, i, "returns")?;
         }

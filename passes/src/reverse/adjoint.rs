@@ -259,6 +259,9 @@ impl<'s> AdjointFn<'s> {
         if t.contains_float() && !t.contains_ptr() {
             return Some(t);
         }
+        if !t.is_int() {
+            return None;
+        }
         types::float_bits(self.session.types(), self.session.module, v)
     }
 

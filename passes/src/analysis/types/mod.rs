@@ -57,7 +57,7 @@ impl TypeInfo {
 /// one float of the integer's width, or a vector of equal floats packed into it (two `float`s
 /// in an `i64`, as `-O2` moves a `{float, float}`).
 pub fn float_bits(info: &TypeInfo, m: Module, v: Val) -> Option<Ty> {
-    if !v.ty().is_int() {
+    if !v.ty().is_int() || !info.converged {
         return None;
     }
     let t = info.tree(m, v);
@@ -65,7 +65,7 @@ pub fn float_bits(info: &TypeInfo, m: Module, v: Val) -> Option<Ty> {
         return None;
     };
     let bytes = v.ty().int_width() as u64 / 8;
-    if 8 * bytes != v.ty().int_width() as u64 || bytes % k.size() != 0 {
+    if 8 * bytes != v.ty().int_width() as u64 || !bytes.is_multiple_of(k.size()) {
         return None;
     }
     let n = bytes / k.size();
@@ -93,7 +93,12 @@ pub fn check_no_float_bits(
     if !v.ty().is_int() {
         return Ok(());
     }
-    match info.kind(m, v) {
+    let kind = if info.converged {
+        info.kind(m, v)
+    } else {
+        Some(Kind::Conflict)
+    };
+    match kind {
         Some(k) if k.may_be_float() => Err(crate::diag::Error::at(
             at,
             format!(
