@@ -65,6 +65,10 @@ pub struct Session {
     pub report: Vec<String>,
     /// The module's type analysis, computed on first use (most requests never need it).
     types: std::cell::OnceCell<crate::analysis::types::TypeInfo>,
+    /// The functions with a body before differentiation began: the type analysis covers these
+    /// only (derived functions and tape helpers move shadows and bytes, which say nothing about
+    /// the program's types).
+    primal_functions: Vec<Val>,
 }
 
 impl Session {
@@ -79,13 +83,18 @@ impl Session {
             zero_shadows: HashMap::new(),
             report: Vec::new(),
             types: std::cell::OnceCell::new(),
+            primal_functions: module
+                .functions()
+                .into_iter()
+                .filter(|f| !f.is_declaration())
+                .collect(),
         }
     }
 
     /// Which bytes hold floats, for every value of the module ([`crate::analysis::types`]).
     pub fn types(&self) -> &crate::analysis::types::TypeInfo {
         self.types
-            .get_or_init(|| crate::analysis::types::analyze(self.module))
+            .get_or_init(|| crate::analysis::types::analyze(self.module, &self.primal_functions))
     }
 
     /// The keys of every derived function created so far.

@@ -21,7 +21,7 @@ use std::collections::HashMap;
 
 /// Rounds of the whole-module fixed point before giving up (each round visits every
 /// instruction; trees are bounded, so this is only a guard against a slow climb).
-const MAX_ROUNDS: usize = 64;
+const MAX_ROUNDS: usize = 200;
 
 /// The result: a tree for each value seen.
 pub struct TypeInfo {
@@ -203,13 +203,8 @@ fn tbaa_kind(name: &str) -> Option<Kind> {
     })
 }
 
-/// Runs the analysis over every defined function of `m`.
-pub fn analyze(m: Module) -> TypeInfo {
-    let funcs: Vec<Val> = m
-        .functions()
-        .into_iter()
-        .filter(|f| !f.is_declaration())
-        .collect();
+/// Runs the analysis over the functions `funcs` of `m` (those with a body).
+pub fn analyze(m: Module, funcs: &[Val]) -> TypeInfo {
     let mut a = Analysis {
         m,
         info: TypeInfo {
@@ -221,7 +216,7 @@ pub fn analyze(m: Module) -> TypeInfo {
     };
     for _ in 0..MAX_ROUNDS {
         a.changed = false;
-        for &f in &funcs {
+        for &f in funcs {
             for b in f.blocks() {
                 for i in b.instructions() {
                     a.visit(i);
@@ -372,7 +367,15 @@ impl Analysis {
         match g.operand(1).const_int_sext() {
             Some(k) if k >= 0 => off += k as u64 * elem,
             Some(_) => return,
-            None => outer = Some(elem),
+            None => {
+                // A byte offset of unknown form says nothing about what repeats (only a
+                // multiple of an element size does, as -O2 writes `p + i * 48`).
+                let s = elem * multiplier(g.operand(1));
+                if s <= 1 {
+                    return;
+                }
+                outer = Some(s);
+            }
         }
         for k in 2..g.num_operands() {
             let idx = g.operand(k);
@@ -480,6 +483,24 @@ impl Analysis {
     }
 }
 
+/// The constant factor a variable index is known to be a multiple of (`mul i, 48`, `shl i,
+/// 3`, through sign and zero extensions); 1 when unknown.
+fn multiplier(v: Val) -> u64 {
+    if !v.is_instruction() {
+        return 1;
+    }
+    let c = |k: u32| v.operand(k).const_int_value();
+    match v.opcode() {
+        Opcode::LLVMSExt | Opcode::LLVMZExt => multiplier(v.operand(0)),
+        Opcode::LLVMMul => c(1)
+            .or(c(0))
+            .filter(|&m| m > 0 && m <= tree::MAX_OFFSET)
+            .unwrap_or(1),
+        Opcode::LLVMShl => c(1).filter(|&b| b < 12).map_or(1, |b| 1 << b),
+        _ => 1,
+    }
+}
+
 /// The `--print-types` lines for `f`: the tree of each parameter, of the return value, and of
 /// each integer the analysis found to carry float bits.
 pub fn describe(info: &TypeInfo, m: Module, f: Val) -> Vec<String> {
@@ -516,7 +537,12 @@ mod tests {
         let ctx = inkwell::context::Context::create();
         let llm = parse_test_module(&ctx, ir);
         let m = Module(llm.as_mut_ptr());
-        let info = analyze(m);
+        let funcs: Vec<Val> = m
+            .functions()
+            .into_iter()
+            .filter(|f| !f.is_declaration())
+            .collect();
+        let info = analyze(m, &funcs);
         assert!(info.converged);
         check(m, &info);
     }
@@ -573,6 +599,33 @@ mod tests {
                 assert_eq!(info.kind(m, a), Some(D));
                 let scaled = m.function("scaled").unwrap();
                 assert_eq!(info.kind(m, scaled.params()[0]), Some(D));
+            },
+        );
+    }
+
+    #[test]
+    fn byte_offsets_repeat_only_by_known_multiples() {
+        // -O2 indexes an array of 16-byte {double, ptr} as `p + i * 16`; a bare byte walk
+        // (`p + k`) says nothing about what repeats and must not fold everything together.
+        with_module(
+            r#"
+            define double @f(ptr %p, i64 %i, i64 %k) {
+              %o = mul i64 %i, 16
+              %e = getelementptr inbounds i8, ptr %p, i64 %o
+              %v = load double, ptr %e
+              %f = getelementptr inbounds i8, ptr %e, i64 8
+              %q = load ptr, ptr %f
+              %b = getelementptr inbounds i8, ptr %p, i64 %k
+              %c = load i8, ptr %b
+              ret double %v
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let t = info.pointee(m, f.params()[0]);
+                assert_eq!(t.stride, Some(16), "{t}");
+                assert_eq!(t.get(32), Some(D), "{t}");
+                assert_eq!(t.get(40), Some(Kind::Pointer), "{t}");
             },
         );
     }
