@@ -66,6 +66,14 @@ pub struct Session {
     zero_shadows: HashMap<Val, Val>,
     /// Lines for `--print-activity` / `--print-types`, in generation order.
     pub report: Vec<String>,
+    /// The module's type analysis, computed on first use (most requests never need it).
+    types: std::cell::OnceCell<crate::analysis::types::TypeInfo>,
+    /// What calls to rules say about types (set by [`Session::set_type_seed`]).
+    type_seed: fn(Val) -> crate::analysis::types::CallSeed,
+    /// The functions with a body before differentiation began: the type analysis covers these
+    /// only (derived functions and tape helpers move shadows and bytes, which say nothing about
+    /// the program's types).
+    primal_functions: Vec<Val>,
 }
 
 impl Session {
@@ -79,7 +87,27 @@ impl Session {
             pending: Vec::new(),
             zero_shadows: HashMap::new(),
             report: Vec::new(),
+            types: std::cell::OnceCell::new(),
+            type_seed: crate::analysis::types::no_seed,
+            primal_functions: module
+                .functions()
+                .into_iter()
+                .filter(|f| !f.is_declaration())
+                .collect(),
         }
+    }
+
+    /// Which bytes hold floats, for every value of the module ([`crate::analysis::types`]).
+    pub fn types(&self) -> &crate::analysis::types::TypeInfo {
+        self.types.get_or_init(|| {
+            crate::analysis::types::analyze(self.module, &self.primal_functions, self.type_seed)
+        })
+    }
+
+    /// How the type analysis reads calls to rules (the rule table's [`crate::rules::type_seed`];
+    /// the cache itself does not depend on the rules).
+    pub fn set_type_seed(&mut self, seed: fn(Val) -> crate::analysis::types::CallSeed) {
+        self.type_seed = seed;
     }
 
     /// The keys of every derived function created so far.

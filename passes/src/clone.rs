@@ -265,12 +265,4 @@ fn zero_shadow_of_constant_data(session: &mut Session, v: Val) -> Option<Val> {
     None
 }
 
-/// A value's IR text, cut short for messages.
-pub fn short(v: Val) -> String {
-    let s = v.print();
-    if s.chars().count() > 80 {
-        format!("{}...", s.chars().take(77).collect::<String>())
-    } else {
-        s
-    }
-}
+pub use crate::diag::short;

@@ -159,5 +159,15 @@ impl Error {
     }
 }
 
+/// A value's IR text, cut short for messages.
+pub fn short(v: Val) -> String {
+    let s = v.print();
+    if s.chars().count() > 80 {
+        format!("{}...", s.chars().take(77).collect::<String>())
+    } else {
+        s
+    }
+}
+
 /// Result type of the differentiation passes.
 pub type Result<T> = std::result::Result<T, Error>;

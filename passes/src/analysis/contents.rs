@@ -4,6 +4,7 @@
 //! GEP element types). When that is ambiguous the answer is an error, never a guess: reverse
 //! mode refuses rather than add adjoints in the wrong format.
 
+use super::types::{float_ty, FloatKind, Kind, TypeInfo};
 use crate::diag::{Error, Result};
 use crate::ir::{Module, Opcode, Ty, TyKind, Val};
 use std::collections::HashSet;
@@ -25,6 +26,7 @@ pub fn describe_types(
     derived: &str,
     active: impl Fn(Val) -> bool,
     is_copy: impl Fn(Val) -> bool,
+    types: &TypeInfo,
 ) -> Vec<String> {
     let mut out = vec![format!("memory types of @{} in @{derived}:", f.name())];
     for b in super::cfg::reverse_post_order(f) {
@@ -32,6 +34,27 @@ pub fn describe_types(
             let what = match i.opcode() {
                 Opcode::LLVMLoad if active(i.operand(0)) => carried(i.ty(), i),
                 Opcode::LLVMStore if active(i.operand(1)) => carried(i.operand(0).ty(), i),
+                Opcode::LLVMCall | Opcode::LLVMInvoke
+                    if is_copy(i) && active(i.operand(0)) && !accessed_locally(f, i) =>
+                {
+                    match layout_from_types(types, f.module(), i) {
+                        Ok(PointerLayout::OnlyPointers) => {
+                            "pointers (from the type analysis)".into()
+                        }
+                        Ok(PointerLayout::Strided {
+                            stride,
+                            pointers,
+                            floats,
+                        }) => {
+                            let fl: Vec<String> = floats
+                                .iter()
+                                .map(|(o, t)| format!("{o}: {}", t.print()))
+                                .collect();
+                            format!("elements of {stride} bytes with floats at {{{}}} and pointers at {pointers:?} (from the type analysis)", fl.join(", "))
+                        }
+                        Err(e) => format!("unknown ({})", e.message),
+                    }
+                }
                 Opcode::LLVMCall | Opcode::LLVMInvoke if is_copy(i) && active(i.operand(0)) => {
                     match infer_contents(f, i) {
                         Ok(Contents::Floats(t)) => format!("{} elements", t.print()),
@@ -112,6 +135,92 @@ fn collect_float_scalars(t: Ty, out: &mut Vec<Ty>) {
         }
         _ => {}
     }
+}
+
+/// True when some instruction of `f` other than the copy itself accesses the memory `copy`
+/// moves (a load, store or GEP on the same underlying objects); otherwise only the module-wide
+/// type analysis can tell what it holds ([`layout_from_types`]).
+pub fn accessed_locally(f: Val, copy: Val) -> bool {
+    let mut objects = HashSet::new();
+    for p in [copy.operand(0), copy.operand(1)] {
+        objects.extend(underlying_objects(p));
+    }
+    f.blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .any(|i| {
+            let ptr = match i.opcode() {
+                Opcode::LLVMLoad | Opcode::LLVMGetElementPtr => i.operand(0),
+                Opcode::LLVMStore => i.operand(1),
+                _ => return false,
+            };
+            underlying_objects(ptr).iter().any(|o| objects.contains(o))
+        })
+}
+
+/// The layout of the memory `copy` moves, from the module-wide type analysis (what callers and
+/// callees do with the same pointers): elements of the tree's period (or the whole constant
+/// length) with their float and pointer slots. Unknown or conflicting bytes are an error.
+pub fn layout_from_types(info: &TypeInfo, m: Module, copy: Val) -> Result<PointerLayout> {
+    if !info.converged {
+        return Err(Error::at(
+            copy,
+            "cannot tell what type of data this call moves: no access to the same memory in this function, and the module's type analysis did not settle; reverse mode needs it to add adjoints (copy with typed loads)",
+        ));
+    }
+    let mut t = info.pointee(m, copy.operand(0));
+    t.merge(&info.pointee(m, copy.operand(1)));
+    let len = copy.operand(2).const_int_value();
+    let stride = match (t.stride, len) {
+        (Some(s), _) => s,
+        (None, Some(n)) => n,
+        (None, None) => {
+            return Err(Error::at(
+                copy,
+                format!("cannot tell what type of data this call moves: no access to the same memory in this function, and the type analysis knows only {t} about it, not what repeats over a length that is not a constant; reverse mode needs it to add adjoints (copy with typed loads, or a constant length)"),
+            ))
+        }
+    };
+    let (floats, conflict) = t.floats_in(stride);
+    if conflict {
+        return Err(Error::at(
+            copy,
+            format!("this call moves memory the program accesses with incompatible types ({t}); reverse mode cannot tell where its floating-point data is"),
+        ));
+    }
+    let known = t.prefix(stride).at;
+    if known.is_empty() {
+        return Err(Error::at(
+            copy,
+            "cannot tell what type of data this call moves (no access to the same memory in this function or, through arguments and returns, anywhere else); reverse mode needs it to add adjoints",
+        ));
+    }
+    let pointers: Vec<u64> = known
+        .iter()
+        .filter(|&(_, &k)| k == Kind::Pointer)
+        .map(|(&o, _)| o)
+        .collect();
+    let mut fl = Vec::new();
+    for (o, k) in floats {
+        if !matches!(k, FloatKind::Float | FloatKind::Double | FloatKind::X86Fp80) {
+            return Err(Error::at(
+                copy,
+                format!(
+                    "this call moves {} data, whose adjoints reverse mode cannot add yet",
+                    k.name()
+                ),
+            ));
+        }
+        fl.push((o, float_ty(m, k)));
+    }
+    if fl.is_empty() {
+        return Ok(PointerLayout::OnlyPointers);
+    }
+    Ok(PointerLayout::Strided {
+        stride,
+        pointers,
+        floats: fl,
+    })
 }
 
 /// The objects a pointer may be derived from (the overwrite analysis owns the definition).

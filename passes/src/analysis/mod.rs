@@ -1,7 +1,7 @@
 //! Analyses the visitors consult before emitting code: control-flow order ([`cfg`]), which
 //! values carry derivatives ([`activity`]), how each opcode takes part in differentiation
 //! ([`opcodes`]), what a pointer may point into ([`objects`]), what copied memory holds
-//! ([`contents`]), which loads the adjoint may re-read ([`overwrite`]), and where a user's
+//! ([`contents`]), which loads the adjoint may re-read ([`overwrite`]), which bytes hold floats ([`types`]), and where a user's
 //! inactive declaration drops a derivative ([`dropped`]).
 
 pub mod activity;
@@ -11,3 +11,4 @@ pub mod dropped;
 pub mod objects;
 pub mod opcodes;
 pub mod overwrite;
+pub mod types;

@@ -3,8 +3,9 @@
 //! through integers by `-O2` code: packing two floats into an `i64`, say).
 
 use super::function::{gather, lane, ForwardFn};
+use crate::analysis::types;
 use crate::diag::{Error, Result};
-use crate::ir::{Opcode, Val};
+use crate::ir::{Opcode, RealPred, Val};
 use crate::rules::{linear, Partials};
 
 impl ForwardFn<'_> {
@@ -36,7 +37,8 @@ impl ForwardFn<'_> {
     /// applied to the shadow bits moves the tangent's bits exactly as the primal's move, which
     /// is right for packing and unpacking (shifts, `or` of disjoint fields, masks) and for sign
     /// flips (`xor` with the sign bit). An `and` that clears a float's sign bit is an integer
-    /// `fabs`, whose derivative is not a bit operation: that is refused.
+    /// `fabs`, whose derivative is not a bit operation: its tangent is the float's, sign-flipped
+    /// where the value is negative.
     pub(super) fn visit_bits(&mut self, i: Val) -> Result<()> {
         self.clone_primal(i);
         if !self.is_active(i) {
@@ -61,16 +63,51 @@ impl ForwardFn<'_> {
                 }
                 let (active, other) = if ax { (0, y) } else { (1, x) };
                 if i.opcode() == Opcode::LLVMAnd && clears_sign_bit(other) {
-                    return Err(Error::at(
-                        i,
-                        "integer 'and' clearing the sign bit of floating-point data (an integer fabs) cannot be differentiated; use fabs()",
-                    ));
+                    let t = self.integer_fabs(i, i.operand(active))?;
+                    self.set_tangent(i, Some(t));
+                    return Ok(());
                 }
                 self.emit_with_tangents(i, &[active])?
             }
         };
         self.set_tangent(i, Some(t));
         Ok(())
+    }
+}
+
+impl ForwardFn<'_> {
+    /// The tangent of an integer `and` clearing the sign bit of `x`'s float (a hand-written
+    /// fabs, as a union does it): the float tangent's sign flips where `x` is negative, and
+    /// travels on as bits. The float format is the one the type analysis finds in `x`; without
+    /// one the tangent bits need not be a float's, so that is refused.
+    fn integer_fabs(&mut self, i: Val, x: Val) -> Result<Val> {
+        let m = self.session.module;
+        let fty = match types::float_bits(self.session.types(), m, x) {
+            // The mask clears one sign bit: several floats packed into the integer would
+            // keep their signs but one.
+            Some(t) if t.is_vector() => {
+                return Err(Error::at(
+                    i,
+                    "integer 'and' clearing the top bit of several floating-point values packed into one integer cannot be differentiated; use fabs()",
+                ))
+            }
+            Some(t) => t,
+            // Not known to be a float: its tangent bits may not be a float's either.
+            None => {
+                return Err(Error::at(
+                    i,
+                    "integer 'and' clearing the sign bit of data the type analysis cannot show to be one floating-point value (an integer fabs) cannot be differentiated; use fabs()",
+                ))
+            }
+        };
+        let px = self.map(x);
+        let tx = self.tangent_or_zero(x, i)?;
+        let xf = self.b.cast(Opcode::LLVMBitCast, px, fty);
+        let tf = self.b.cast(Opcode::LLVMBitCast, tx, fty);
+        let neg = self.b.fcmp(RealPred::LLVMRealOLT, xf, fty.zero());
+        let flipped = self.b.fneg(tf);
+        let t = self.b.select(neg, flipped, tf);
+        Ok(self.b.cast(Opcode::LLVMBitCast, t, i.ty()))
     }
 }
 

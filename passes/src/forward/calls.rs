@@ -19,7 +19,21 @@ impl ForwardFn<'_> {
             .iter()
             .any(|&a| carries_into_call(a, |v| self.is_active(v)));
         let needed = passes_derivative || self.is_active(i);
-        match rules::classify_for(i, &self.session.rules, Mode::Forward) {
+        let callee = rules::classify_for(i, &self.session.rules, Mode::Forward);
+        let ints = |v: Val| v.ty().is_int() && self.is_active(v);
+        if matches!(callee, Callee::Defined(_) | Callee::User(_))
+            && (args.iter().copied().any(ints) || ints(i))
+        {
+            // Float bits passed or returned as an integer have no tangent path: refused.
+            let (info, m) = (self.session.types(), self.session.module);
+            for a in args.iter().copied().filter(|&a| self.is_active(a)) {
+                crate::analysis::types::check_no_float_bits(info, m, a, i, "passes")?;
+            }
+            if self.is_active(i) {
+                crate::analysis::types::check_no_float_bits(info, m, i, i, "receives")?;
+            }
+        }
+        match callee {
             Callee::User(u) if needed => self.call_user_forward(i, u),
             Callee::User(_) => {
                 self.clone_primal(i);

@@ -50,6 +50,10 @@ impl ForwardFn<'_> {
             return Ok(());
         }
         let v = i.operand(0);
+        if v.ty().is_int() && self.is_active(v) {
+            let (info, m) = (self.session.types(), self.session.module);
+            crate::analysis::types::check_no_float_bits(info, m, v, i, "returns")?;
+        }
         let pv = self.map(v);
         if !super::returns_tangent(self.src) {
             self.b.ret(pv);

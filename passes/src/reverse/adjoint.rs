@@ -11,10 +11,11 @@ use super::needs::{user_tape, Need};
 use super::plan::ReversePlan;
 use super::{call_activity, returns_adjoint, tape};
 use crate::analysis::activity::{forward_activity, ActiveSet};
+use crate::analysis::types;
 use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::diag::{Error, Result};
-use crate::ir::{Block, Builder, Opcode, Ty, TyKind, Val};
+use crate::ir::{Block, Builder, Opcode, RealPred, Ty, TyKind, Val};
 use crate::rules::instructions::{inputs_read, instruction_rule, InstructionKind, InstructionRule};
 use crate::rules::user::{is_float_value, UserRule};
 use crate::rules::{self, linear, AdjointCall, Callee, CustomReverse, RuleKind};
@@ -192,8 +193,9 @@ impl<'s> AdjointFn<'s> {
         if let Some(end) = self.entry_end {
             self.b.position_before(end);
         }
-        let s = self.b.alloca(v.ty(), "");
-        self.b.store(v.ty().zero(), s, 0);
+        let t = self.adjoint_ty(v).unwrap_or(v.ty());
+        let s = self.b.alloca(t, "");
+        self.b.store(t.zero(), s, 0);
         self.b.position_at_end(here);
         self.slots.insert(v, s);
         s
@@ -236,24 +238,39 @@ impl<'s> AdjointFn<'s> {
         if !(v.is_instruction() || v.is_argument()) || !self.is_active(v) {
             return;
         }
-        if !v.ty().contains_float() || v.ty().contains_ptr() {
+        let Some(t) = self.adjoint_ty(v) else {
             return;
-        }
+        };
         let s = self.slot(v);
-        let cur = self.b.load(v.ty(), s, 0);
+        let cur = self.b.load(t, s, 0);
         let sum = add_values(&mut self.b, cur, d);
         self.b.store(sum, s, 0);
     }
 
     /// Reads and clears the adjoint of `v` (for active floating-point values).
     fn take_adjoint(&mut self, v: Val) -> Option<Val> {
-        if !self.is_active(v) || !v.ty().contains_float() || v.ty().contains_ptr() {
+        if !self.is_active(v) {
             return None;
         }
+        let t = self.adjoint_ty(v)?;
         let s = self.slot(v);
-        let d = self.b.load(v.ty(), s, 0);
-        self.b.store(v.ty().zero(), s, 0);
+        let d = self.b.load(t, s, 0);
+        self.b.store(t.zero(), s, 0);
         Some(d)
+    }
+
+    /// The type of `v`'s adjoint: its own for floating-point data, the float's for an integer
+    /// carrying float bits ([`types::float_bits`]: integers that carry float bits are floats
+    /// for differentiation), none otherwise.
+    fn adjoint_ty(&self, v: Val) -> Option<Ty> {
+        let t = v.ty();
+        if t.contains_float() && !t.contains_ptr() {
+            return Some(t);
+        }
+        if !t.is_int() {
+            return None;
+        }
+        types::float_bits(self.session.types(), self.session.module, v)
     }
 
     fn return_adjoints(&mut self) {
@@ -630,6 +647,23 @@ impl<'s> AdjointFn<'s> {
                 let c = self.b.cast(LLVMBitCast, d, op(0).ty());
                 self.accumulate(op(0), c);
             }
+            // Float bits moving between an integer and a float: the adjoint keeps the float's
+            // format on both sides.
+            LLVMBitCast if self.adjoint_ty(op(0)) == Some(d.ty()) => self.accumulate(op(0), d),
+            // An integer fabs (clearing the sign bit): the adjoint flips where x was negative.
+            LLVMAnd if sign_bit_op(i) == Some(false) && !d.ty().is_vector() => {
+                let x = self.primal(op(0), i)?;
+                let xf = self.b.cast(LLVMBitCast, x, d.ty());
+                let neg = self.b.fcmp(RealPred::LLVMRealOLT, xf, d.ty().zero());
+                let flipped = self.b.fneg(d);
+                let dx = self.b.select(neg, flipped, d);
+                self.accumulate(op(0), dx);
+            }
+            // An integer negation (flipping the sign bit).
+            LLVMXor if sign_bit_op(i) == Some(true) && !d.ty().is_vector() => {
+                let flipped = self.b.fneg(d);
+                self.accumulate(op(0), flipped);
+            }
             LLVMFreeze => self.accumulate(op(0), d),
             LLVMExtractValue => {
                 let idx = i.aggregate_indices();
@@ -658,6 +692,18 @@ impl<'s> AdjointFn<'s> {
                 self.accumulate(op(0), rest);
             }
             LLVMShuffleVector => self.reverse_shuffle(i, d),
+            // Any other integer operation on float bits (shifts, masks, arithmetic) has no
+            // derivative reverse mode knows: refused rather than dropped.
+            _ if i.ty().is_int() => {
+                return Err(Error::at(
+                    i,
+                    format!(
+                        "'{}' operates on the bits of floating-point data ({}) as an integer; reverse mode cannot carry a derivative through it (use floating-point operations such as fabs or copysign)",
+                        crate::clone::short(i),
+                        d.ty().print()
+                    ),
+                ))
+            }
             _ => {}
         }
         Ok(())
@@ -719,7 +765,7 @@ impl<'s> AdjointFn<'s> {
         };
         let sp = self.shadow(i.operand(0), i)?;
         let align = i.alignment();
-        let cur = self.b.load(i.ty(), sp, align);
+        let cur = self.b.load(d.ty(), sp, align);
         let sum = add_values(&mut self.b, cur, d);
         self.b.store(sum, sp, align);
         Ok(())
@@ -734,8 +780,8 @@ impl<'s> AdjointFn<'s> {
         }
         let sp = self.shadow(p, i)?;
         let align = i.alignment();
-        if self.is_active(v) && v.ty().contains_float() {
-            let d = self.b.load(v.ty(), sp, align);
+        if let Some(t) = self.is_active(v).then(|| self.adjoint_ty(v)).flatten() {
+            let d = self.b.load(t, sp, align);
             self.accumulate(v, d);
         }
         self.b.store(v.ty().zero(), sp, align);
@@ -1028,4 +1074,22 @@ fn insert_path(b: &mut Builder, agg: Val, v: Val, idx: &[u32]) -> Val {
 /// `extractvalue` along a path of indices.
 fn extract_path(b: &mut Builder, agg: Val, idx: &[u32]) -> Val {
     idx.iter().fold(agg, |a, &k| b.extract_value(a, k))
+}
+
+/// For an integer `and`/`xor` with a constant: `Some(false)` when it clears exactly the sign bit
+/// of a float of its width (an integer fabs), `Some(true)` when it flips it (an integer
+/// negation), `None` otherwise.
+fn sign_bit_op(i: Val) -> Option<bool> {
+    let w = i.ty().int_width();
+    if !matches!(w, 16 | 32 | 64) {
+        return None;
+    }
+    let c = i.operand(1).const_int_value()?;
+    let sign = 1u64 << (w - 1);
+    let all = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    match i.opcode() {
+        Opcode::LLVMAnd if c == all & !sign => Some(false),
+        Opcode::LLVMXor if c == sign => Some(true),
+        _ => None,
+    }
 }

@@ -11,6 +11,7 @@ use super::plan::ReversePlan;
 use super::{call_activity, returns_shadow, tape};
 use crate::analysis::activity::{forward_activity, ActiveSet};
 use crate::analysis::opcodes::{classify, InstClass};
+use crate::analysis::types;
 use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::clone::{short, Cloner};
@@ -58,7 +59,10 @@ impl<'s> AugmentedFn<'s> {
                 &dst.name(),
                 |v| active.contains(v),
                 |i| crate::rules::lookup_call(i).is_some_and(crate::rules::memory::is_copy),
+                session.types(),
             );
+            session.report.extend(lines);
+            let lines = types::describe(session.types(), session.module, src);
             session.report.extend(lines);
         }
         AugmentedFn {
@@ -418,6 +422,10 @@ impl<'s> AugmentedFn<'s> {
             return Ok(());
         }
         let v = i.operand(0);
+        if v.ty().is_int() && self.is_active(v) {
+            let m = self.session.module;
+            types::check_no_float_bits(self.session.types(), m, v, i, "returns")?;
+        }
         let pv = self.vals.map(v);
         if returns_shadow(self.src) {
             let sv = self.shadow(v, i)?;
@@ -464,7 +472,7 @@ impl<'s> AugmentedFn<'s> {
                     s.set_operand(1, sp);
                     self.b.insert(s);
                 } else if v.ty().is_int() {
-                    check_integer_copy(i, v, &self.active)?;
+                    check_integer_copy(i, v, &self.active, self.session)?;
                 }
             }
             None if self.is_active(v)
@@ -484,12 +492,39 @@ impl<'s> AugmentedFn<'s> {
         Ok(())
     }
 
+    /// Float data passed to or returned from a differentiated call as an integer would lose
+    /// its derivative (integer parameters and returns carry none): refused.
+    fn check_call_bits(&self, call: Val) -> Result<()> {
+        let ints = |v: Val| v.ty().is_int() && self.is_active(v);
+        if !call.call_args().into_iter().any(ints) && !ints(call) {
+            // Nothing to check: do not compute the module's type analysis for it.
+            return Ok(());
+        }
+        let (info, m) = (self.session.types(), self.session.module);
+        for a in call.call_args() {
+            if self.is_active(a) {
+                types::check_no_float_bits(info, m, a, call, "passes")?;
+            }
+        }
+        if self.is_active(call) {
+            types::check_no_float_bits(info, m, call, call, "receives")?;
+        }
+        Ok(())
+    }
+
     fn visit_call(&mut self, i: Val) -> Result<()> {
         if self.plan.defers_free(i) {
             // The adjoint runs it, once it is done re-reading the block.
             return Ok(());
         }
-        match reverse_callee(i, &self.active, &self.session.rules) {
+        let callee = reverse_callee(i, &self.active, &self.session.rules);
+        if matches!(
+            crate::rules::classify(i, &self.session.rules),
+            crate::rules::Callee::Defined(_) | crate::rules::Callee::User(_)
+        ) {
+            self.check_call_bits(i)?;
+        }
+        match callee {
             ReverseCallee::Primal | ReverseCallee::Math | ReverseCallee::Free => {
                 self.vals.clone_primal(&mut self.b, i);
             }
@@ -647,9 +682,11 @@ pub(super) fn unsupported_call(i: Val, why: &str) -> Error {
 }
 
 /// An integer stored into differentiable memory may be floating-point data moved as bits (a
-/// struct copy at -O2). Reverse mode cannot propagate adjoints through integers, so it refuses
-/// unless the value is known to be integer data: loaded with an integer TBAA type, or computed.
-fn check_integer_copy(store: Val, v: Val, active: &ActiveSet) -> Result<()> {
+/// struct copy at -O2). Where the type analysis finds a whole float in it, its adjoint moves as
+/// that float (the adjoint sweep reads and writes the shadow in the float's format). Otherwise it
+/// is refused unless the value is known to be integer data: loaded with an integer TBAA type, or
+/// computed.
+fn check_integer_copy(store: Val, v: Val, active: &ActiveSet, session: &Session) -> Result<()> {
     if !(v.is_instruction() && v.opcode() == Opcode::LLVMLoad && active.contains(v.operand(0))) {
         return Ok(());
     }
@@ -662,8 +699,16 @@ fn check_integer_copy(store: Val, v: Val, active: &ActiveSet) -> Result<()> {
     if integer_tbaa {
         return Ok(());
     }
+    let m = session.module;
+    if types::float_bits(session.types(), m, v).is_some() {
+        return Ok(());
+    }
+    let found = match session.types().kind(m, v) {
+        Some(k) => format!("the type analysis found {k} data there"),
+        None => "the type analysis cannot tell what it holds".to_string(),
+    };
     Err(Error::at(
         store,
-        "copies differentiable memory through an integer, which may hold floating-point data; reverse mode cannot tell (compile with TBAA, i.e. -O1 or higher without -fno-strict-aliasing, or copy with typed loads)",
+        format!("copies differentiable memory through an integer ('{}', {}), which may hold floating-point data or only part of it; {found}, and reverse mode can only move whole floats (copy with memcpy or typed loads, or compile with TBAA, i.e. -O1 or higher without -fno-strict-aliasing)", short(v), v.ty().print()),
     ))
 }

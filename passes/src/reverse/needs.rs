@@ -76,6 +76,15 @@ pub(super) fn needs(
         LLVMExtractElement if act(i) => add(Need::Primal(i.operand(1))),
         LLVMInsertElement if act(i) => add(Need::Primal(i.operand(2))),
         LLVMLoad if act(i) && i.ty().contains_float() => add(Need::Shadow(i.operand(0))),
+        // An integer load may carry float bits, whose adjoint goes to the shadow (the type
+        // analysis decides in the adjoint sweep); integer TBAA rules it out.
+        LLVMLoad if act(i) && i.ty().is_int() && !integer_tbaa(i) => {
+            add(Need::Shadow(i.operand(0)))
+        }
+        // An integer fabs: the adjoint needs the sign of the float.
+        LLVMAnd if act(i) && i.operand(1).const_int_value().is_some() => {
+            add(Need::Primal(i.operand(0)))
+        }
         // Pointer stores have no adjoint (their shadows were stored in the forward sweep).
         LLVMStore if act(i.operand(1)) && !i.operand(0).ty().contains_ptr() => {
             add(Need::Shadow(i.operand(1)))
@@ -148,4 +157,14 @@ pub(super) fn needs(
         _ => {}
     }
     out
+}
+
+/// True when load `i` has an integer TBAA type (integer data, never float bits).
+fn integer_tbaa(i: Val) -> bool {
+    i.tbaa_access_type().is_some_and(|t| {
+        matches!(
+            t.as_str(),
+            "int" | "long" | "long long" | "short" | "_Bool" | "bool"
+        )
+    })
 }

@@ -270,6 +270,7 @@ pub fn check_second_order(case: &Case) {
         let f = m.function("f").expect("the case's function");
         let n = case.xs.len();
         let mut session = Session::new(m, &Options::default(), Default::default());
+        session.set_type_seed(crate::rules::type_seed);
         let d = crate::derive::forward_function(&mut session, f, &vec![Activity::Dup; n])
             .unwrap_or_else(|e| panic!("{case:?}: {e}"));
         crate::derive::forward_function(&mut session, d, &vec![Activity::Dup; 2 * n])
@@ -364,6 +365,7 @@ fn build_case(m: Module, case: &Case, p: Precision) {
     b.ret(r);
 
     let mut session = Session::new(m, &Options::default(), Default::default());
+    session.set_type_seed(crate::rules::type_seed);
     let d = crate::derive::forward_function(&mut session, f, &vec![Activity::Dup; n])
         .unwrap_or_else(|e| panic!("{case:?}: {e}"));
     let (aug, adj) =

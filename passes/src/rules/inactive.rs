@@ -94,6 +94,7 @@ mod tests {
             let s = b.fadd(y, t);
             b.ret(s);
             let mut session = Session::new(m, &Options::default(), Default::default());
+            session.set_type_seed(crate::rules::type_seed);
             let fwd = crate::derive::forward_function(&mut session, f, &[Activity::Dup])
                 .unwrap_or_else(|e| panic!("{}: forward: {e}", r.name));
             let (aug, adj) =

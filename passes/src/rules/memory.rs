@@ -13,7 +13,11 @@ use super::{
     AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
     Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
-use crate::analysis::contents::{infer_contents, infer_pointer_layout, Contents, PointerLayout};
+use crate::analysis::contents::{
+    accessed_locally, infer_contents, infer_pointer_layout, layout_from_types, Contents,
+    PointerLayout,
+};
+use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
 use crate::rules::user::is_inactive_memory;
@@ -242,15 +246,28 @@ fn copy_augment(c: &mut AugmentCall) -> Result<Augmented> {
     })
 }
 
+/// Where a copy moves pointers and floats: from the other accesses to the same memory in its
+/// function, or, when it has none (a helper that only copies what it is given), from the
+/// module-wide type analysis of what its callers pass.
+fn copy_layout(session: &Session, f: Val, copy: Val) -> Result<Option<PointerLayout>> {
+    if accessed_locally(f, copy) {
+        return infer_pointer_layout(f, copy);
+    }
+    layout_from_types(session.types(), session.module, copy).map(Some)
+}
+
 /// Copies the shadows of the pointers a copy moves into the destination's shadow.
 fn copy_pointer_shadows(c: &mut AugmentCall, sd: Val) -> Result<()> {
     let f = c
         .src
         .parent_function()
         .ok_or_else(|| Error::internal(c.src, "a copy outside a function"))?;
-    let Some(layout) = infer_pointer_layout(f, c.src)? else {
+    let Some(layout) = copy_layout(c.session, f, c.src)? else {
         return Ok(());
     };
+    if matches!(&layout, PointerLayout::Strided { pointers, .. } if pointers.is_empty()) {
+        return Ok(());
+    }
     let Some(ss) = c.shadows[1] else {
         // Pointers copied from memory without a shadow would leave null shadows behind.
         return Err(Error::at(
@@ -296,7 +313,7 @@ fn copy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         .ok_or_else(|| Error::internal(c.src, "a copy outside a function"))?;
     // Where pointers were copied, the destination's shadow holds their shadows (which stay for
     // the user's shadow memory): only the float slots get adjoint semantics.
-    match infer_pointer_layout(f, c.src)? {
+    match copy_layout(c.session, f, c.src)? {
         Some(PointerLayout::OnlyPointers) => return Ok(adj),
         Some(PointerLayout::Strided { stride, floats, .. }) => {
             if !floats.is_empty() {

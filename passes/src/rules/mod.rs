@@ -266,6 +266,18 @@ pub fn partials_read(rule: &'static Rule, call: Val, active: &[bool]) -> Vec<boo
     partials_read_for(rule.name, partials, call.call_function_type(), active)
 }
 
+/// What a call says about the types of its operands, for the type analysis: copies move the
+/// same bytes, allocators return pointers, math functions take floats.
+pub fn type_seed(call: Val) -> crate::analysis::types::CallSeed {
+    use crate::analysis::types::CallSeed;
+    match lookup_call(call) {
+        Some(r) if memory::is_copy(r) => CallSeed::Copy,
+        Some(r) if r.effects.allocates => CallSeed::Allocates,
+        Some(r) if matches!(r.kind, RuleKind::Math(_)) => CallSeed::Math,
+        _ => CallSeed::None,
+    }
+}
+
 /// Every built-in rule.
 pub fn all() -> impl Iterator<Item = &'static Rule> {
     math::RULES

@@ -1,0 +1,704 @@
+//! Type analysis: which bytes hold floats. LLVM memory and integers have no float/int/pointer
+//! distinction, yet reverse mode must add adjoints exactly where floats live. This is an
+//! interprocedural fixed point over the whole module (Enzyme's TypeAnalysis is the reference
+//! design): every value and every pointer gets a [`Tree`] (byte offset → float format /
+//! integer / pointer / anything, "unknown" being the absence of an entry), seeded from typed
+//! loads and stores, struct and array GEPs, TBAA, float operations, float↔int bitcasts, known
+//! rule signatures (math, allocation) and copy lengths, and carried through phis, selects,
+//! casts, calls (arguments and returns, context-insensitively), returns and memory.
+//!
+//! Floats win over integers ([`Kind::join`]): bytes that some access reads as a float are float
+//! data even where another reads them as an integer (a `double` memcpy'd into a `uint64_t`, a
+//! union), because for differentiation such an integer carries the float's derivative.
+
+pub mod tree;
+
+pub use tree::{FloatKind, Kind, Tree};
+
+use crate::ir::{Module, Opcode, Ty, TyKind, Val};
+use std::collections::HashMap;
+
+/// Rounds of the whole-module fixed point before giving up (each round visits every
+/// instruction; trees are bounded, so this is only a guard against a slow climb).
+const MAX_ROUNDS: usize = 200;
+
+/// The result: a tree for each value seen.
+pub struct TypeInfo {
+    trees: HashMap<Val, Tree>,
+    /// Trees of each function's returned value.
+    returns: HashMap<Val, Tree>,
+    /// False when the fixed point was cut off: every answer is then only a lower bound.
+    pub converged: bool,
+}
+
+impl TypeInfo {
+    /// The tree of `v` (constants and unseen values: from their LLVM type alone).
+    pub fn tree(&self, m: Module, v: Val) -> Tree {
+        self.trees
+            .get(&v)
+            .cloned()
+            .unwrap_or_else(|| type_tree(m, v.ty()))
+    }
+
+    /// The tree of the memory `p` points to.
+    pub fn pointee(&self, m: Module, p: Val) -> Tree {
+        self.tree(m, p).pointee()
+    }
+
+    /// The kind of the first byte of `v` (`None`: unknown).
+    pub fn kind(&self, m: Module, v: Val) -> Option<Kind> {
+        self.tree(m, v).get(0)
+    }
+}
+
+/// The floating-point type whose bits the integer `v` carries (a `double` moved as an `i64`,
+/// a union read through its integer member), when the analysis found float data filling it:
+/// one float of the integer's width, or a vector of equal floats packed into it (two `float`s
+/// in an `i64`, as `-O2` moves a `{float, float}`).
+pub fn float_bits(info: &TypeInfo, m: Module, v: Val) -> Option<Ty> {
+    if !v.ty().is_int() || !info.converged {
+        return None;
+    }
+    let t = info.tree(m, v);
+    let Kind::Float(k) = t.get(0)? else {
+        return None;
+    };
+    let bytes = v.ty().int_width() as u64 / 8;
+    if 8 * bytes != v.ty().int_width() as u64 || !bytes.is_multiple_of(k.size()) {
+        return None;
+    }
+    let n = bytes / k.size();
+    // Every lane must be known to hold the same format.
+    if (1..n).any(|j| t.get(j * k.size()) != Some(Kind::Float(k))) {
+        return None;
+    }
+    let f = float_ty(m, k);
+    if f.kind() != TyKind::Float {
+        return None;
+    }
+    Some(if n == 1 { f } else { Ty::vector(f, n as u32) })
+}
+
+/// An error unless the integer `v` is known not to carry float bits the caller's derivative
+/// depends on: float data passed to or returned from a call as an integer has no derivative
+/// path (integer parameters and returns carry none), so the derivative would silently vanish.
+pub fn check_no_float_bits(
+    info: &TypeInfo,
+    m: Module,
+    v: Val,
+    at: Val,
+    what: &str,
+) -> crate::diag::Result<()> {
+    if !v.ty().is_int() {
+        return Ok(());
+    }
+    let kind = if info.converged {
+        info.kind(m, v)
+    } else {
+        Some(Kind::Conflict)
+    };
+    match kind {
+        Some(k) if k.may_be_float() => Err(crate::diag::Error::at(
+            at,
+            format!(
+                "{what} floating-point data ({k}) as an integer: '{}' ({}) holds float bits, and a derivative cannot travel through an integer parameter or return value; pass or return it as a floating-point value (or let the call be inlined)",
+                short_name(v),
+                v.ty().print()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `%name` of a value, or its printed form when it has no name.
+fn short_name(v: Val) -> String {
+    crate::diag::short(v)
+}
+
+/// The float format of a floating-point scalar type.
+pub fn float_kind(t: Ty) -> Option<FloatKind> {
+    if t.kind() != TyKind::Float {
+        return None;
+    }
+    Some(match t.print().as_str() {
+        "half" => FloatKind::Half,
+        "bfloat" => FloatKind::BFloat,
+        "float" => FloatKind::Float,
+        "double" => FloatKind::Double,
+        "x86_fp80" => FloatKind::X86Fp80,
+        _ => FloatKind::Fp128,
+    })
+}
+
+/// The LLVM type of a float format.
+pub fn float_ty(m: Module, k: FloatKind) -> Ty {
+    let ctx = m.context();
+    match k {
+        FloatKind::Float => Ty::float(ctx),
+        FloatKind::Double => Ty::double(ctx),
+        FloatKind::X86Fp80 => Ty::x86_fp80(ctx),
+        // Formats copies never need to name are described by size only.
+        _ => Ty::int(ctx, 8 * k.size() as u32),
+    }
+}
+
+/// What an LLVM type says about its bytes. Integers are `Integer` (floats may still win),
+/// byte arrays say nothing.
+pub fn type_tree(m: Module, t: Ty) -> Tree {
+    let mut out = Tree::default();
+    fill(m, t, 0, &mut out);
+    out
+}
+
+fn fill(m: Module, t: Ty, at: u64, out: &mut Tree) {
+    if at >= tree::MAX_OFFSET {
+        return;
+    }
+    match t.kind() {
+        TyKind::Float => {
+            if let Some(k) = float_kind(t) {
+                out.at.insert(at, Kind::Float(k));
+            }
+        }
+        TyKind::Int if t.int_width() == 8 => {}
+        TyKind::Int => {
+            out.at.insert(at, Kind::Integer);
+        }
+        TyKind::Ptr => {
+            out.at.insert(at, Kind::Pointer);
+        }
+        TyKind::Struct => {
+            for (k, f) in t.struct_fields().into_iter().enumerate() {
+                fill(m, f, at + m.field_offset(t, k as u32), out);
+            }
+        }
+        TyKind::Array | TyKind::Vector if !t.is_scalable_vector() => {
+            let (e, n) = if t.kind() == TyKind::Array {
+                (t.element(), t.array_len())
+            } else {
+                (t.element(), t.vector_len() as u64)
+            };
+            let size = m.alloc_size(e).max(1);
+            for k in 0..n.min(tree::MAX_OFFSET / size + 1) {
+                fill(m, e, at + k * size, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The kind a TBAA scalar type names, when it names one.
+fn tbaa_kind(name: &str) -> Option<Kind> {
+    Some(match name {
+        "double" => Kind::Float(FloatKind::Double),
+        "float" => Kind::Float(FloatKind::Float),
+        "long double" => Kind::Float(FloatKind::X86Fp80),
+        "any pointer" => Kind::Pointer,
+        "int" | "long" | "long long" | "short" | "_Bool" | "bool" => Kind::Integer,
+        n if n.starts_with('p') && n[1..].starts_with(|c: char| c.is_ascii_digit()) => {
+            Kind::Pointer
+        }
+        _ => return None,
+    })
+}
+
+/// Runs the analysis over the functions `funcs` of `m` (those with a body).
+/// What a call to a function without a body says about types, from the rule table (given by
+/// the caller, so this analysis does not depend on the rules that consult it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallSeed {
+    /// `memcpy`/`memmove`: the same bytes on both sides.
+    Copy,
+    /// An allocator: the result is a pointer.
+    Allocates,
+    /// A math function: its arguments are floats of their types.
+    Math,
+    /// Nothing known.
+    None,
+}
+
+/// Seeds nothing from calls (for tests and callers without a rule table).
+pub fn no_seed(_: Val) -> CallSeed {
+    CallSeed::None
+}
+
+/// The type analysis of `funcs` in `m`, with calls seeded by `seed`.
+pub fn analyze(m: Module, funcs: &[Val], seed: fn(Val) -> CallSeed) -> TypeInfo {
+    let mut a = Analysis {
+        m,
+        info: TypeInfo {
+            trees: HashMap::new(),
+            returns: HashMap::new(),
+            converged: false,
+        },
+        changed: false,
+        seed,
+    };
+    for _ in 0..MAX_ROUNDS {
+        a.changed = false;
+        for &f in funcs {
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    a.visit(i);
+                }
+            }
+        }
+        if !a.changed {
+            a.info.converged = true;
+            break;
+        }
+    }
+    a.info
+}
+
+struct Analysis {
+    m: Module,
+    info: TypeInfo,
+    changed: bool,
+    seed: fn(Val) -> CallSeed,
+}
+
+impl Analysis {
+    fn get(&self, v: Val) -> Tree {
+        self.info.tree(self.m, v)
+    }
+
+    /// Adds what `t` says to `v`'s tree (constants keep their own).
+    fn add(&mut self, v: Val, t: &Tree) {
+        if !(v.is_instruction() || v.is_argument()) || t.is_unknown() {
+            return;
+        }
+        let m = self.m;
+        let cur = self
+            .info
+            .trees
+            .entry(v)
+            .or_insert_with(|| type_tree(m, v.ty()));
+        self.changed |= cur.merge(t);
+    }
+
+    /// Adds `t` to the memory `p` points to.
+    fn add_pointee(&mut self, p: Val, t: Tree) {
+        if t.is_unknown() {
+            return;
+        }
+        self.add(p, &Tree::pointer_to(t));
+    }
+
+    /// Values and the memory they are loaded from or stored to agree on the accessed bytes.
+    fn access(&mut self, i: Val, v: Val, p: Val, ty: Ty) {
+        let size = self.m.store_size(ty);
+        let mut vt = type_tree(self.m, ty);
+        if let Some(k) = i.tbaa_access_type().and_then(|n| tbaa_kind(&n)) {
+            if !ty.is_ptr() && (ty.is_int() || ty.kind() == TyKind::Float) {
+                vt.at.insert(0, vt.get(0).map_or(k, |old| old.join(k)));
+            }
+        }
+        vt.merge(&self.get(v).prefix(size));
+        self.add(v, &vt);
+        let from_memory = self.get(p).pointee().prefix(size);
+        self.add(v, &from_memory);
+        // A vector access without TBAA may be the vectorizer reading several fields at once,
+        // lanes it never uses included (a pointer read as the second lane of a double pair):
+        // it learns from memory but does not teach it.
+        if ty.is_vector() && i.tbaa_access_type().is_none() {
+            return;
+        }
+        let now = self.get(v);
+        self.add_pointee(p, now);
+    }
+
+    /// Two values that are the same bits (casts, phis, call arguments and parameters).
+    fn same(&mut self, a: Val, b: Val) {
+        let (ta, tb) = (self.get(a), self.get(b));
+        self.add(a, &tb);
+        self.add(b, &ta);
+    }
+
+    fn visit(&mut self, i: Val) {
+        use Opcode::*;
+        let m = self.m;
+        match i.opcode() {
+            LLVMLoad => self.access(i, i, i.operand(0), i.ty()),
+            LLVMStore => self.access(i, i.operand(0), i.operand(1), i.operand(0).ty()),
+            LLVMAlloca => {
+                let t = type_tree(m, i.allocated_type());
+                self.add_pointee(i, t);
+            }
+            LLVMGetElementPtr => self.gep(i),
+            LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze => self.same(i, i.operand(0)),
+            LLVMPHI => {
+                for (v, _) in i.incoming() {
+                    self.same(i, v);
+                }
+            }
+            LLVMSelect => {
+                self.same(i, i.operand(1));
+                self.same(i, i.operand(2));
+            }
+            // An integer `and`/`xor` with one constant operand keeps the other's bits in
+            // place (clearing or flipping a float's sign bit).
+            LLVMAnd | LLVMXor if i.operand(1).const_int_value().is_some() => {
+                self.same(i, i.operand(0))
+            }
+            LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem | LLVMFNeg | LLVMFCmp => {
+                for k in 0..i.num_operands() {
+                    let t = type_tree(m, i.operand(k).ty());
+                    self.add(i.operand(k), &t);
+                }
+            }
+            LLVMPtrToInt | LLVMIntToPtr => {
+                self.add(i, &Tree::scalar(Kind::Pointer));
+                let t = self.get(i);
+                self.add(i.operand(0), &t);
+            }
+            LLVMRet if i.num_operands() == 1 => {
+                let f = i.parent_block().parent();
+                let t = self.get(i.operand(0));
+                let r = self.info.returns.entry(f).or_default();
+                self.changed |= r.merge(&t);
+                let back = r.clone();
+                self.add(i.operand(0), &back);
+            }
+            LLVMCall => self.call(i),
+            _ => {
+                let t = type_tree(m, i.ty());
+                self.add(i, &t);
+            }
+        }
+    }
+
+    fn gep(&mut self, g: Val) {
+        let m = self.m;
+        let base = g.operand(0);
+        let src = g.gep_source_type();
+        // Struct and array source types describe the memory (as accesses would).
+        if matches!(src.kind(), TyKind::Struct | TyKind::Array) {
+            let t = type_tree(m, src);
+            self.add_pointee(base, t);
+        }
+        // The offset: a constant part, plus a multiple of the element size when the first
+        // index varies (an unbounded array), plus bounded multiples for variable indices into
+        // arrays inside the element.
+        let mut ty = src;
+        let mut off = 0u64;
+        let mut outer = None;
+        let mut inner: Vec<(u64, u64)> = Vec::new();
+        let elem = m.alloc_size(ty);
+        match g.operand(1).const_int_sext() {
+            Some(k) if k >= 0 => off += k as u64 * elem,
+            Some(_) => return,
+            None => {
+                // A byte offset of unknown form says nothing about what repeats (only a
+                // multiple of an element size does, as -O2 writes `p + i * 48`).
+                let s = elem * multiplier(g.operand(1));
+                if s <= 1 {
+                    return;
+                }
+                outer = Some(s);
+            }
+        }
+        for k in 2..g.num_operands() {
+            let idx = g.operand(k);
+            match ty.kind() {
+                TyKind::Struct => {
+                    let Some(f) = idx.const_int_value() else {
+                        return;
+                    };
+                    off += m.field_offset(ty, f as u32);
+                    ty = ty.struct_fields()[f as usize];
+                }
+                TyKind::Array | TyKind::Vector => {
+                    let n = if ty.kind() == TyKind::Array {
+                        ty.array_len()
+                    } else {
+                        ty.vector_len() as u64
+                    };
+                    ty = ty.element();
+                    let s = m.alloc_size(ty);
+                    match idx.const_int_sext() {
+                        Some(c) if c >= 0 => off += c as u64 * s,
+                        Some(_) => return,
+                        None => inner.push((s, n)),
+                    }
+                }
+                _ => return,
+            }
+        }
+        let rt = type_tree(m, ty);
+        self.add_pointee(g, rt);
+        let bt = self.get(base).pointee();
+        let gt = self.get(g).pointee();
+        // Every offset the result may be at within one element of the first index.
+        let mut offsets = vec![off];
+        for (s, n) in inner {
+            if offsets.len() as u64 * n > 256 {
+                return;
+            }
+            offsets = offsets
+                .iter()
+                .flat_map(|&o| (0..n).map(move |k| o + k * s))
+                .collect();
+        }
+        let exact = offsets.len() == 1;
+        let mut seen = Tree::default();
+        for &o in &offsets {
+            seen.merge(&gt.shift_up(o));
+        }
+        match outer {
+            None => {
+                self.add_pointee(base, seen);
+                if exact {
+                    self.add_pointee(g, bt.shift_down(off));
+                }
+            }
+            Some(stride) => {
+                // The result is somewhere in a repeating pattern: what it sees repeats in the
+                // base, and a base known to repeat that way tells the result what it sees.
+                let within = seen.prefix(stride).repeated(stride);
+                self.add_pointee(base, within);
+                if exact && bt.stride.is_some_and(|s| stride.is_multiple_of(s)) {
+                    self.add_pointee(g, bt.shift_down(off % bt.stride.unwrap_or(1)));
+                }
+            }
+        }
+    }
+
+    fn call(&mut self, c: Val) {
+        let m = self.m;
+        let args = c.call_args();
+        if let Some(t) = (!c.ty().is_void()).then(|| type_tree(m, c.ty())) {
+            self.add(c, &t);
+        }
+        let Some(f) = c.called_function() else {
+            return;
+        };
+        if !f.is_declaration() {
+            for (a, p) in args.iter().zip(f.params()) {
+                self.same(*a, p);
+            }
+            if let Some(r) = self.info.returns.get(&f).cloned() {
+                self.add(c, &r);
+                let back = self.get(c);
+                self.changed |= self.info.returns.entry(f).or_default().merge(&back);
+            }
+            return;
+        }
+        let seed = (self.seed)(c);
+        if seed == CallSeed::Copy && args.len() >= 3 {
+            // The copied bytes are the same data on both sides.
+            let len = args[2].const_int_value().unwrap_or(tree::MAX_OFFSET);
+            let (d, s) = (self.get(args[0]).pointee(), self.get(args[1]).pointee());
+            self.add_pointee(args[0], s.prefix(len));
+            self.add_pointee(args[1], d.prefix(len));
+        } else if seed == CallSeed::Allocates && c.ty().is_ptr() {
+            self.add(c, &Tree::scalar(Kind::Pointer));
+        } else if seed == CallSeed::Math {
+            for a in args {
+                let t = type_tree(m, a.ty());
+                self.add(a, &t);
+            }
+        }
+    }
+}
+
+/// The constant factor a variable index is known to be a multiple of (`mul i, 48`, `shl i,
+/// 3`, through sign and zero extensions); 1 when unknown.
+fn multiplier(v: Val) -> u64 {
+    if !v.is_instruction() {
+        return 1;
+    }
+    let c = |k: u32| v.operand(k).const_int_value();
+    match v.opcode() {
+        Opcode::LLVMSExt | Opcode::LLVMZExt => multiplier(v.operand(0)),
+        Opcode::LLVMMul => c(1)
+            .or(c(0))
+            .filter(|&m| m > 0 && m <= tree::MAX_OFFSET)
+            .unwrap_or(1),
+        Opcode::LLVMShl => c(1).filter(|&b| b < 12).map_or(1, |b| 1 << b),
+        _ => 1,
+    }
+}
+
+/// The `--print-types` lines for `f`: the tree of each parameter, of the return value, and of
+/// each integer the analysis found to carry float bits.
+pub fn describe(info: &TypeInfo, m: Module, f: Val) -> Vec<String> {
+    let mut out = vec![format!("type trees of @{}:", f.name())];
+    for (k, p) in f.params().into_iter().enumerate() {
+        let name = if p.name().is_empty() {
+            format!("#{k}")
+        } else {
+            format!("%{}", p.name())
+        };
+        out.push(format!("  param {name}: {}", info.tree(m, p)));
+    }
+    if let Some(r) = info.returns.get(&f) {
+        out.push(format!("  return: {r}"));
+    }
+    for b in f.blocks() {
+        for i in b.instructions() {
+            if i.ty().is_int() && info.kind(m, i).is_some_and(Kind::may_be_float) {
+                out.push(format!("  float bits: {}: {}", i.print(), info.tree(m, i)));
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_test_module;
+
+    const D: Kind = Kind::Float(FloatKind::Double);
+
+    fn with_module(ir: &str, check: impl FnOnce(Module, &TypeInfo)) {
+        let ctx = inkwell::context::Context::create();
+        let llm = parse_test_module(&ctx, ir);
+        let m = Module(llm.as_mut_ptr());
+        let funcs: Vec<Val> = m
+            .functions()
+            .into_iter()
+            .filter(|f| !f.is_declaration())
+            .collect();
+        let info = analyze(m, &funcs, crate::rules::type_seed);
+        assert!(info.converged);
+        check(m, &info);
+    }
+
+    #[test]
+    fn pointer_parameters_learn_from_callers() {
+        // The helper only memcpys: what it moves comes from the caller's accesses.
+        with_module(
+            r#"
+            %Item = type { double, i32, [3 x double], ptr }
+            declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+            define internal void @copy(ptr %d, ptr %s, i64 %n) {
+              call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)
+              ret void
+            }
+            define double @use(ptr %in, i64 %i) {
+              %t = alloca [3 x %Item]
+              call void @copy(ptr %t, ptr %in, i64 144)
+              %p = getelementptr inbounds %Item, ptr %t, i64 %i, i32 2, i64 1
+              %v = load double, ptr %p
+              ret double %v
+            }
+            "#,
+            |m, info| {
+                let copy = m.function("copy").unwrap();
+                let s = info.pointee(m, copy.params()[1]);
+                assert_eq!(s.get(0), Some(D), "{s}");
+                assert_eq!(s.get(8), Some(Kind::Integer), "{s}");
+                assert_eq!(s.get(48 + 24), Some(D), "{s}");
+                assert_eq!(s.get(96 + 40), Some(Kind::Pointer), "{s}");
+            },
+        );
+    }
+
+    #[test]
+    fn integers_carrying_float_bits_are_floats() {
+        with_module(
+            r#"
+            define internal double @scaled(i64 %u) {
+              %d = bitcast i64 %u to double
+              %r = fmul double %d, 2.0
+              ret double %r
+            }
+            define double @f(double %x) {
+              %b = bitcast double %x to i64
+              %a = and i64 %b, 9223372036854775807
+              %r = call double @scaled(i64 %a)
+              ret double %r
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let a = f.entry_block().instructions()[1];
+                assert_eq!(info.kind(m, a), Some(D));
+                let scaled = m.function("scaled").unwrap();
+                assert_eq!(info.kind(m, scaled.params()[0]), Some(D));
+            },
+        );
+    }
+
+    #[test]
+    fn byte_offsets_repeat_only_by_known_multiples() {
+        // -O2 indexes an array of 16-byte {double, ptr} as `p + i * 16`; a bare byte walk
+        // (`p + k`) says nothing about what repeats and must not fold everything together.
+        with_module(
+            r#"
+            define double @f(ptr %p, i64 %i, i64 %k) {
+              %o = mul i64 %i, 16
+              %e = getelementptr inbounds i8, ptr %p, i64 %o
+              %v = load double, ptr %e
+              %f = getelementptr inbounds i8, ptr %e, i64 8
+              %q = load ptr, ptr %f
+              %b = getelementptr inbounds i8, ptr %p, i64 %k
+              %c = load i8, ptr %b
+              ret double %v
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let t = info.pointee(m, f.params()[0]);
+                assert_eq!(t.stride, Some(16), "{t}");
+                assert_eq!(t.get(32), Some(D), "{t}");
+                assert_eq!(t.get(40), Some(Kind::Pointer), "{t}");
+            },
+        );
+    }
+
+    #[test]
+    fn packed_floats_are_a_vector() {
+        with_module(
+            r#"
+            define float @f(ptr %p) {
+              %i = load i64, ptr %p
+              %v = bitcast i64 %i to <2 x float>
+              %a = extractelement <2 x float> %v, i32 0
+              ret float %a
+            }
+            define i64 @g(ptr %p) {
+              %i = load i64, ptr %p
+              ret i64 %i
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let i = f.entry_block().instructions()[0];
+                let t = float_bits(info, m, i).map(|t| t.print());
+                assert_eq!(t.as_deref(), Some("<2 x float>"));
+                let g = m.function("g").unwrap();
+                let j = g.entry_block().instructions()[0];
+                assert!(
+                    float_bits(info, m, j).is_none(),
+                    "nothing says it holds floats"
+                );
+            },
+        );
+    }
+
+    #[test]
+    fn unions_read_as_integers_hold_floats() {
+        with_module(
+            r#"
+            %union.anon = type { double }
+            define double @f(double %x) {
+              %u = alloca %union.anon
+              store double %x, ptr %u
+              %i = load i64, ptr %u
+              %c = and i64 %i, 9223372036854775807
+              store i64 %c, ptr %u
+              %r = load double, ptr %u
+              ret double %r
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let i = f.entry_block().instructions()[2];
+                assert_eq!(info.kind(m, i), Some(D));
+            },
+        );
+    }
+}

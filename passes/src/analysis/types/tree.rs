@@ -1,0 +1,489 @@
+//! The type-tree lattice: for one value, which kind of data each byte offset of the value holds,
+//! and for pointers, the same for the memory they point to. Pure data, so the merge rules can
+//! be tested without LLVM.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Offsets at or beyond this are dropped: trees must stay finite for the fixed point to end
+/// (a pointer bumped in a loop would otherwise grow its offsets forever).
+pub const MAX_OFFSET: u64 = 1 << 12;
+/// Pointee trees nest at most this deep (recursive structures such as linked lists).
+pub const MAX_DEPTH: usize = 4;
+
+/// A floating-point format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FloatKind {
+    /// `half`
+    Half,
+    /// `bfloat`
+    BFloat,
+    /// `float`
+    Float,
+    /// `double`
+    Double,
+    /// `x86_fp80`
+    X86Fp80,
+    /// `fp128` / `ppc_fp128`
+    Fp128,
+}
+
+impl FloatKind {
+    /// Bytes the format occupies in memory (its store size).
+    pub fn size(self) -> u64 {
+        match self {
+            FloatKind::Half | FloatKind::BFloat => 2,
+            FloatKind::Float => 4,
+            FloatKind::Double => 8,
+            FloatKind::X86Fp80 => 10,
+            FloatKind::Fp128 => 16,
+        }
+    }
+
+    /// The LLVM spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            FloatKind::Half => "half",
+            FloatKind::BFloat => "bfloat",
+            FloatKind::Float => "float",
+            FloatKind::Double => "double",
+            FloatKind::X86Fp80 => "x86_fp80",
+            FloatKind::Fp128 => "fp128",
+        }
+    }
+}
+
+/// What the bytes starting at one offset hold. "Unknown" is the absence of an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// Seen only through accesses that say nothing (a memset, an `i8` copy): any kind fits.
+    Anything,
+    /// Integer data (or bytes read as an integer, until a float access says otherwise).
+    Integer,
+    /// A pointer.
+    Pointer,
+    /// Floating-point data of this format.
+    Float(FloatKind),
+    /// Accessed as two incompatible kinds (a pointer and a float, a float and a double): the
+    /// analysis cannot say, and differentiation must not guess.
+    Conflict,
+}
+
+impl Kind {
+    /// The least upper bound. Floats win over integers: integers that carry float bits (a
+    /// `double` memcpy'd into a `uint64_t`, a union) are floats for differentiation.
+    pub fn join(self, other: Kind) -> Kind {
+        use Kind::*;
+        match (self, other) {
+            (a, b) if a == b => a,
+            (Anything, x) | (x, Anything) => x,
+            (Conflict, _) | (_, Conflict) => Conflict,
+            (Integer, Float(k)) | (Float(k), Integer) => Float(k),
+            (Integer, Pointer) | (Pointer, Integer) => Pointer,
+            _ => Conflict,
+        }
+    }
+
+    /// True when the bytes may hold floating-point data the analysis cannot rule out.
+    pub fn may_be_float(self) -> bool {
+        matches!(self, Kind::Float(_) | Kind::Conflict)
+    }
+}
+
+impl fmt::Display for Kind {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        match self {
+            Kind::Anything => write!(f, "anything"),
+            Kind::Integer => write!(f, "integer"),
+            Kind::Pointer => write!(f, "pointer"),
+            Kind::Float(k) => write!(f, "{}", k.name()),
+            Kind::Conflict => write!(f, "conflict"),
+        }
+    }
+}
+
+/// The type tree of a value: the kind at each byte offset of the value itself and, for a
+/// pointer, the tree of the memory it points to. With a `stride`, the pattern repeats every
+/// `stride` bytes (an array indexed by a variable) and offsets are below the stride.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tree {
+    /// Offset of each scalar's first byte → its kind.
+    pub at: BTreeMap<u64, Kind>,
+    /// The pattern repeats every so many bytes.
+    pub stride: Option<u64>,
+    /// What the pointer stored at offset 0 of this value points to.
+    pub pointee: Option<Box<Tree>>,
+}
+
+impl Tree {
+    /// One kind at offset 0.
+    pub fn scalar(k: Kind) -> Tree {
+        let mut t = Tree::default();
+        t.at.insert(0, k);
+        t
+    }
+
+    /// A pointer to memory described by `pointee`.
+    pub fn pointer_to(pointee: Tree) -> Tree {
+        let mut t = Tree::scalar(Kind::Pointer);
+        t.pointee = Some(Box::new(pointee));
+        t
+    }
+
+    /// True when nothing is known.
+    pub fn is_unknown(&self) -> bool {
+        self.at.is_empty() && self.pointee.as_ref().is_none_or(|p| p.is_unknown())
+    }
+
+    /// The kind at `off` (folded into the stride), if known.
+    pub fn get(&self, off: u64) -> Option<Kind> {
+        let off = self.stride.map_or(off, |s| off % s);
+        self.at.get(&off).copied()
+    }
+
+    /// The pointee tree, or an empty one.
+    pub fn pointee(&self) -> Tree {
+        self.pointee.as_deref().cloned().unwrap_or_default()
+    }
+
+    /// Merges `other` into `self`; true when `self` changed.
+    pub fn merge(&mut self, other: &Tree) -> bool {
+        self.merge_at_depth(other, 0)
+    }
+
+    fn merge_at_depth(&mut self, other: &Tree, depth: usize) -> bool {
+        let before = self.clone();
+        // Align the repetition: the coarser of two compatible strides keeps both patterns.
+        let other = match (self.stride, other.stride) {
+            (None, None) => other.clone(),
+            (Some(a), Some(b)) if a == b => other.clone(),
+            (a, b) => {
+                let s = match (a, b) {
+                    (Some(a), Some(b)) => lcm(a, b),
+                    (Some(a), None) => a,
+                    (None, Some(b)) => b,
+                    (None, None) => unreachable!(),
+                };
+                if s > MAX_OFFSET {
+                    // No common period the analysis can represent: everything known conflicts.
+                    let mut c = Tree::default();
+                    for &o in self.at.keys().chain(other.at.keys()) {
+                        c.at.insert(o % s.max(1), Kind::Conflict);
+                    }
+                    *self = Tree {
+                        at: c.at.into_iter().filter(|&(o, _)| o < MAX_OFFSET).collect(),
+                        stride: None,
+                        pointee: self.pointee.take(),
+                    };
+                    return *self != before;
+                }
+                *self = self.with_stride(s);
+                other.with_stride(s)
+            }
+        };
+        for (&o, &k) in &other.at {
+            let e = self.at.entry(o).or_insert(k);
+            *e = e.join(k);
+        }
+        if let Some(p) = &other.pointee {
+            if depth + 1 < MAX_DEPTH {
+                self.pointee
+                    .get_or_insert_with(Default::default)
+                    .merge_at_depth(p, depth + 1);
+            }
+        }
+        *self != before
+    }
+
+    /// The same data, described with period `s` (a multiple of the current stride, if any).
+    fn with_stride(&self, s: u64) -> Tree {
+        let mut at = BTreeMap::new();
+        match self.stride {
+            Some(old) => {
+                for rep in 0..s / old {
+                    for (&o, &k) in &self.at {
+                        at.insert(rep * old + o, k);
+                    }
+                }
+            }
+            None => {
+                for (&o, &k) in &self.at {
+                    let e = at.entry(o % s).or_insert(k);
+                    *e = e.join(k);
+                }
+            }
+        }
+        Tree {
+            at,
+            stride: Some(s),
+            pointee: self.pointee.clone(),
+        }
+    }
+
+    /// The tree seen from `delta` bytes further on (a GEP's result from its base): offsets
+    /// shift down, and those before the new start are dropped (unless the tree repeats).
+    pub fn shift_down(&self, delta: u64) -> Tree {
+        let at = match self.stride {
+            Some(s) => self
+                .at
+                .iter()
+                .map(|(&o, &k)| ((o + s - delta % s) % s, k))
+                .collect(),
+            None => self
+                .at
+                .iter()
+                .filter(|&(&o, _)| o >= delta)
+                .map(|(&o, &k)| (o - delta, k))
+                .collect(),
+        };
+        Tree {
+            at,
+            stride: self.stride,
+            pointee: None,
+        }
+    }
+
+    /// The tree seen from `delta` bytes before (a GEP's base from its result).
+    pub fn shift_up(&self, delta: u64) -> Tree {
+        let at = match self.stride {
+            Some(s) => self
+                .at
+                .iter()
+                .map(|(&o, &k)| ((o + delta) % s, k))
+                .collect(),
+            None => self
+                .at
+                .iter()
+                .map(|(&o, &k)| (o + delta, k))
+                .filter(|&(o, _)| o < MAX_OFFSET)
+                .collect(),
+        };
+        Tree {
+            at,
+            stride: self.stride,
+            pointee: None,
+        }
+    }
+
+    /// Only the entries in `[0, len)` (the bytes a load, store or copy touches).
+    pub fn prefix(&self, len: u64) -> Tree {
+        if self.stride.is_some() && len >= MAX_OFFSET {
+            // An unbounded stretch of a repeating pattern is the pattern itself.
+            return self.clone();
+        }
+        let mut t = Tree::default();
+        match self.stride {
+            Some(s) => {
+                for rep in 0..len.div_ceil(s).min(MAX_OFFSET / s.max(1) + 1) {
+                    for (&o, &k) in &self.at {
+                        if rep * s + o < len.min(MAX_OFFSET) {
+                            t.at.insert(rep * s + o, k);
+                        }
+                    }
+                }
+            }
+            None => t.at = self.at.range(..len).map(|(&o, &k)| (o, k)).collect(),
+        }
+        if len > 0 {
+            t.pointee = self.pointee.clone();
+        }
+        t
+    }
+
+    /// The same data repeated every `s` bytes (an array indexed by a variable).
+    pub fn repeated(&self, s: u64) -> Tree {
+        if s == 0 || s > MAX_OFFSET {
+            return Tree::default();
+        }
+        let mut t = Tree::default().with_stride(s);
+        let folded = self.with_stride(s);
+        t.merge(&folded);
+        t.pointee = None;
+        t
+    }
+
+    /// Every float in `[0, len)` as `(offset, format)`, and whether some byte conflicts.
+    pub fn floats_in(&self, len: u64) -> (Vec<(u64, FloatKind)>, bool) {
+        let p = self.prefix(len);
+        let mut fl = Vec::new();
+        let mut conflict = false;
+        for (&o, &k) in &p.at {
+            match k {
+                Kind::Float(f) => fl.push((o, f)),
+                Kind::Conflict => conflict = true,
+                _ => {}
+            }
+        }
+        (fl, conflict)
+    }
+}
+
+impl fmt::Display for Tree {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{{")?;
+        for (n, (o, k)) in self.at.iter().enumerate() {
+            if n > 0 {
+                write!(f, ", ")?;
+            }
+            write!(f, "{o}: {k}")?;
+        }
+        if let Some(s) = self.stride {
+            write!(f, " every {s}")?;
+        }
+        if let Some(p) = &self.pointee {
+            if !p.is_unknown() {
+                write!(f, " -> {p}")?;
+            }
+        }
+        write!(f, "}}")
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn lcm(a: u64, b: u64) -> u64 {
+    if a == 0 || b == 0 {
+        a.max(b)
+    } else {
+        a / gcd(a, b) * b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const D: Kind = Kind::Float(FloatKind::Double);
+    const F: Kind = Kind::Float(FloatKind::Float);
+
+    fn tree(entries: &[(u64, Kind)]) -> Tree {
+        let mut t = Tree::default();
+        for &(o, k) in entries {
+            t.at.insert(o, k);
+        }
+        t
+    }
+
+    #[test]
+    fn join_floats_win_over_integers() {
+        assert_eq!(Kind::Integer.join(D), D);
+        assert_eq!(D.join(Kind::Integer), D);
+        assert_eq!(Kind::Anything.join(D), D);
+        assert_eq!(D.join(F), Kind::Conflict);
+        assert_eq!(Kind::Pointer.join(D), Kind::Conflict);
+        assert_eq!(Kind::Pointer.join(Kind::Integer), Kind::Pointer);
+        assert_eq!(Kind::Conflict.join(Kind::Anything), Kind::Conflict);
+    }
+
+    #[test]
+    fn merge_is_idempotent_and_reports_change() {
+        let mut a = tree(&[(0, D), (8, Kind::Integer)]);
+        let b = tree(&[(8, D), (16, Kind::Pointer)]);
+        assert!(a.merge(&b));
+        assert_eq!(a, tree(&[(0, D), (8, D), (16, Kind::Pointer)]));
+        assert!(!a.merge(&b));
+        assert!(!a.merge(&a.clone()));
+    }
+
+    #[test]
+    fn offsets_shift_and_prefix() {
+        let t = tree(&[(0, D), (8, Kind::Integer), (16, D), (40, Kind::Pointer)]);
+        assert_eq!(t.shift_down(16), tree(&[(0, D), (24, Kind::Pointer)]));
+        assert_eq!(
+            t.shift_down(16).shift_up(16),
+            tree(&[(16, D), (40, Kind::Pointer)])
+        );
+        assert_eq!(t.prefix(16), tree(&[(0, D), (8, Kind::Integer)]));
+        let far = tree(&[(0, D)]).shift_up(MAX_OFFSET);
+        assert!(far.at.is_empty(), "offsets past the bound are dropped");
+    }
+
+    #[test]
+    fn strided_arrays_of_structs() {
+        // struct { double w; int count; double v[3]; ptr scale; } is 48 bytes.
+        let elem = tree(&[
+            (0, D),
+            (8, Kind::Integer),
+            (16, D),
+            (24, D),
+            (32, D),
+            (40, Kind::Pointer),
+        ]);
+        let arr = elem.repeated(48);
+        assert_eq!(arr.get(96 + 24), Some(D));
+        assert_eq!(arr.get(48 + 40), Some(Kind::Pointer));
+        assert_eq!(arr.get(48 + 8), Some(Kind::Integer));
+        // A field seen through a GEP into the second element lands at its folded offset.
+        let mut a = Tree::default().repeated(48);
+        a.merge(&tree(&[(48 + 16, D)]));
+        assert_eq!(a.get(16), Some(D));
+        let (fl, conflict) = arr.floats_in(96);
+        assert!(!conflict);
+        assert_eq!(fl.len(), 8);
+        assert_eq!(fl[4], (48, FloatKind::Double));
+        // Looking 16 bytes into an element wraps around the period.
+        assert_eq!(arr.shift_down(16).get(48 - 16), Some(D));
+        assert_eq!(arr.shift_down(16).get(24), Some(Kind::Pointer));
+    }
+
+    #[test]
+    fn strides_merge_at_their_common_period() {
+        let mut a = tree(&[(0, D)]).repeated(8);
+        let b = tree(&[(0, D), (8, D), (16, Kind::Integer)]).repeated(24);
+        a.merge(&b);
+        assert_eq!(a.stride, Some(24));
+        assert_eq!(
+            a.get(16),
+            Some(D),
+            "the 8-byte doubles cover offset 16: floats win"
+        );
+    }
+
+    #[test]
+    fn pointers_to_pointers() {
+        let inner = Tree::pointer_to(tree(&[(0, D)]));
+        let mut outer = Tree::pointer_to(inner.clone());
+        assert_eq!(outer.pointee().pointee().get(0), Some(D));
+        let other = Tree::pointer_to(Tree::pointer_to(tree(&[(8, Kind::Integer)])));
+        assert!(outer.merge(&other));
+        let pp = outer.pointee().pointee();
+        assert_eq!(pp.get(0), Some(D));
+        assert_eq!(pp.get(8), Some(Kind::Integer));
+        assert_eq!(
+            outer.to_string(),
+            "{0: pointer -> {0: pointer -> {0: double, 8: integer}}}"
+        );
+    }
+
+    #[test]
+    fn recursion_is_bounded() {
+        // struct node { double v; struct node *next; }: merging the tree into its own pointee
+        // over and over must stop changing.
+        let mut node = tree(&[(0, D), (8, Kind::Pointer)]);
+        let mut rounds = 0;
+        loop {
+            let mut p = Tree::pointer_to(node.clone());
+            p.at.clear();
+            let mut next = node.clone();
+            next.pointee = p.pointee;
+            if !node.merge(&next) {
+                break;
+            }
+            rounds += 1;
+            assert!(rounds < 10, "the depth bound ends the fixed point");
+        }
+        let mut depth = 0;
+        let mut t = Some(Box::new(node));
+        while let Some(n) = t {
+            depth += 1;
+            t = n.pointee;
+        }
+        assert!(depth <= MAX_DEPTH);
+    }
+}
