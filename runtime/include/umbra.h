@@ -69,6 +69,22 @@
  *   struct pair __enzyme_fwddiff_pair(void *, ...);
  *   struct pair g = __enzyme_fwddiff_pair((void *)f, enzyme_width, 2, x, 1.0, 0.0, y, 0.0, 1.0);
  *
+ * Split mode (Enzyme's): the forward and reverse sweeps of a gradient at different times. The
+ * caller keeps the tape's 32-byte header (__enzyme_augmentsize returns 32) in a buffer:
+ *
+ *   int size = __enzyme_augmentsize((void *)f, enzyme_dup, enzyme_dup);
+ *   void *tape = malloc(size);
+ *   __enzyme_augmentfwd((void *)f, enzyme_allocated, size, enzyme_tape, tape, y, dy, x, dx);
+ *   ... anything, even overwriting x ...
+ *   __enzyme_reverse((void *)f, enzyme_allocated, size, enzyme_tape, tape, y, dy, x, dx);
+ *
+ * or gives `enzyme_tape, &slot` (a void * receiving the tape), or nothing: __enzyme_augmentfwd
+ * then returns the tape (void *, or struct { void *tape; double result; }) and __enzyme_reverse
+ * takes it last, after the arguments and the adjoint of f's result. __enzyme_reverse returns
+ * the `out` adjoints like __enzyme_autodiff. One reverse sweep per forward sweep, of the same
+ * function and activities; any other tape stops the program with a message. enzyme_nofree is
+ * not supported.
+ *
  * Requests may be nested (a Hessian-vector product is __enzyme_fwddiff of a function calling
  * __enzyme_autodiff); reverse over reverse is an error.
  *
@@ -191,6 +207,11 @@ extern int enzyme_out;
 extern int enzyme_width;
 extern int enzyme_dupv;
 extern int enzyme_dupnoneedv;
+int __enzyme_augmentsize(void *f, ...);
+void *__enzyme_augmentfwd(void *f, ...);
+void __enzyme_reverse(void *f, ...);
+extern int enzyme_allocated;
+extern int enzyme_tape;
 
 /* User rules (see "User rules" above). The registration globals must be visible (not static)
  * and kept (`used`); the unique suffix allows several per translation unit. */

@@ -13,6 +13,7 @@ pub fn lower_request(session: &mut Session, req: &Request) -> Result<()> {
     // A request inside `try` (an `invoke`): the derived calls unwind to its landing pad.
     let span = req.call.is_invoke().then(|| Span::before(req.call));
     match req.mode {
+        _ if req.split.is_some() => super::split::lower_split(session, req),
         Mode::Forward => lower_forward(session, req),
         Mode::Reverse => lower_reverse(session, req),
     }?;
@@ -44,6 +45,62 @@ fn finish_invoked(module: Module, req: &Request, span: &Span) {
 /// Reverse mode: a tape, the augmented forward sweep, the adjoint sweep seeded with 1.0 for a
 /// floating-point result, and the `out` adjoints returned in argument order.
 fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
+    check_reverse(session, req)?;
+    let f = req.function;
+    let params = f.function_type().param_types();
+    let ret = f.function_type().return_type();
+    let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
+    // Nothing runs between the two sweeps here, so memory is stable.
+    let (aug, adj) = crate::derive::reverse_functions(session, f, &acts, true)?;
+
+    let mut b = Builder::new(session.module);
+    let caller = req
+        .call
+        .parent_function()
+        .ok_or_else(|| Error::user_at(req.call, "request outside a function"))?;
+    let tape = crate::reverse::new_tape(&mut b, caller, req.call);
+    let mut args = vec![tape];
+    args.extend(request_args(&mut b, req)?);
+    let aug_call = b.call_function(aug, &args);
+    aug_call.copy_debug_location(req.call);
+    if crate::reverse::returns_adjoint(f) {
+        args.push(ret.float_const(1.0));
+    }
+    let adjoints = b.call_function(adj, &args);
+    adjoints.copy_debug_location(req.call);
+    if session.opts.tape_stats {
+        crate::reverse::report_stats(&mut b, tape);
+    }
+    crate::reverse::free_tape(&mut b, tape);
+    deliver_gradient(&mut b, req, adjoints, &params)?;
+    finish(req);
+    Ok(())
+}
+
+/// Hands the adjoint function's `{out adjoints...}` to the request's caller, when it wants them.
+pub(super) fn deliver_gradient(
+    b: &mut Builder,
+    req: &Request,
+    adjoints: Val,
+    params: &[Ty],
+) -> Result<()> {
+    let want = req.sret.map_or(req.call.ty(), |(_, ty)| ty);
+    if !want.is_void() && (req.call.has_uses() || req.sret.is_some()) {
+        let outs: Vec<Ty> = params
+            .iter()
+            .zip(&req.args)
+            .filter(|(_, p)| p.activity == Activity::Out)
+            .map(|(t, _)| *t)
+            .collect();
+        let result = gradient_result(b, req, adjoints, &outs, want)?;
+        deliver(b, req, result);
+    }
+    Ok(())
+}
+
+/// The checks every reverse-mode request passes before its functions are derived: activities
+/// that fit the parameters, a result that can be seeded, no reverse over reverse.
+pub(super) fn check_reverse(session: &Session, req: &Request) -> Result<()> {
     let f = req.function;
     let params = f.function_type().param_types();
     let req_name = req.call.called_value().name();
@@ -80,44 +137,7 @@ fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
             ),
         ));
     }
-    refuse_reverse_over_reverse(session, req)?;
-    let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
-    // Nothing runs between the two sweeps here, so memory is stable.
-    let (aug, adj) = crate::derive::reverse_functions(session, f, &acts, true)?;
-
-    let mut b = Builder::new(session.module);
-    let caller = req
-        .call
-        .parent_function()
-        .ok_or_else(|| Error::user_at(req.call, "request outside a function"))?;
-    let tape = crate::reverse::new_tape(&mut b, caller, req.call);
-    let mut args = vec![tape];
-    args.extend(request_args(&mut b, req)?);
-    let aug_call = b.call_function(aug, &args);
-    aug_call.copy_debug_location(req.call);
-    if crate::reverse::returns_adjoint(f) {
-        args.push(ret.float_const(1.0));
-    }
-    let adjoints = b.call_function(adj, &args);
-    adjoints.copy_debug_location(req.call);
-    if session.opts.tape_stats {
-        crate::reverse::report_stats(&mut b, tape);
-    }
-    crate::reverse::free_tape(&mut b, tape);
-
-    let want = req.sret.map_or(req.call.ty(), |(_, ty)| ty);
-    if !want.is_void() && (req.call.has_uses() || req.sret.is_some()) {
-        let outs: Vec<Ty> = params
-            .iter()
-            .zip(&req.args)
-            .filter(|(_, p)| p.activity == Activity::Out)
-            .map(|(t, _)| *t)
-            .collect();
-        let result = gradient_result(&mut b, req, adjoints, &outs, want)?;
-        deliver(&mut b, req, result);
-    }
-    finish(req);
-    Ok(())
+    refuse_reverse_over_reverse(session, req)
 }
 
 /// Reverse over reverse is not supported: the outer adjoint would have to differentiate the
@@ -150,7 +170,7 @@ fn refuse_reverse_over_reverse(session: &Session, req: &Request) -> Result<()> {
 }
 
 /// Hands the request's result to its caller: through the `sret` memory, or as the call's value.
-fn deliver(b: &mut Builder, req: &Request, v: Val) {
+pub(super) fn deliver(b: &mut Builder, req: &Request, v: Val) {
     match req.sret {
         Some((ptr, _)) => {
             b.store(v, ptr, 0);
@@ -162,7 +182,13 @@ fn deliver(b: &mut Builder, req: &Request, v: Val) {
 /// Maps the adjoint function's `{out adjoints...}` to the request's declared return type: one
 /// scalar, or a struct (or, as C passes `struct {float a, b;}`, a vector) with one field per
 /// `out` argument.
-fn gradient_result(b: &mut Builder, req: &Request, adj: Val, outs: &[Ty], want: Ty) -> Result<Val> {
+pub(super) fn gradient_result(
+    b: &mut Builder,
+    req: &Request,
+    adj: Val,
+    outs: &[Ty],
+    want: Ty,
+) -> Result<Val> {
     if want.is_vector() && want.vector_len() as usize == outs.len() && outs.len() > 1 {
         let mut v = want.poison();
         for k in 0..outs.len() as u32 {
@@ -210,7 +236,7 @@ fn gradient_result(b: &mut Builder, req: &Request, adj: Val, outs: &[Ty], want: 
 
 /// Removes the request call and the marker loads it no longer needs (a request that is an
 /// `invoke` stays until [`finish_invoked`]).
-fn finish(req: &Request) {
+pub(super) fn finish(req: &Request) {
     if req.call.is_invoke() {
         return;
     }
@@ -268,7 +294,7 @@ fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
 /// The request's primal arguments and shadows, converted to the parameter types, in the
 /// derived functions' order (each parameter followed by its shadow when duplicated; batched,
 /// by the `[width x T]` of its lanes' shadows).
-fn request_args(b: &mut Builder, req: &Request) -> Result<Vec<Val>> {
+pub(super) fn request_args(b: &mut Builder, req: &Request) -> Result<Vec<Val>> {
     let params = req.function.function_type().param_types();
     let mut args = Vec::new();
     for (k, (plan, &pty)) in req.args.iter().zip(&params).enumerate() {
@@ -358,7 +384,7 @@ fn convert(b: &mut Builder, req: &Request, v: Val, to: Ty, k: usize, what: &str)
     }
 }
 
-fn convert_result(b: &mut Builder, req: &Request, t: Val, want: Ty) -> Result<Val> {
+pub(super) fn convert_result(b: &mut Builder, req: &Request, t: Val, want: Ty) -> Result<Val> {
     let have = t.ty();
     if have == want {
         return Ok(t);

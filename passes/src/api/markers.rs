@@ -20,6 +20,12 @@ pub enum Marker {
     /// `enzyme_dupv` / `enzyme_dupnoneedv`: the argument is followed by a byte stride and one
     /// shadow pointer; lane `k`'s shadow is at `pointer + k * stride`.
     Strided(Activity),
+    /// Split mode: `enzyme_allocated, size`: the tape buffer's size in bytes.
+    Allocated,
+    /// Split mode: `enzyme_tape, pointer`: where the tape lives.
+    Tape,
+    /// Split mode: `enzyme_nofree` (keep the tape after the reverse sweep).
+    NoFree,
     /// A name like a marker's (`enzyme_width`, ...) that Umbra does not support.
     Unknown(String),
 }
@@ -28,7 +34,7 @@ const PREFIXES: [&str; 2] = ["umbra_", "enzyme_"];
 
 /// The marker names Umbra implements, for messages.
 pub const SUPPORTED: &str =
-    "dup, dupnoneed, const, out, width, dupv, dupnoneedv (with the prefix enzyme_ or umbra_)";
+    "dup, dupnoneed, const, out, width, dupv, dupnoneedv, and in split mode allocated and tape (with the prefix enzyme_ or umbra_)";
 
 /// Decodes `arg` as a marker; `None` when it is an ordinary argument.
 pub fn decode(arg: Val) -> Option<Marker> {
@@ -47,6 +53,9 @@ pub fn decode(arg: Val) -> Option<Marker> {
         "width" => Marker::Width,
         "dupv" => Marker::Strided(Activity::Dup),
         "dupnoneedv" => Marker::Strided(Activity::DupNoNeed),
+        "allocated" => Marker::Allocated,
+        "tape" => Marker::Tape,
+        "nofree" => Marker::NoFree,
         _ => Marker::Unknown(id.to_string()),
     })
 }

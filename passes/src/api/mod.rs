@@ -11,11 +11,12 @@ mod lower;
 mod markers;
 mod names;
 mod request;
+mod split;
 
 pub use lower::{lower_request, remove_request_declarations};
 pub use markers::Marker;
 pub use names::{classify, ApiName};
-pub use request::{find_requests, inner_first, ArgPlan, Mode, Request};
+pub use request::{find_requests, inner_first, ArgPlan, Mode, Request, Split, Sweep};
 
 /// How one argument of a differentiated function takes part in differentiation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -8,13 +8,16 @@
 //! Any other function whose name contains `__enzyme_` or `__umbra_` is an API Umbra does not
 //! implement; calling one is an error rather than an undefined reference at link time.
 
-use super::Mode;
+use super::{Mode, Sweep};
 
 /// What a function name means to the API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ApiName {
     /// A derivative request Umbra implements.
     Request(Mode),
+    /// One part of a split-mode gradient (`__enzyme_augmentsize`, `__enzyme_augmentfwd`,
+    /// `__enzyme_reverse`).
+    Split(Sweep),
     /// One of Enzyme's entry points that Umbra does not implement (yet); the canonical name.
     Unsupported(&'static str),
     /// Some other name in the API's namespaces (`__enzyme_`, `__umbra_`): not an entry point of
@@ -25,33 +28,42 @@ pub enum ApiName {
 /// The entry points by name. A name containing several of them means the longest (most
 /// specific): `__enzyme_autodiff_deferred` is not `__enzyme_autodiff`, while suffixes that are
 /// no entry point of their own (`__enzyme_autodiff_two`) keep meaning the request.
-const ENTRY_POINTS: &[(&str, Option<Mode>)] = &[
-    ("__enzyme_autodiff", Some(Mode::Reverse)),
-    ("__umbra_autodiff", Some(Mode::Reverse)),
-    ("__enzyme_fwddiff", Some(Mode::Forward)),
-    ("__umbra_fwddiff", Some(Mode::Forward)),
+const ENTRY_POINTS: &[(&str, Entry)] = &[
+    ("__enzyme_autodiff", Entry::Request(Mode::Reverse)),
+    ("__umbra_autodiff", Entry::Request(Mode::Reverse)),
+    ("__enzyme_fwddiff", Entry::Request(Mode::Forward)),
+    ("__umbra_fwddiff", Entry::Request(Mode::Forward)),
+    ("__enzyme_augmentsize", Entry::Split(Sweep::Size)),
+    ("__enzyme_augmentfwd", Entry::Split(Sweep::Forward)),
+    ("__enzyme_reverse", Entry::Split(Sweep::Reverse)),
     // Enzyme's other entry points (its Enzyme.cpp and documentation).
-    ("__enzyme_autodiff_deferred", None),
-    ("__enzyme_fwddiff_deferred", None),
-    ("__enzyme_fwdsplit", None),
-    ("__enzyme_augmentfwd", None),
-    ("__enzyme_augmentsize", None),
-    ("__enzyme_reverse", None),
-    ("__enzyme_batch", None),
-    ("__enzyme_todense", None),
-    ("__enzyme_virtualreverse", None),
-    ("__enzyme_iter", None),
-    ("__enzyme_call_inactive", None),
-    ("__enzyme_truncate_mem_func", None),
-    ("__enzyme_truncate_op_func", None),
-    ("__enzyme_truncate_mem_value", None),
-    ("__enzyme_truncate_op_value", None),
-    ("__enzyme_expand_mem_value", None),
-    ("__enzyme_float", None),
-    ("__enzyme_double", None),
-    ("__enzyme_integer", None),
-    ("__enzyme_pointer", None),
+    ("__enzyme_autodiff_deferred", Entry::None),
+    ("__enzyme_fwddiff_deferred", Entry::None),
+    ("__enzyme_fwdsplit", Entry::None),
+    ("__enzyme_batch", Entry::None),
+    ("__enzyme_todense", Entry::None),
+    ("__enzyme_virtualreverse", Entry::None),
+    ("__enzyme_iter", Entry::None),
+    ("__enzyme_call_inactive", Entry::None),
+    ("__enzyme_truncate_mem_func", Entry::None),
+    ("__enzyme_truncate_op_func", Entry::None),
+    ("__enzyme_truncate_mem_value", Entry::None),
+    ("__enzyme_truncate_op_value", Entry::None),
+    ("__enzyme_expand_mem_value", Entry::None),
+    ("__enzyme_float", Entry::None),
+    ("__enzyme_double", Entry::None),
+    ("__enzyme_integer", Entry::None),
+    ("__enzyme_pointer", Entry::None),
 ];
+
+/// What an entry point is to Umbra.
+#[derive(Clone, Copy)]
+enum Entry {
+    Request(Mode),
+    Split(Sweep),
+    /// Enzyme's, not implemented by Umbra.
+    None,
+}
 
 /// The namespaces of API names: anything containing one of these is the API's business.
 const NAMESPACES: [&str; 2] = ["__enzyme_", "__umbra_"];
@@ -66,8 +78,9 @@ pub fn classify(name: &str) -> Option<ApiName> {
         .filter(|(entry, _)| name.contains(entry))
         .max_by_key(|(entry, _)| entry.len());
     Some(match best {
-        Some((_, Some(mode))) => ApiName::Request(*mode),
-        Some((entry, None)) => ApiName::Unsupported(entry),
+        Some((_, Entry::Request(mode))) => ApiName::Request(*mode),
+        Some((_, Entry::Split(sweep))) => ApiName::Split(*sweep),
+        Some((entry, Entry::None)) => ApiName::Unsupported(entry),
         None => ApiName::Unknown,
     })
 }
@@ -165,6 +178,18 @@ mod tests {
             Some(ApiName::Unsupported("__enzyme_virtualreverse"))
         );
         assert_eq!(classify("__enzyme_frobnicate"), Some(ApiName::Unknown));
+        assert_eq!(
+            classify("_Z16__enzyme_reverseIJPdS0_EEvPvDpT_"),
+            Some(ApiName::Split(Sweep::Reverse))
+        );
+        assert_eq!(
+            classify("__enzyme_augmentfwd"),
+            Some(ApiName::Split(Sweep::Forward))
+        );
+        assert_eq!(
+            classify("__enzyme_augmentsize"),
+            Some(ApiName::Split(Sweep::Size))
+        );
         assert_eq!(classify("__umbra_jacobian"), Some(ApiName::Unknown));
     }
 

@@ -27,6 +27,46 @@ impl Mode {
     }
 }
 
+/// Which part of a split-mode gradient a request asks for: Enzyme's `__enzyme_augmentsize`
+/// (the bytes the caller must allocate for the tape), `__enzyme_augmentfwd` (the augmented
+/// forward sweep, leaving the tape behind) and `__enzyme_reverse` (the adjoint sweep, consuming
+/// it), for programs that run the two sweeps at different times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sweep {
+    /// `__enzyme_augmentsize`.
+    Size,
+    /// `__enzyme_augmentfwd`.
+    Forward,
+    /// `__enzyme_reverse`.
+    Reverse,
+}
+
+impl Sweep {
+    /// Enzyme's name of the entry point, for messages.
+    pub fn entry(self) -> &'static str {
+        match self {
+            Sweep::Size => "__enzyme_augmentsize",
+            Sweep::Forward => "__enzyme_augmentfwd",
+            Sweep::Reverse => "__enzyme_reverse",
+        }
+    }
+}
+
+/// The split-mode part of a request.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Split {
+    /// Which sweep.
+    pub sweep: Sweep,
+    /// `enzyme_allocated, size`: the size of the caller's tape buffer.
+    pub allocated: Option<Val>,
+    /// `enzyme_tape, pointer`: the caller's tape buffer (with `allocated`), or where the
+    /// pointer to the tape is kept (without).
+    pub tape: Option<Val>,
+    /// `__enzyme_reverse`: the values after the last parameter's (the result's adjoint, then
+    /// the tape `__enzyme_augmentfwd` returned when no `enzyme_tape` is given).
+    pub trailing: Vec<Val>,
+}
+
 /// One parameter of the differentiated function: its activity and the request's values for it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArgPlan {
@@ -60,17 +100,20 @@ pub struct Request {
     pub sret: Option<(Val, crate::ir::Ty)>,
     /// Tangents per call (`enzyme_width`, forward mode); 1 otherwise.
     pub width: u32,
+    /// Split mode (`mode` is then `Reverse`).
+    pub split: Option<Split>,
 }
 
 /// Finds and decodes every request call in `module`, in module order (functions, then blocks,
 /// then instructions), so every host lowers them identically.
 pub fn find_requests(module: Module) -> Result<Vec<Request>> {
-    let mut requests: Vec<(Val, Mode)> = Vec::new();
+    let mut requests: Vec<(Val, Mode, Option<Sweep>)> = Vec::new();
     for f in module.functions() {
         let name = f.name();
-        let mode = match names::classify(&name) {
+        let (mode, sweep) = match names::classify(&name) {
             None => continue,
-            Some(ApiName::Request(mode)) => mode,
+            Some(ApiName::Request(mode)) => (mode, None),
+            Some(ApiName::Split(sweep)) => (Mode::Reverse, Some(sweep)),
             Some(other) => {
                 if let Some(&user) = f.users().first() {
                     return Err(not_implemented(user, &name, other));
@@ -88,7 +131,7 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
                 ));
             }
         }
-        requests.push((f, mode));
+        requests.push((f, mode, sweep));
     }
     let mut out = Vec::new();
     if requests.is_empty() {
@@ -101,8 +144,8 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
                     continue;
                 }
                 let callee = i.called_value();
-                if let Some(&(_, mode)) = requests.iter().find(|(r, _)| *r == callee) {
-                    out.push(decode(i, mode)?);
+                if let Some(&(_, mode, sweep)) = requests.iter().find(|(r, _, _)| *r == callee) {
+                    out.push(decode(i, mode, sweep)?);
                 }
             }
         }
@@ -194,7 +237,7 @@ fn not_implemented(user: Val, name: &str, what: ApiName) -> Error {
     Error::user_at(user, message).with_kind(ErrorKind::Unsupported)
 }
 
-fn decode(call: Val, mode: Mode) -> Result<Request> {
+fn decode(call: Val, mode: Mode, sweep: Option<Sweep>) -> Result<Request> {
     let req_name = call.called_value().name();
     let mut args = call.call_args();
     // A struct result returned through memory arrives as a hidden first argument.
@@ -227,6 +270,15 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
             ),
         ));
     }
+    if sweep == Some(Sweep::Size) {
+        return decode_size(call, function, &args);
+    }
+    let mut split = sweep.map(|sweep| Split {
+        sweep,
+        allocated: None,
+        tape: None,
+        trailing: Vec::new(),
+    });
     let params = function.function_type().param_types();
     let mut plans = Vec::with_capacity(params.len());
     let mut marker_loads = Vec::new();
@@ -267,6 +319,7 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
         )
     };
     for (k, &pty) in params.iter().enumerate() {
+        i = split_markers(call, &args, i, split.as_mut(), &mut marker_loads)?;
         let mut activity = None;
         let mut strided = false;
         if let Some(m) = args.get(i).copied().and_then(markers::decode) {
@@ -281,6 +334,15 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
                         call,
                         format!(
                             "enzyme_width (argument {} of '{req_name}') must come right after the function",
+                            i + 1
+                        ),
+                    ))
+                }
+                Marker::Allocated | Marker::Tape | Marker::NoFree => {
+                    return Err(Error::user_at(
+                        call,
+                        format!(
+                            "marker at argument {} of '{req_name}' is for split mode (__enzyme_augmentfwd and __enzyme_reverse) only",
                             i + 1
                         ),
                     ))
@@ -354,6 +416,11 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
             stride,
         });
     }
+    i = split_markers(call, &args, i, split.as_mut(), &mut marker_loads)?;
+    if let Some(split) = split.as_mut().filter(|s| s.sweep == Sweep::Reverse) {
+        split.trailing = args[i.min(args.len())..].to_vec();
+        i = args.len();
+    }
     if i < args.len() {
         return Err(Error::user_at(
             call,
@@ -373,6 +440,99 @@ fn decode(call: Val, mode: Mode) -> Result<Request> {
         marker_loads,
         sret,
         width,
+        split,
+    })
+}
+
+/// Consumes the split-mode markers (`enzyme_allocated, size`, `enzyme_tape, pointer`) at
+/// `args[i..]` into `split` and returns the index of the first other argument. They are an
+/// error outside split mode, `enzyme_nofree` (reusing a tape) everywhere.
+fn split_markers(
+    call: Val,
+    args: &[Val],
+    mut i: usize,
+    mut split: Option<&mut Split>,
+    marker_loads: &mut Vec<Val>,
+) -> Result<usize> {
+    let req_name = call.called_value().name();
+    while let Some(m) = args.get(i).copied().and_then(markers::decode) {
+        let (Marker::Allocated | Marker::Tape | Marker::NoFree) = m else {
+            break;
+        };
+        let Some(split) = split.as_deref_mut() else {
+            // Reported with its position by the caller's marker loop.
+            break;
+        };
+        if m == Marker::NoFree {
+            return Err(Error::user_at(
+                call,
+                format!(
+                    "'{req_name}': enzyme_nofree (keeping the tape to run the reverse sweep again) is not supported by umbra yet; run {} before each {}",
+                    Sweep::Forward.entry(),
+                    Sweep::Reverse.entry()
+                ),
+            )
+            .with_kind(ErrorKind::Unsupported));
+        }
+        let Some(&value) = args.get(i + 1) else {
+            return Err(Error::user_at(
+                call,
+                format!(
+                    "'{req_name}': the marker at argument {} must be followed by a value",
+                    i + 1
+                ),
+            ));
+        };
+        if m == Marker::Allocated {
+            split.allocated = Some(value);
+        } else {
+            split.tape = Some(value);
+        }
+        if args[i].is_instruction() && !marker_loads.contains(&args[i]) {
+            marker_loads.push(args[i]);
+        }
+        i += 2;
+    }
+    Ok(i)
+}
+
+/// `__enzyme_augmentsize(f, markers...)`: only activity markers follow the function (the size
+/// does not depend on them, but they must make sense).
+fn decode_size(call: Val, function: Val, args: &[Val]) -> Result<Request> {
+    let req_name = call.called_value().name();
+    let mut marker_loads = Vec::new();
+    for (k, &a) in args.iter().enumerate().skip(1) {
+        match markers::decode(a) {
+            Some(Marker::Known(_)) => {
+                if a.is_instruction() && !marker_loads.contains(&a) {
+                    marker_loads.push(a);
+                }
+            }
+            _ => {
+                return Err(Error::user_at(
+                    call,
+                    format!(
+                        "argument {} of '{req_name}' is not an activity marker; __enzyme_augmentsize takes the function and one marker (enzyme_dup, enzyme_const, enzyme_out, ...) per parameter",
+                        k + 1
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(Request {
+        call,
+        mode: Mode::Reverse,
+        function,
+        args: Vec::new(),
+        marker_loads,
+        sret: None,
+        width: 1,
+        split: Some(Split {
+            sweep: Sweep::Size,
+            allocated: None,
+            tape: None,
+            trailing: Vec::new(),
+        }),
     })
 }
 
