@@ -66,11 +66,11 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     let mut session = cache::Session::new(module, opts, rules);
     session.set_type_seed(rules::type_seed);
     for req in &requests {
-        api::lower_request(&mut session, req)?;
+        api::dispatch::lower_request(&mut session, req)?;
     }
     let derived_functions = session.derived_count();
     warnings.extend(analysis::dropped::dropped_derivatives(&session));
-    api::remove_request_declarations(module);
+    api::lower::remove_request_declarations(module);
     Ok(Summary {
         requests: requests.len(),
         derived_functions,

@@ -2,32 +2,17 @@
 //! arguments (C varargs promote `float` to `double`, small integers to `int`) to the parameter
 //! types, and the derived result to the request's declared return type.
 
-use super::{Activity, Mode, Request};
+use super::{Activity, Request};
 use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, Module, Ty, TyKind, Val};
 use crate::unwind::Span;
 
-/// Lowers one request: generates (or reuses) its derived function and rewrites the call.
-pub fn lower_request(session: &mut Session, req: &Request) -> Result<()> {
-    // A request inside `try` (an `invoke`): the derived calls unwind to its landing pad.
-    let span = req.call.is_invoke().then(|| Span::before(req.call));
-    match req.mode {
-        _ if req.split.is_some() => super::split::lower_split(session, req),
-        Mode::Forward => lower_forward(session, req),
-        Mode::Reverse => lower_reverse(session, req),
-    }?;
-    if let Some(span) = span {
-        finish_invoked(session.module, req, &span);
-    }
-    Ok(())
-}
-
 /// Completes the lowering of a request that was an `invoke`, now that its replacement code
 /// stands before it: that code's calls that may unwind become invokes to the request's landing
 /// pad, the request becomes a branch to its normal destination, and the phis of both
 /// destinations see the blocks that now lead there.
-fn finish_invoked(module: Module, req: &Request, span: &Span) {
+pub(super) fn finish_invoked(module: Module, req: &Request, span: &Span) {
     let call = req.call;
     let (normal, unwind) = (call.normal_dest(), call.unwind_dest());
     let mut b = Builder::new(module);
@@ -44,7 +29,7 @@ fn finish_invoked(module: Module, req: &Request, span: &Span) {
 
 /// Reverse mode: a tape, the augmented forward sweep, the adjoint sweep seeded with 1.0 for a
 /// floating-point result, and the `out` adjoints returned in argument order.
-fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
+pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
     check_reverse(session, req)?;
     let f = req.function;
     let params = f.function_type().param_types();
@@ -252,7 +237,7 @@ fn erase_marker_loads(req: &Request) {
     }
 }
 
-fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
+pub(super) fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
     let f = req.function;
     let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
     let derived = crate::derive::forward_function_wide(session, f, &acts, req.width)?;

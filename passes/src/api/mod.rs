@@ -7,13 +7,13 @@
 //! call site; marker loads that become dead are removed so that `extern int enzyme_dup;` needs
 //! no definition at link time.
 
-mod lower;
+pub mod dispatch;
+pub mod lower;
 mod markers;
 mod names;
 mod request;
 mod split;
 
-pub use lower::{lower_request, remove_request_declarations};
 pub use markers::Marker;
 pub use names::{classify, ApiName};
 pub use request::{find_requests, inner_first, ArgPlan, Mode, Request, Split, Sweep};

@@ -92,13 +92,14 @@ pub fn check_no_float_bits(
     if !v.ty().is_int() {
         return Ok(());
     }
-    let kind = if info.converged {
-        info.kind(m, v)
-    } else {
-        Some(Kind::Conflict)
-    };
-    match kind {
-        Some(k) if k.may_be_float() => Err(crate::diag::Error::at(
+    if !info.converged {
+        return Ok(());
+    }
+    // Only integers the analysis found to hold floats and nothing else: a conflict (an integer
+    // also used as one, as sizes computed from pointer differences are) is too common in C++
+    // library code to refuse, and was integer data before this analysis existed.
+    match info.kind(m, v) {
+        Some(k @ Kind::Float(_)) => Err(crate::diag::Error::at(
             at,
             format!(
                 "{what} floating-point data ({k}) as an integer: '{}' ({}) holds float bits, and a derivative cannot travel through an integer parameter or return value; pass or return it as a floating-point value (or let the call be inlined)",

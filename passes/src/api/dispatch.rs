@@ -1,0 +1,25 @@
+//! Lowering one request: by its kind (forward, reverse, split sweeps), then, for a request that
+//! was an `invoke`, the unwinding edges of the code that replaced it.
+
+use super::{lower, split, Mode, Request};
+
+/// Lowers one request: generates (or reuses) its derived function and rewrites the call.
+pub fn lower_request(
+    session: &mut crate::cache::Session,
+    req: &Request,
+) -> crate::diag::Result<()> {
+    // A request inside `try` (an `invoke`): the derived calls unwind to its landing pad.
+    let span = req
+        .call
+        .is_invoke()
+        .then(|| crate::unwind::Span::before(req.call));
+    match req.mode {
+        _ if req.split.is_some() => split::lower_split(session, req),
+        Mode::Forward => lower::lower_forward(session, req),
+        Mode::Reverse => lower::lower_reverse(session, req),
+    }?;
+    if let Some(span) = span {
+        lower::finish_invoked(session.module, req, &span);
+    }
+    Ok(())
+}
