@@ -75,6 +75,18 @@ impl AugmentCall<'_> {
     }
 }
 
+/// The augmented half of rules whose shadows hold adjoints the forward sweep leaves alone
+/// (masked memory access, reductions, complex arithmetic): just the primal call, with what
+/// the adjoint reads taped per the rule's [`CustomNeeds`].
+pub fn primal_only(c: &mut AugmentCall) -> Result<Augmented> {
+    let call = c.primal_call();
+    Ok(Augmented {
+        result: (!call.ty().is_void()).then_some(call),
+        shadow: None,
+        saved: None,
+    })
+}
+
 /// What the augmented sweep produced for a call with a custom reverse half.
 pub struct Augmented {
     /// The primal result (`None` for `void`).

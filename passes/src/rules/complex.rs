@@ -26,10 +26,11 @@
 //! `csqrt`, `cpow` have poles there and `clog`, `csqrt`, `carg`, `cpow` jump across the
 //! negative real axis, where the one-sided derivative of the branch libm takes is returned.
 
+use super::calls::primal_only;
 use super::linear;
 use super::{
-    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, Callee, CustomNeeds,
-    CustomReverse, Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+    AdjointCall, Area, ArgAdjoints, ArgNeeds, Callee, CustomNeeds, CustomReverse, Effects,
+    ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
 use crate::cache::Session;
 use crate::diag::{Error, Result};
@@ -569,16 +570,6 @@ fn forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     };
     tidy(b, &before, &[out]);
     Ok(Some(out))
-}
-
-/// The augmented sweep: the call itself (what the adjoint reads is taped per its needs).
-fn primal_only(c: &mut AugmentCall) -> Result<Augmented> {
-    let call = c.primal_call();
-    Ok(Augmented {
-        result: Some(call),
-        shadow: None,
-        saved: None,
-    })
 }
 
 /// The adjoint half: `x̄ + iȳ = conj(f'(z)) · (ū + iv̄)` per operand (real-valued functions:

@@ -9,6 +9,7 @@
 //! Copying differentiable data into memory without a shadow is an error, never a silent loss of
 //! derivative.
 
+use super::calls::primal_only;
 use super::{
     AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
     Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
@@ -208,17 +209,6 @@ fn returned_pointer(c: &ForwardCall, shadow_dst: Option<Val>) -> Option<Val> {
     } else {
         None
     }
-}
-
-/// The augmented sweep of a masked access: the access itself (reverse mode's shadows hold
-/// adjoints, which the forward sweep leaves alone).
-fn primal_only(c: &mut AugmentCall) -> Result<Augmented> {
-    let call = c.primal_call();
-    Ok(Augmented {
-        result: (!call.ty().is_void()).then_some(call),
-        shadow: None,
-        saved: None,
-    })
 }
 
 /// The augmented sweep of a copy: the primal copy, and the copy of the shadows of the pointers

@@ -4,9 +4,10 @@
 //! derivatives depend on every lane (so their reverse halves read the lanes, and min/max the
 //! result, from the forward sweep).
 
+use super::calls::primal_only;
 use super::{
-    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
-    Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+    AdjointCall, Area, ArgAdjoints, ArgNeeds, CustomNeeds, CustomReverse, Effects, ForwardCall,
+    ForwardRule, Reverse, Rule, RuleKind,
 };
 use crate::diag::Result;
 use crate::ir::{Builder, Opcode, RealPred, Ty, Val};
@@ -123,16 +124,6 @@ fn reduce_select_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
         t = c.b.select(hit, de, t);
     }
     Ok(Some(t))
-}
-
-/// The augmented sweep of a reduction: the reduction itself.
-fn primal_only(c: &mut AugmentCall) -> Result<Augmented> {
-    let call = c.primal_call();
-    Ok(Augmented {
-        result: Some(call),
-        shadow: None,
-        saved: None,
-    })
 }
 
 /// `reduce.fadd(start, v)`: `d` to the start and to every lane.
