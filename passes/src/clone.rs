@@ -155,7 +155,8 @@ impl Cloner {
 
     /// A shadow for pointer `v` where one is needed (a phi, select or store mixing it with
     /// shadowed pointers): its own shadow; null for null; the same address for a dangling one;
-    /// poison for undef; a zero-filled copy for read-only globals. Anything else (a constant argument, a mutable global) is an error
+    /// poison for undef; a zero-filled copy for read-only globals; itself for a vtable or a
+    /// constant table of functions. Anything else (a constant argument, a mutable global) is an error
     /// at `at`: there is no memory to hold its derivative.
     pub fn shadow_or_substitute(&self, session: &mut Session, v: Val, at: Val) -> Result<Val> {
         match self.shadow(v) {
@@ -190,6 +191,11 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
         }
         if let Some(s) = zero_shadow_of_constant_data(session, v) {
             return Ok(s);
+        }
+        if crate::devirt::is_code_only_constant(v) {
+            // A vtable or a constant table of functions: no derivative is ever read through
+            // it, so it is its own shadow (an object's shadow gets the object's vtable).
+            return Ok(v);
         }
         Err(Error::at(
             at,
