@@ -161,6 +161,10 @@ impl Cloner {
     pub fn shadow_or_substitute(&self, session: &mut Session, v: Val, at: Val) -> Result<Val> {
         match self.shadow(v) {
             Some(s) => Ok(s),
+            // An offset from null (the end of an empty `std::vector`'s range, once the
+            // optimiser threads `begin + n` through `n ? new[n] : nullptr`): like null, never
+            // dereferenced, so it is its own shadow.
+            None if is_offset_from_null(v) => Ok(self.map(v)),
             None => substitute_shadow(session, v, at),
         }
     }
@@ -251,6 +255,21 @@ fn is_dangling(v: Val) -> bool {
         && v.operand(0)
             .const_int_value()
             .is_some_and(|a| a < FIRST_PAGE)
+}
+
+/// True for a getelementptr (instruction or constant) whose base, through further
+/// getelementptrs, is null or a dangling address.
+fn is_offset_from_null(mut v: Val) -> bool {
+    let mut any_gep = false;
+    loop {
+        let is_gep = (v.is_instruction() && v.opcode() == Opcode::LLVMGetElementPtr)
+            || (v.is_constant_expr() && v.const_opcode() == Opcode::LLVMGetElementPtr);
+        if !is_gep {
+            return any_gep && (v.is_null_constant() || is_dangling(v));
+        }
+        any_gep = true;
+        v = v.operand(0);
+    }
 }
 
 /// For a read-only global without pointers inside (or a constant GEP into one), the same
