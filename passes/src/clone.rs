@@ -155,11 +155,16 @@ impl Cloner {
 
     /// A shadow for pointer `v` where one is needed (a phi, select or store mixing it with
     /// shadowed pointers): its own shadow; null for null; the same address for a dangling one;
-    /// poison for undef; a zero-filled copy for read-only globals. Anything else (a constant argument, a mutable global) is an error
+    /// poison for undef; a zero-filled copy for read-only globals; itself for a vtable or a
+    /// constant table of functions. Anything else (a constant argument, a mutable global) is an error
     /// at `at`: there is no memory to hold its derivative.
     pub fn shadow_or_substitute(&self, session: &mut Session, v: Val, at: Val) -> Result<Val> {
         match self.shadow(v) {
             Some(s) => Ok(s),
+            // An offset from null (the end of an empty `std::vector`'s range, once the
+            // optimiser threads `begin + n` through `n ? new[n] : nullptr`): like null, never
+            // dereferenced, so it is its own shadow.
+            None if is_offset_from_null(v) => Ok(self.map(v)),
             None => substitute_shadow(session, v, at),
         }
     }
@@ -190,6 +195,11 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
         }
         if let Some(s) = zero_shadow_of_constant_data(session, v) {
             return Ok(s);
+        }
+        if crate::devirt::is_code_only_constant(v) {
+            // A vtable or a constant table of functions: no derivative is ever read through
+            // it, so it is its own shadow (an object's shadow gets the object's vtable).
+            return Ok(v);
         }
         Err(Error::at(
             at,
@@ -245,6 +255,21 @@ fn is_dangling(v: Val) -> bool {
         && v.operand(0)
             .const_int_value()
             .is_some_and(|a| a < FIRST_PAGE)
+}
+
+/// True for a getelementptr (instruction or constant) whose base, through further
+/// getelementptrs, is null or a dangling address.
+fn is_offset_from_null(mut v: Val) -> bool {
+    let mut any_gep = false;
+    loop {
+        let is_gep = (v.is_instruction() && v.opcode() == Opcode::LLVMGetElementPtr)
+            || (v.is_constant_expr() && v.const_opcode() == Opcode::LLVMGetElementPtr);
+        if !is_gep {
+            return any_gep && (v.is_null_constant() || is_dangling(v));
+        }
+        any_gep = true;
+        v = v.operand(0);
+    }
 }
 
 /// For a read-only global without pointers inside (or a constant GEP into one), the same

@@ -17,6 +17,7 @@ pub mod cache;
 pub mod capi;
 pub mod clone;
 pub mod derive;
+pub mod devirt;
 pub mod diag;
 pub mod forward;
 pub mod ir;

@@ -2,6 +2,9 @@
 //! traffic of `-O0` code into SSA values, so the derivative of a local is an SSA tangent instead
 //! of a store/load pair through shadow memory.
 //!
+//! Indirect calls through vtables and tables of functions become calls of dispatchers
+//! ([`crate::devirt`]).
+//!
 //! Only functions reachable from a request are touched, and only with semantics-preserving
 //! passes. `optnone` is lifted for the passes and put back afterwards, so the primal keeps its
 //! `-O0` treatment in the rest of the pipeline.
@@ -29,6 +32,9 @@ pub fn canonicalize_reachable(
             continue;
         }
         canonicalize(f)?;
+        // After canonicalisation, so that vtable and table loads are plain SSA values. The
+        // dispatchers' candidates are then reached below as direct callees.
+        stack.extend(crate::devirt::devirtualize(f, rules));
         for b in f.blocks() {
             for i in b.instructions() {
                 if i.is_call() {

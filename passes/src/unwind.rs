@@ -173,6 +173,13 @@ pub fn rewrite_phi_edges(block: Block, from: Block, to: &[Block]) {
 /// Ends the current block with a fatal run-time error: `message` on standard error, then
 /// `abort`. For paths the derived code cannot follow, which must not return wrong derivatives.
 pub fn emit_fatal(b: &mut Builder, message: &str) {
+    emit_fatal_call(b, message);
+    b.unreachable();
+}
+
+/// A fatal run-time error (`message` on standard error, then `abort`) in the middle of a block:
+/// the code after it is never reached, and the caller goes on emitting the block's rest.
+pub fn emit_fatal_call(b: &mut Builder, message: &str) {
     let m = b.module();
     let ctx = m.context();
     let text = format!("umbra: {message}\n");
@@ -191,5 +198,4 @@ pub fn emit_fatal(b: &mut Builder, message: &str) {
     );
     let abort = m.get_or_add_function("abort", Ty::function(Ty::void(ctx), &[], false));
     b.call_function(abort, &[]);
-    b.unreachable();
 }

@@ -55,6 +55,13 @@ impl ForwardFn<'_> {
                 }
                 Ok(())
             }
+            Callee::Unknown if passes_derivative && crate::devirt::is_fallback(i) => {
+                // A target outside a dispatcher's candidates: stop with an error at run time.
+                let message = crate::devirt::fallback_message(i);
+                crate::unwind::emit_fatal_call(&mut self.b, &message);
+                self.clone_primal(i);
+                Ok(())
+            }
             Callee::Unknown if passes_derivative => Err(missing_rule(i)),
             Callee::Unknown => {
                 self.clone_primal(i);

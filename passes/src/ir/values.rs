@@ -737,6 +737,42 @@ impl Val {
             }
         }
     }
+    /// Sets the string attribute `key` = `value` on function `self`.
+    pub fn set_string_fn_attr(self, key: &str, value: &str) {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let a = c::LLVMCreateStringAttribute(
+                ctx,
+                key.as_ptr() as *const _,
+                key.len() as u32,
+                value.as_ptr() as *const _,
+                value.len() as u32,
+            );
+            c::LLVMAddAttributeAtIndex(self.0, FUNCTION_INDEX, a);
+        }
+    }
+    /// The value of function `self`'s string attribute `key`, if it has one.
+    pub fn string_fn_attr(self, key: &str) -> Option<String> {
+        unsafe {
+            let a = c::LLVMGetStringAttributeAtIndex(
+                self.0,
+                FUNCTION_INDEX,
+                key.as_ptr() as *const _,
+                key.len() as u32,
+            );
+            if a.is_null() {
+                return None;
+            }
+            let mut len = 0u32;
+            let p = c::LLVMGetStringAttributeValue(a, &mut len);
+            let bytes = std::slice::from_raw_parts(p as *const u8, len as usize);
+            Some(String::from_utf8_lossy(bytes).into_owned())
+        }
+    }
+    /// The calling convention of call or invoke `self` (0: C).
+    pub fn call_conv(self) -> u32 {
+        unsafe { c::LLVMGetInstructionCallConv(self.0) }
+    }
     /// Marks call `self` as free of side effects (`memory(none) nounwind willreturn`), so the
     /// optimiser may drop it when its result is unused.
     pub fn mark_call_pure(self) {

@@ -798,6 +798,8 @@ impl<'s> AdjointFn<'s> {
             ReverseCallee::Derived(g) => self.reverse_derived(i, g),
             ReverseCallee::Custom(_, custom) => self.reverse_custom(i, custom),
             ReverseCallee::User(u) => self.reverse_user(i, u),
+            // The augmented sweep stopped at a dispatcher's fallback with a run-time error.
+            ReverseCallee::NoRule if crate::devirt::is_fallback(i) => Ok(()),
             ReverseCallee::NoRule => Err(crate::rules::missing_rule_error(
                 i,
                 crate::api::Mode::Reverse,

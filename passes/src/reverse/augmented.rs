@@ -531,6 +531,13 @@ impl<'s> AugmentedFn<'s> {
             ReverseCallee::Custom(rule, custom) => self.call_custom(i, rule, custom)?,
             ReverseCallee::User(u) => self.call_user_augment(i, u)?,
             ReverseCallee::Derived(g) => self.call_augmented(i, g)?,
+            ReverseCallee::NoRule if crate::devirt::is_fallback(i) => {
+                // A target outside a dispatcher's candidates: stop with an error at run time
+                // (the adjoint is never reached, so it emits nothing for the call).
+                let message = crate::devirt::fallback_message(i);
+                crate::unwind::emit_fatal_call(&mut self.b, &message);
+                self.vals.clone_primal(&mut self.b, i);
+            }
             ReverseCallee::NoRule => {
                 return Err(crate::rules::missing_rule_error(
                     i,

@@ -1,0 +1,308 @@
+//! Indirect calls whose possible targets the module tells: virtual calls (a function pointer
+//! loaded from an object's vtable) and calls through a table of functions (a pointer loaded
+//! from a global array such as `double (*ops[])(double)`).
+//!
+//! Before differentiation, such a call `%r = call %p(args)` becomes a direct call of a
+//! dispatcher, `%r = call @umbra.dispatch.<f>.<n>(args, %p)`, whose body compares `%p` with
+//! each candidate and calls the match directly:
+//!
+//! ```text
+//! if (p == @A::f) return A::f(args); else if (p == @B::f) return B::f(args); ...
+//! else return p(args);   // the fallback: a target outside the candidates
+//! ```
+//!
+//! For the primal this is the same call. Both modes then differentiate the dispatcher like any
+//! function with a body: forward mode calls the matching candidate's forward derivative, and
+//! reverse mode's block stack records which candidate ran, so the adjoint dispatches to the
+//! matching adjoint. The fallback cannot be differentiated (its target is unknown): the derived
+//! code stops there with a run-time error naming the original call site ([`is_fallback`],
+//! [`fallback_message`]), never a wrong derivative.
+//!
+//! Candidates are the functions of the call's exact type stored in constant data: in the
+//! table the pointer was loaded from when the load leads back to a global with an initializer,
+//! else (a pointer loaded through another loaded pointer: the vtable slot of an object) in
+//! the module's vtables (`_ZTV*`, Itanium ABI). Declarations count only when a rule can
+//! differentiate them (`sin` in a table of `double (*)(double)`). A pointer from anywhere else
+//! (an argument, a field of an object) is left alone: its call keeps the compile-time error,
+//! which says where the pointer came from ([`unknown_origin`]).
+
+use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
+use crate::rules::user::UserRules;
+
+/// The name prefix of dispatchers.
+const PREFIX: &str = "umbra.dispatch.";
+
+/// Where an indirect call's target pointer comes from.
+enum Origin {
+    /// Loaded from (an element of) this global's initializer.
+    Table(Val),
+    /// Loaded through a pointer that was itself loaded: a vtable slot.
+    Vtable,
+    /// Anything else; the phrase says what.
+    Unknown(&'static str),
+}
+
+/// Strips getelementptrs (instructions or constant expressions) off pointer `p`.
+fn strip_geps(mut p: Val) -> Val {
+    loop {
+        let is_gep = (p.is_instruction() && p.opcode() == Opcode::LLVMGetElementPtr)
+            || (p.is_constant_expr() && p.const_opcode() == Opcode::LLVMGetElementPtr);
+        if !is_gep {
+            return p;
+        }
+        p = p.operand(0);
+    }
+}
+
+fn origin(callee: Val) -> Origin {
+    if callee.is_argument() {
+        return Origin::Unknown("it is an argument of the calling function");
+    }
+    if !(callee.is_instruction() && callee.opcode() == Opcode::LLVMLoad) {
+        return Origin::Unknown("it is computed, not loaded from a table or a vtable");
+    }
+    let base = strip_geps(callee.operand(0));
+    if base.is_global_variable() {
+        return match base.initializer() {
+            Some(_) => Origin::Table(base),
+            None => Origin::Unknown("it is loaded from a global defined in another module"),
+        };
+    }
+    if base.is_instruction() && base.opcode() == Opcode::LLVMLoad {
+        return Origin::Vtable;
+    }
+    Origin::Unknown("it is loaded from memory that is neither a global table nor a vtable")
+}
+
+/// The functions stored anywhere in constant `c` (nested aggregates and constant expressions),
+/// in order, without repeats.
+fn functions_in(c: Val, out: &mut Vec<Val>) {
+    if c.is_function() {
+        if !out.contains(&c) {
+            out.push(c);
+        }
+        return;
+    }
+    if c.is_global_variable() || !(c.is_constant() || c.is_constant_expr()) {
+        return;
+    }
+    for k in 0..c.num_operands() {
+        functions_in(c.operand(k), out);
+    }
+}
+
+/// The possible targets of indirect call `i`, or why there are none to be had.
+fn candidates(i: Val, rules: &UserRules) -> Result<Vec<Val>, &'static str> {
+    let mut found = Vec::new();
+    match origin(i.called_value()) {
+        Origin::Table(g) => functions_in(g.initializer().expect("origin checked it"), &mut found),
+        Origin::Vtable => {
+            let m = i.parent_function().expect("in a function").module();
+            for g in m.globals() {
+                if g.name().starts_with("_ZTV") {
+                    if let Some(init) = g.initializer() {
+                        functions_in(init, &mut found);
+                    }
+                }
+            }
+        }
+        Origin::Unknown(why) => return Err(why),
+    }
+    let fty = i.call_function_type();
+    found.retain(|f| {
+        f.function_type() == fty
+            && (!f.is_declaration() || {
+                let name = f.name();
+                crate::rules::lookup(&name).is_some()
+                    || rules.function_like.contains_key(&name)
+                    || rules.derivatives.contains_key(&name)
+                    || rules.gradients.contains_key(&name)
+            })
+    });
+    if found.is_empty() {
+        return Err(
+            "no function of the call's type is stored in the table or vtables it is loaded from",
+        );
+    }
+    Ok(found)
+}
+
+/// Why the target of indirect call `i` is unknown, for the compile-time error (`None` when the
+/// call is a dispatcher's fallback or has candidates after all).
+pub fn unknown_origin(i: Val, rules: &UserRules) -> Option<&'static str> {
+    if i.called_function().is_some() || is_fallback(i) {
+        return None;
+    }
+    candidates(i, rules).err()
+}
+
+/// Replaces every indirect call in `f` whose targets are known by a call of a dispatcher (see
+/// the module documentation). Returns the dispatchers made, whose candidates the caller should
+/// canonicalise as it does direct callees.
+pub fn devirtualize(f: Val, rules: &UserRules) -> Vec<Val> {
+    if f.name().starts_with(PREFIX) {
+        return Vec::new();
+    }
+    let mut made = Vec::new();
+    for block in f.blocks() {
+        for i in block.instructions() {
+            if !i.is_call() || i.called_function().is_some() || i.call_conv() != 0 {
+                continue;
+            }
+            let called = i.called_value();
+            // Inline assembly is not a function pointer.
+            if called.is_constant() || i.call_function_type().is_var_arg() {
+                continue;
+            }
+            let Ok(cands) = candidates(i, rules) else {
+                continue;
+            };
+            made.push(dispatch(f.module(), i, &cands));
+        }
+    }
+    made
+}
+
+/// Builds the dispatcher for call (or invoke) `i` over `cands` and calls it in place of `i`.
+fn dispatch(m: Module, i: Val, cands: &[Val]) -> Val {
+    let ctx = m.context();
+    let fty = i.call_function_type();
+    let ret = fty.return_type();
+    let mut params = fty.param_types();
+    params.push(Ty::ptr(ctx));
+    let n = m.functions().len();
+    let caller = i.parent_function().expect("in a function").name();
+    let d = m.add_function(
+        &format!("{PREFIX}{caller}.{n}"),
+        Ty::function(ret, &params, false),
+    );
+    d.set_internal();
+    // The dispatcher is compiled for the same target as its caller.
+    d.copy_string_fn_attrs(
+        i.parent_function().expect("in a function"),
+        &["target-cpu", "target-features"],
+    );
+    let args: Vec<Val> = d.params();
+    let (call_args, fp) = args.split_at(args.len() - 1);
+    let fp = fp[0];
+    let mut b = Builder::new(m);
+    let mut at = d.append_block("entry");
+    for (k, &cand) in cands.iter().enumerate() {
+        let hit = d.append_block(&format!("call.{k}"));
+        let next = d.append_block(&format!("next.{k}"));
+        b.position_at_end(at);
+        let same = b.icmp(IntPred::LLVMIntEQ, fp, cand);
+        b.cond_br(same, hit, next);
+        b.position_at_end(hit);
+        let call = b.call_function(cand, call_args);
+        call.copy_call_site(i);
+        call.clear_debug_location();
+        if ret.is_void() {
+            b.ret_void();
+        } else {
+            b.ret(call);
+        }
+        at = next;
+    }
+    // The fallback: a target outside the candidates, still right for the primal.
+    b.position_at_end(at);
+    let call = b.call(fty, fp, call_args);
+    call.copy_call_site(i);
+    call.clear_debug_location();
+    if ret.is_void() {
+        b.ret_void();
+    } else {
+        b.ret(call);
+    }
+    // Where the original call was, for the fallback's run-time error.
+    let here = i.debug_location().unwrap_or_else(|| caller.clone());
+    d.set_string_fn_attr("umbra-dispatch-site", &here);
+    // The call of the dispatcher, in place of `i`.
+    let mut new_args = i.call_args();
+    new_args.push(i.called_value());
+    b.position_before(i);
+    let new = if i.is_invoke() {
+        b.invoke(
+            d.function_type(),
+            d,
+            &new_args,
+            i.normal_dest(),
+            i.unwind_dest(),
+        )
+    } else {
+        b.call_function(d, &new_args)
+    };
+    new.copy_call_site(i);
+    let name = i.name();
+    i.replace_all_uses_with(new);
+    i.erase();
+    new.set_name(&name);
+    d
+}
+
+/// True for the fallback call of a dispatcher: an indirect call of the dispatcher's last
+/// parameter, reached only when the target is none of the candidates.
+pub fn is_fallback(i: Val) -> bool {
+    if i.called_function().is_some() {
+        return false;
+    }
+    let Some(f) = i.parent_function() else {
+        return false;
+    };
+    f.name().starts_with(PREFIX) && f.params().last() == Some(&i.called_value())
+}
+
+/// The run-time error of a dispatcher's fallback in derived code.
+pub fn fallback_message(i: Val) -> String {
+    let f = i.parent_function().expect("in a function");
+    let site = f
+        .string_fn_attr("umbra-dispatch-site")
+        .unwrap_or_else(|| f.name());
+    format!(
+        "error: {site}: indirect call reached a function that is in none of the vtables or tables of functions Umbra found in the module, so it has no derivative; call it directly, or define it in the module being differentiated"
+    )
+}
+
+/// True for a pointer to constant data through which no derivative can be read: a function;
+/// a constant global without floating-point data whose pointers are all such pointers (a
+/// table of functions, a vtable); the C++ ABI's vtables and type information (`_ZTV`, `_ZTI`,
+/// `_ZTS`, which hold no user data even when defined elsewhere); getelementptrs into them.
+/// Such a pointer may stand in as its own shadow.
+pub fn is_code_only_constant(v: Val) -> bool {
+    code_only(v, &mut Vec::new())
+}
+
+fn code_only(v: Val, seen: &mut Vec<Val>) -> bool {
+    if v.is_function() || v.is_null_constant() {
+        return true;
+    }
+    if v.is_constant_expr() && v.const_opcode() == Opcode::LLVMGetElementPtr {
+        return code_only(v.operand(0), seen);
+    }
+    if !v.is_global_variable() {
+        return false;
+    }
+    let name = v.name();
+    if ["_ZTV", "_ZTI", "_ZTS"].iter().any(|p| name.starts_with(p)) {
+        return true;
+    }
+    if seen.contains(&v) {
+        return true;
+    }
+    seen.push(v);
+    let (true, Some(init)) = (v.is_global_constant(), v.initializer()) else {
+        return false;
+    };
+    !v.global_value_type().contains_float() && pointers_code_only(init, seen)
+}
+
+/// True when every pointer inside constant `c` is [`code_only`].
+fn pointers_code_only(c: Val, seen: &mut Vec<Val>) -> bool {
+    if !c.ty().contains_ptr() {
+        return true;
+    }
+    if c.ty().is_ptr() {
+        return code_only(c, seen);
+    }
+    (0..c.num_operands()).all(|k| pointers_code_only(c.operand(k), seen))
+}
