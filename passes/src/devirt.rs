@@ -136,6 +136,20 @@ pub fn unknown_origin(i: Val, rules: &UserRules) -> Option<&'static str> {
     candidates(i, rules).err()
 }
 
+/// The missing-rule error for call `i` ([`crate::rules::missing_rule_error`]), saying for an
+/// indirect call why its targets are unknown (an argument, unknown memory, ...) when it can.
+pub fn missing_rule_error(i: Val, mode: crate::api::Mode, rules: &UserRules) -> crate::diag::Error {
+    let mut e = crate::rules::missing_rule_error(i, mode);
+    if let Some(why) = unknown_origin(i, rules) {
+        e.message = e.message.replacen(
+            "is not known at compile time",
+            &format!("is not known at compile time (the function pointer: {why})"),
+            1,
+        );
+    }
+    e
+}
+
 /// Replaces every indirect call in `f` whose targets are known by a call of a dispatcher (see
 /// the module documentation). Returns the dispatchers made, whose candidates the caller should
 /// canonicalise as it does direct callees.

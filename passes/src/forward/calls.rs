@@ -62,7 +62,7 @@ impl ForwardFn<'_> {
                 self.clone_primal(i);
                 Ok(())
             }
-            Callee::Unknown if passes_derivative => Err(missing_rule(i)),
+            Callee::Unknown if passes_derivative => Err(missing_rule(i, &self.session.rules)),
             Callee::Unknown => {
                 self.clone_primal(i);
                 Ok(())
@@ -105,7 +105,7 @@ impl ForwardFn<'_> {
     /// `{result, tangent}` (or `void`, for a `void` function) replaces the primal call.
     fn call_user_forward(&mut self, i: Val, u: UserRule) -> Result<()> {
         let Some(fwd) = u.forward else {
-            return Err(missing_rule(i));
+            return Err(missing_rule(i, &self.session.rules));
         };
         let mut args = Vec::new();
         for a in i.call_args() {
@@ -250,6 +250,6 @@ impl ForwardFn<'_> {
 }
 
 /// The error for a call that passes derivatives to a function Umbra cannot see into.
-fn missing_rule(i: Val) -> Error {
-    rules::missing_rule_error(i, Mode::Forward)
+fn missing_rule(i: Val, rules: &crate::rules::user::UserRules) -> Error {
+    crate::devirt::missing_rule_error(i, Mode::Forward, rules)
 }

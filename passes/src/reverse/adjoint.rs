@@ -800,9 +800,10 @@ impl<'s> AdjointFn<'s> {
             ReverseCallee::User(u) => self.reverse_user(i, u),
             // The augmented sweep stopped at a dispatcher's fallback with a run-time error.
             ReverseCallee::NoRule if crate::devirt::is_fallback(i) => Ok(()),
-            ReverseCallee::NoRule => Err(crate::rules::missing_rule_error(
+            ReverseCallee::NoRule => Err(crate::devirt::missing_rule_error(
                 i,
                 crate::api::Mode::Reverse,
+                &self.session.rules,
             )),
             ReverseCallee::Unsupported(why) => Err(super::augmented::unsupported_call(i, why)),
         }
@@ -868,9 +869,10 @@ impl<'s> AdjointFn<'s> {
     /// returns the adjoints of the floating-point arguments (none, one, or a struct).
     fn reverse_user(&mut self, i: Val, u: UserRule) -> Result<()> {
         let Some((_, grad)) = u.gradient else {
-            return Err(crate::rules::missing_rule_error(
+            return Err(crate::devirt::missing_rule_error(
                 i,
                 crate::api::Mode::Reverse,
+                &self.session.rules,
             ));
         };
         let d = self.take_adjoint(i);

@@ -539,9 +539,10 @@ impl<'s> AugmentedFn<'s> {
                 self.vals.clone_primal(&mut self.b, i);
             }
             ReverseCallee::NoRule => {
-                return Err(crate::rules::missing_rule_error(
+                return Err(crate::devirt::missing_rule_error(
                     i,
                     crate::api::Mode::Reverse,
+                    &self.session.rules,
                 ))
             }
             ReverseCallee::Unsupported(why) => return Err(unsupported_call(i, why)),
@@ -554,9 +555,10 @@ impl<'s> AugmentedFn<'s> {
     /// return the result, the primal call runs first to provide it.
     fn call_user_augment(&mut self, i: Val, u: UserRule) -> Result<()> {
         let Some((aug, _)) = u.gradient else {
-            return Err(crate::rules::missing_rule_error(
+            return Err(crate::devirt::missing_rule_error(
                 i,
                 crate::api::Mode::Reverse,
+                &self.session.rules,
             ));
         };
         let Some(layout) = augment_layout(u.primal, aug) else {

@@ -417,15 +417,9 @@ pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
                 "no derivative rule for '{name}' ({mode}): it has no body in this module and differentiable values flow into it. Ways out: {openmp}define '{name}' in the module being differentiated; register a rule for it (UMBRA_DERIVATIVE / UMBRA_GRADIENT / UMBRA_FUNCTION_LIKE in umbra.h, or function_like in a --rules file). Marking it inactive would not fix this: it drops the derivative through '{name}' (a wrong, not a missing, result)"
             )
         }
-        None => {
-            // Why the target set is unknown (argument, unknown memory, ...), when it is.
-            let why = crate::devirt::unknown_origin(i, &user::UserRules::default())
-                .map(|w| format!(" (the function pointer: {w})"))
-                .unwrap_or_default();
-            format!(
-                "indirect call with differentiable arguments ({mode}): the callee is not known at compile time{why}. Ways out: call the function directly, so that its body or rule is used; or load the pointer from a constant table of functions or a vtable in this module"
-            )
-        }
+        None => format!(
+            "indirect call with differentiable arguments ({mode}): the callee is not known at compile time. Ways out: call the function directly, so that its body or rule is used; or load the pointer from a constant table of functions or a vtable in this module"
+        ),
     };
     crate::diag::Error::at(i, text)
 }
