@@ -31,7 +31,9 @@ entry:
 ; CHECK:         %q = fdiv double %x, %y
 ; CHECK-NEXT:    [[QDY:%.*]] = fmul double %q, %d.y
 ; CHECK-NEXT:    [[NUM:%.*]] = fsub double %d.x, [[QDY]]
-; CHECK-NEXT:    [[T:%.*]] = fdiv double [[NUM]], %y
+; CHECK-NEXT:    [[TQ:%.*]] = fdiv double [[NUM]], %y
+; CHECK-NEXT:    [[TZ:%.*]] = fcmp oeq double [[NUM]], 0.000000e+00
+; CHECK-NEXT:    [[T:%.*]] = select i1 [[TZ]], double 0.000000e+00, double [[TQ]]
 ; CHECK-NEXT:    [[R:%.*]] = insertvalue { double, double } poison, double %q, 0
 ; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[T]], 1
 
@@ -39,6 +41,8 @@ entry:
 ; CHECK:         %q = fdiv double %x, %y
 ; CHECK-NEXT:    [[QDY:%.*]] = fmul double %q, %d.y
 ; CHECK-NEXT:    [[NUM:%.*]] = fneg double [[QDY]]
-; CHECK-NEXT:    [[T:%.*]] = fdiv double [[NUM]], %y
+; CHECK-NEXT:    [[TQ:%.*]] = fdiv double [[NUM]], %y
+; CHECK-NEXT:    [[TZ:%.*]] = fcmp oeq double [[NUM]], 0.000000e+00
+; CHECK-NEXT:    [[T:%.*]] = select i1 [[TZ]], double 0.000000e+00, double [[TQ]]
 ; CHECK-NEXT:    [[R:%.*]] = insertvalue { double, double } poison, double %q, 0
 ; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[T]], 1

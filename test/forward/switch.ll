@@ -46,7 +46,9 @@ entry:
 ; CHECK-NEXT:    %b = fdiv double %x, %y
 ; CHECK-NEXT:    [[QDY:%.*]] = fmul double %b, %d.y
 ; CHECK-NEXT:    [[NUM:%.*]] = fsub double %d.x, [[QDY]]
-; CHECK-NEXT:    [[DB:%.*]] = fdiv double [[NUM]], %y
+; CHECK-NEXT:    [[DBQ:%.*]] = fdiv double [[NUM]], %y
+; CHECK-NEXT:    [[DBZ:%.*]] = fcmp oeq double [[NUM]], 0.000000e+00
+; CHECK-NEXT:    [[DB:%.*]] = select i1 [[DBZ]], double 0.000000e+00, double [[DBQ]]
 ; CHECK-NEXT:    br label %[[JOIN]]
 ; CHECK:       [[JOIN]]:
 ; CHECK-NEXT:    %p = phi double [ %x, %[[ENTRY:[0-9]+]] ], [ %a, %[[MUL]] ], [ %b, %[[DIV]] ]

@@ -26,7 +26,9 @@ entry:
 ; CHECK-NEXT:    %d = fdiv <4 x double> %m, %y
 ; CHECK-NEXT:    [[QDY:%.*]] = fmul <4 x double> %d, %d.y
 ; CHECK-NEXT:    [[NUM:%.*]] = fsub <4 x double> [[DM]], [[QDY]]
-; CHECK-NEXT:    [[DD:%.*]] = fdiv <4 x double> [[NUM]], %y
+; CHECK-NEXT:    [[DDQ:%.*]] = fdiv <4 x double> [[NUM]], %y
+; CHECK-NEXT:    [[DDZ:%.*]] = fcmp oeq <4 x double> [[NUM]], zeroinitializer
+; CHECK-NEXT:    [[DD:%.*]] = select <4 x i1> [[DDZ]], <4 x double> zeroinitializer, <4 x double> [[DDQ]]
 ; CHECK-NEXT:    %s = fadd <4 x double> %d, %x
 ; CHECK-NEXT:    [[DS:%.*]] = fadd <4 x double> [[DD]], %d.x
 ; CHECK-NEXT:    [[R:%.*]] = insertvalue { <4 x double>, <4 x double> } poison, <4 x double> %s, 0

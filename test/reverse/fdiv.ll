@@ -30,13 +30,17 @@ entry:
 ; the primal result is rebuilt before the partials are built
 ; CHECK-NEXT:    [[R:%[0-9]+]] = fdiv double %x, %y
 ; adj(x) += d / y
-; CHECK-NEXT:    [[TX:%[0-9]+]] = fdiv double [[D]], %y
+; CHECK-NEXT:    [[TXQ:%[0-9]+]] = fdiv double [[D]], %y
+; CHECK-NEXT:    [[TXZ:%[0-9]+]] = fcmp oeq double [[D]], 0.000000e+00
+; CHECK-NEXT:    [[TX:%[0-9]+]] = select i1 [[TXZ]], double 0.000000e+00, double [[TXQ]]
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[TX]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]
 ; adj(y) += -(r * d / y), r = x / y
 ; CHECK-NEXT:    [[RD:%[0-9]+]] = fmul double [[R]], [[D]]
-; CHECK-NEXT:    [[Q:%[0-9]+]] = fdiv double [[RD]], %y
+; CHECK-NEXT:    [[QQ:%[0-9]+]] = fdiv double [[RD]], %y
+; CHECK-NEXT:    [[QZ:%[0-9]+]] = fcmp oeq double [[RD]], 0.000000e+00
+; CHECK-NEXT:    [[Q:%[0-9]+]] = select i1 [[QZ]], double 0.000000e+00, double [[QQ]]
 ; CHECK-NEXT:    [[NQ:%[0-9]+]] = fneg double [[Q]]
 ; CHECK-NEXT:    [[OY:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
 ; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd double [[OY]], [[NQ]]

@@ -4,7 +4,9 @@
 //! common partials cheap and exact:
 //!
 //! - `1` and `-1` pass the value through (negated);
-//! - `1 / x` (what `recip` builds) becomes a division by `x`: one rounding, no reciprocal;
+//! - `1 / x` (what `recip` builds) becomes a division by `x`: one rounding, no reciprocal, and
+//!   a zero tangent or adjoint stays exactly zero even where `x` is zero (a strong zero: `sqrt`
+//!   and `log` at 0, a division by a selected-away zero);
 //! - an indicator `select(c, 1, 0)` becomes `select(c, v, 0)`, so a value the selection
 //!   discards contributes an exact zero even when it is infinite or NaN (a strong zero);
 //! - anything else is a multiplication.
@@ -13,7 +15,7 @@
 //! an inactive operand) is erased by [`erase_unused`], so the derived code holds no instruction
 //! the derivative does not use.
 
-use crate::ir::{Builder, Opcode, Val};
+use crate::ir::{Builder, Opcode, RealPred, Val};
 use std::collections::HashSet;
 
 /// `p · v` for a partial `p` and a tangent or adjoint `v`; `v_first` orders a product's operands
@@ -31,7 +33,8 @@ pub fn scale(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
             None => v,
             Some(n) => product(b, n, v, v_first),
         };
-        return b.fdiv(num, den);
+        let q = b.fdiv(num, den);
+        return strong_zero(b, num, q);
     }
     if p.is_instruction() {
         match p.opcode() {
@@ -52,6 +55,15 @@ pub fn scale(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
         }
     }
     product(b, p, v, v_first)
+}
+
+/// `q = num / den`, but exactly zero where `num` is zero: a zero tangent or adjoint through an
+/// infinite partial (`sqrt`, `log`, a division at a zero denominator) contributes nothing
+/// rather than NaN (Enzyme's strong zero).
+fn strong_zero(b: &mut Builder, num: Val, q: Val) -> Val {
+    let zero = num.ty().zero();
+    let is_zero = b.fcmp(RealPred::LLVMRealOEQ, num, zero);
+    b.select(is_zero, zero, q)
 }
 
 fn product(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
@@ -117,7 +129,10 @@ pub fn combine(
                         (Some(a), true) => b.fsub(a, term),
                     });
                 }
-                return num.map(|n| b.fdiv(n, den));
+                return num.map(|n| {
+                    let q = b.fdiv(n, den);
+                    strong_zero(b, n, q)
+                });
             }
         }
     }
