@@ -14,6 +14,7 @@ use super::{
     AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
     Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
+use crate::analysis::lanes::lanes_disjoint;
 use crate::analysis::contents::{
     accessed_locally, infer_contents, infer_pointer_layout, layout_from_types, Contents,
     PointerLayout,
@@ -347,6 +348,13 @@ fn is_gather_or_scatter(c: &AdjointCall) -> bool {
     name.starts_with("llvm.masked.gather") || name.starts_with("llvm.masked.scatter")
 }
 
+/// True when no two lanes of the gather's or scatter's address vector (operand `k` of the
+/// primal call) touch the same memory: then one masked access serves every lane at once.
+fn lanes_apart(c: &AdjointCall, k: u32, vty: Ty) -> bool {
+    let m = c.session.module;
+    lanes_disjoint(m, c.src.operand(k), m.store_size(vty.element()))
+}
+
 /// `mask` with every lane but `k` cleared.
 fn lane_mask(b: &mut Builder, mask: Val, k: u32) -> Val {
     let bit = b.extract_lane(mask, k);
@@ -397,7 +405,7 @@ fn masked_load_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         return Ok(adj);
     };
     let gather = is_gather_or_scatter(c);
-    let lanes: Vec<Val> = if gather {
+    let lanes: Vec<Val> = if gather && !lanes_apart(c, 0, d.ty()) {
         (0..d.ty().vector_len())
             .map(|k| lane_mask(c.b, mask, k))
             .collect()
@@ -425,7 +433,7 @@ fn masked_store_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     let mask = c.args[n - 1];
     let vty = c.src.operand(0).ty();
     let gather = is_gather_or_scatter(c);
-    let lanes: Vec<Val> = if gather {
+    let lanes: Vec<Val> = if gather && !lanes_apart(c, 1, vty) {
         (0..vty.vector_len())
             .rev()
             .map(|k| lane_mask(c.b, mask, k))
@@ -433,14 +441,17 @@ fn masked_store_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     } else {
         vec![mask]
     };
-    let mut dv = vty.zero();
+    let mut dv: Option<Val> = None;
     for m in lanes {
         let part = masked_read(c.b, gather, vty, shadow, m)?;
-        dv = c.b.fadd(dv, part);
+        dv = Some(match dv {
+            Some(sum) => c.b.fadd(sum, part),
+            None => part,
+        });
         masked_write(c.b, gather, vty.zero(), shadow, m)?;
     }
     if c.active[0] {
-        adj[0] = Some(dv);
+        adj[0] = dv;
     }
     Ok(adj)
 }
