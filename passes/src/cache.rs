@@ -122,6 +122,17 @@ impl Session {
         })
     }
 
+    /// The augmented forward sweeps derived in this session.
+    pub fn augmented_functions(&self) -> Vec<Val> {
+        self.cache
+            .values()
+            .filter_map(|d| match d {
+                Derived::Reverse { augmented, .. } => Some(*augmented),
+                Derived::Forward(_) => None,
+            })
+            .collect()
+    }
+
     /// Number of derived functions created so far.
     pub fn derived_count(&self) -> usize {
         self.cache.len()

@@ -930,7 +930,8 @@ impl<'s> AdjointFn<'s> {
             } else {
                 a.ty().poison()
             });
-            shadows.push(if needed && act && a.ty().is_ptr_or_ptr_vector() {
+            let shadow_read = needed || custom.needs.shadows_only.includes(k, n);
+            shadows.push(if shadow_read && act && a.ty().is_ptr_or_ptr_vector() {
                 Some(self.shadow(a, i)?)
             } else {
                 None

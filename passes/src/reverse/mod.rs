@@ -26,8 +26,10 @@ mod classify;
 mod needs;
 mod plan;
 mod tape;
+mod unread_primal;
 
 pub use tape::{free_tape, new_tape, report_stats, tape_type};
+pub use unread_primal::remove_unread_primal;
 
 use crate::api::Activity;
 use crate::cache::{Derived, Job, Session};

@@ -135,11 +135,14 @@ pub(super) fn needs(
                 let args = i.call_args();
                 let n = args.len();
                 for (k, a) in args.into_iter().enumerate() {
+                    let shadow = act(a) && a.ty().is_ptr_or_ptr_vector();
                     if c.needs.args.includes(k, n) {
                         add(Need::Primal(a));
-                        if act(a) && a.ty().is_ptr_or_ptr_vector() {
+                        if shadow {
                             add(Need::Shadow(a));
                         }
+                    } else if shadow && c.needs.shadows_only.includes(k, n) {
+                        add(Need::Shadow(a));
                     }
                 }
                 if c.needs.result && !i.ty().is_void() {

@@ -46,6 +46,7 @@ macro_rules! release_with {
                 args: ArgNeeds::None,
                 result: false,
                 saved: true,
+                shadows_only: ArgNeeds::None,
             },
         };
     };
@@ -80,6 +81,7 @@ static POSIX_MEMALIGN: CustomReverse = CustomReverse {
         args: ArgNeeds::None,
         result: false,
         saved: true,
+        shadows_only: ArgNeeds::None,
     },
 };
 
@@ -87,6 +89,7 @@ const NEEDS_ARGS_AND_SHADOW: CustomNeeds = CustomNeeds {
     args: ArgNeeds::All,
     result: false,
     saved: true,
+    shadows_only: ArgNeeds::None,
 };
 
 /// `realloc(p, n)`: the shadow of the new block is a fresh zeroed allocation (the old shadow
@@ -99,6 +102,7 @@ static REALLOC: CustomReverse = CustomReverse {
         args: ArgNeeds::Positions(&[0, 1]),
         result: false,
         saved: true,
+        shadows_only: ArgNeeds::None,
     },
 };
 

@@ -158,6 +158,10 @@ pub struct CustomNeeds {
     pub result: bool,
     /// The value the augment half returns in [`Augmented::saved`].
     pub saved: bool,
+    /// Pointer arguments whose shadows (when active) the adjoint reads, but not their primal
+    /// values: asking for a primal pointer keeps the block it points into alive and reachable
+    /// from the tape (a scatter's adjoint reads only the shadow lanes).
+    pub shadows_only: ArgNeeds,
 }
 
 /// A hand-written reverse half: its augmented-sweep and adjoint-sweep builders.

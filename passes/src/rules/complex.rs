@@ -61,6 +61,7 @@ const fn needs(args: ArgNeeds, result: bool) -> CustomReverse {
             args,
             result,
             saved: false,
+            shadows_only: ArgNeeds::None,
         },
     }
 }

@@ -98,6 +98,7 @@ static GC_SHADOW: CustomReverse = CustomReverse {
         args: ArgNeeds::None,
         result: false,
         saved: false,
+        shadows_only: ArgNeeds::None,
     },
 };
 

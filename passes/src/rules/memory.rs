@@ -14,11 +14,11 @@ use super::{
     AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
     Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
-use crate::analysis::lanes::lanes_disjoint;
 use crate::analysis::contents::{
     accessed_locally, infer_contents, infer_pointer_layout, layout_from_types, Contents,
     PointerLayout,
 };
+use crate::analysis::lanes::lanes_disjoint;
 use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
@@ -43,9 +43,10 @@ static MASKED_LOAD: CustomReverse = CustomReverse {
     augment: primal_only,
     adjoint: masked_load_adjoint,
     needs: CustomNeeds {
-        args: ArgNeeds::Positions(&[0, -2]),
+        args: ArgNeeds::Positions(&[-2]),
         result: false,
         saved: false,
+        shadows_only: ArgNeeds::Positions(&[0]),
     },
 };
 /// `masked.store(value, ptr, mask)`, `masked.scatter(values, ptrs, mask)`.
@@ -53,9 +54,10 @@ static MASKED_STORE: CustomReverse = CustomReverse {
     augment: primal_only,
     adjoint: masked_store_adjoint,
     needs: CustomNeeds {
-        args: ArgNeeds::Positions(&[1, -1]),
+        args: ArgNeeds::Positions(&[-1]),
         result: false,
         saved: false,
+        shadows_only: ArgNeeds::Positions(&[1]),
     },
 };
 
@@ -67,6 +69,7 @@ static COPY: CustomReverse = CustomReverse {
         args: ArgNeeds::Positions(&[0, 1, 2]),
         result: false,
         saved: false,
+        shadows_only: ArgNeeds::None,
     },
 };
 /// `memset(dst, byte, len)`: the adjoint reads the destination's shadow and the length.
@@ -77,6 +80,7 @@ static SET: CustomReverse = CustomReverse {
         args: ArgNeeds::Positions(&[0, 2]),
         result: false,
         saved: false,
+        shadows_only: ArgNeeds::None,
     },
 };
 

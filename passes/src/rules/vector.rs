@@ -33,6 +33,7 @@ static SUM: CustomReverse = CustomReverse {
         args: ArgNeeds::None,
         result: false,
         saved: false,
+        shadows_only: ArgNeeds::None,
     },
 };
 /// `reduce.fmul(start, v)`: the adjoint of a lane is the product of the others.
@@ -43,6 +44,7 @@ static PRODUCT: CustomReverse = CustomReverse {
         args: ArgNeeds::All,
         result: false,
         saved: false,
+        shadows_only: ArgNeeds::None,
     },
 };
 /// `reduce.fmax(v)` and kin: the adjoint goes to the first lane equal to the result.
@@ -53,6 +55,7 @@ static SELECTION: CustomReverse = CustomReverse {
         args: ArgNeeds::All,
         result: true,
         saved: false,
+        shadows_only: ArgNeeds::None,
     },
 };
 

@@ -77,6 +77,7 @@ const NEEDS: CustomNeeds = CustomNeeds {
     args: ArgNeeds::All,
     result: false,
     saved: true,
+    shadows_only: ArgNeeds::None,
 };
 
 /// Every BLAS rule, level by level (the order `umbra rules` lists them in).
