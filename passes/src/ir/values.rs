@@ -664,6 +664,12 @@ impl Val {
             c::LLVMGetOrdering(self.0) != sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
         }
     }
+    /// True for `atomicrmw fadd` (the one read-modify-write OpenMP reductions emit on floats).
+    pub fn is_atomic_fadd(self) -> bool {
+        self.opcode() == Opcode::LLVMAtomicRMW
+            && unsafe { c::LLVMGetAtomicRMWBinOp(self.0) }
+                == sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd
+    }
     /// Integer value of a constant integer, sign-extended, if it is one.
     pub fn const_int_sext(self) -> Option<i64> {
         unsafe {
