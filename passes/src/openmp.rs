@@ -23,7 +23,7 @@ pub const FORK: &str = "__kmpc_fork_call";
 
 /// The outlined function a call to `__kmpc_fork_call` runs, if `call` is one.
 pub fn outlined(call: Val) -> Option<Val> {
-    if call.called_function()?.name() != FORK {
+    if !is_fork(call) {
         return None;
     }
     let f = *call.call_args().get(2)?;
@@ -32,7 +32,7 @@ pub fn outlined(call: Val) -> Option<Val> {
 
 /// True when `call` is a call to `__kmpc_fork_call`.
 pub fn is_fork(call: Val) -> bool {
-    call.called_function().is_some_and(|f| f.name() == FORK)
+    call.is_call() && call.called_function().is_some_and(|f| f.name() == FORK)
 }
 
 /// The functions of `m` that may run on several threads at once: the outlined functions of its
@@ -246,4 +246,23 @@ fn only_read(p: Val, depth: u32) -> bool {
         }
         _ => false,
     })
+}
+
+/// True when `p` addresses a local variable of the function it is in (through GEPs and casts):
+/// memory only the thread running that function uses, whose adjoints need no atomic add.
+pub fn thread_private(p: Val) -> bool {
+    let mut v = p;
+    for _ in 0..32 {
+        if !v.is_instruction() {
+            return false;
+        }
+        match v.opcode() {
+            Opcode::LLVMAlloca => return true,
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => {
+                v = v.operand(0)
+            }
+            _ => return false,
+        }
+    }
+    false
 }
