@@ -417,7 +417,7 @@ pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
             let name = f.name();
             // OpenMP's runtime runs outlined parallel regions: a rule would not help.
             let openmp = if name.starts_with("__kmpc_") {
-                "OpenMP parallel regions are not differentiated yet: compile the differentiated code without -fopenmp. Otherwise: "
+                "Umbra differentiates OpenMP `parallel for` loops with a static schedule and `+` reductions only, not this construct: restructure it that way, or compile the differentiated code without -fopenmp. Otherwise: "
             } else {
                 ""
             };
