@@ -239,10 +239,10 @@ fn only_read(p: Val, depth: u32) -> bool {
             let slot = u.operand(1);
             slot.is_instruction()
                 && slot.opcode() == Opcode::LLVMAlloca
-                && slot.users().into_iter().all(|s| {
-                    s == u
-                        || (s.opcode() == Opcode::LLVMLoad && only_read(s, depth + 1))
-                })
+                && slot
+                    .users()
+                    .into_iter()
+                    .all(|s| s == u || (s.opcode() == Opcode::LLVMLoad && only_read(s, depth + 1)))
         }
         _ => false,
     })

@@ -765,8 +765,7 @@ impl<'s> AdjointFn<'s> {
             return Ok(());
         };
         let sp = self.shadow(i.operand(0), i)?;
-        if self.session.runs_in_parallel(self.src) && !crate::openmp::thread_private(i.operand(0))
-        {
+        if self.session.runs_in_parallel(self.src) && !crate::openmp::thread_private(i.operand(0)) {
             // Other threads may add into the same adjoint.
             return super::openmp::atomic_add(&mut self.b, sp, d, i);
         }

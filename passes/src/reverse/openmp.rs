@@ -17,8 +17,8 @@
 
 use super::adjoint::AdjointFn;
 use super::augmented::AugmentedFn;
-use super::tape::{free_tape, tape_type};
 use super::call_activity;
+use super::tape::{free_tape, tape_type};
 use crate::api::Activity;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Ty, Val};
@@ -185,7 +185,10 @@ impl AdjointFn<'_> {
     pub(super) fn reverse_fork(&mut self, i: Val, g: Val) -> Result<()> {
         let acts = activities(i, |v| self.is_active(v))?;
         let Some(tapes) = self.saved.take() else {
-            return Err(Error::at(i, "internal error: the parallel region's tapes were not saved"));
+            return Err(Error::at(
+                i,
+                "internal error: the parallel region's tapes were not saved",
+            ));
         };
         let mut args = Vec::new();
         for (a, act) in i.call_args().into_iter().skip(3).zip(&acts[2..]) {
@@ -200,7 +203,9 @@ impl AdjointFn<'_> {
         let ctx = m.context();
         let (ptr, i32t, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 32), Ty::int(ctx, 64));
         let loc = i.call_args()[0];
-        let team_slot = self.b.gep(Ty::int(ctx, 8), tapes, &[i64t.int_const(8)], true);
+        let team_slot = self
+            .b
+            .gep(Ty::int(ctx, 8), tapes, &[i64t.int_const(8)], true);
         let count = self.b.load(i64t, team_slot, 8);
         let count = self.b.sext_or_trunc(count, i32t);
         let thread = m.get_or_add_function(

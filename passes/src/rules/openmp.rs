@@ -17,7 +17,7 @@
 //! mirror ([`crate::openmp::check_reverse`]).
 
 use super::{
-    AdjointCall, ArgAdjoints, ArgNeeds, Area, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
     Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
 use crate::diag::Result;
@@ -74,8 +74,10 @@ pub static RULES: &[Rule] = &[Rule {
 /// Null `reduce_data` and `reduce_func` in a derived copy of the call: no tree reduction.
 fn no_tree(call: Val) {
     let ptr = Ty::ptr(call.ty().context());
-    call.set_operand(4, ptr.zero());
-    call.set_operand(5, ptr.zero());
+    for k in [4, 5] {
+        call.set_operand(k, ptr.zero());
+        call.remove_call_arg_attrs(k, &["nonnull", "noundef", "dereferenceable"]);
+    }
 }
 
 fn reduce_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
