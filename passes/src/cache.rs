@@ -74,6 +74,9 @@ pub struct Session {
     /// only (derived functions and tape helpers move shadows and bytes, which say nothing about
     /// the program's types).
     primal_functions: Vec<Val>,
+    /// The functions that may run on several threads at once (OpenMP regions), found on first
+    /// use.
+    parallel: std::cell::OnceCell<std::collections::HashSet<Val>>,
 }
 
 impl Session {
@@ -94,6 +97,7 @@ impl Session {
                 .into_iter()
                 .filter(|f| !f.is_declaration())
                 .collect(),
+            parallel: std::cell::OnceCell::new(),
         }
     }
 
@@ -108,6 +112,14 @@ impl Session {
     /// the cache itself does not depend on the rules).
     pub fn set_type_seed(&mut self, seed: fn(Val) -> crate::analysis::types::CallSeed) {
         self.type_seed = seed;
+    }
+
+    /// True when `f` may run on several threads at once: its adjoint adds into shared shadow
+    /// memory atomically ([`crate::openmp::parallel_functions`]).
+    pub fn runs_in_parallel(&self, f: Val) -> bool {
+        self.parallel
+            .get_or_init(|| crate::openmp::parallel_functions(self.module))
+            .contains(&f)
     }
 
     /// The keys of every derived function created so far.

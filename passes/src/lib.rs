@@ -21,6 +21,7 @@ pub mod devirt;
 pub mod diag;
 pub mod forward;
 pub mod ir;
+pub mod openmp;
 pub mod options;
 pub mod preprocess;
 pub mod reoptimize;

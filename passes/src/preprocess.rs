@@ -41,6 +41,8 @@ pub fn canonicalize_reachable(
                     if let Some(callee) = i.called_function() {
                         stack.push(callee);
                     }
+                    // A parallel region's body runs through the OpenMP runtime.
+                    stack.extend(crate::openmp::outlined(i));
                 }
             }
         }

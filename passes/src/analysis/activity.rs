@@ -96,7 +96,9 @@ fn is_active(i: Val, active: &HashSet<Val>, rules: &UserRules) -> bool {
         return any(operands);
     }
     match classify(i.opcode()) {
-        InstClass::Alloca => true,
+        // Every alloca may receive differentiable data, except variables parallel regions
+        // only read (`crate::openmp::inactive_capture`).
+        InstClass::Alloca => !crate::openmp::inactive_capture(i, |v| active.contains(&v)),
         InstClass::Load => any(&[0]),
         InstClass::Phi => i.incoming().iter().any(|(v, _)| op(*v, active)),
         InstClass::Call => call_is_active(i, active, rules),

@@ -14,6 +14,9 @@ use crate::rules::{self, Callee, ForwardCall, RuleKind};
 
 impl ForwardFn<'_> {
     pub(super) fn visit_call(&mut self, i: Val) -> Result<()> {
+        if crate::openmp::is_fork(i) {
+            return self.visit_fork(i);
+        }
         let args = i.call_args();
         let passes_derivative = args
             .iter()

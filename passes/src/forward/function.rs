@@ -163,6 +163,9 @@ impl<'s> ForwardFn<'s> {
 
     /// Instructions Umbra copies but cannot differentiate: fine while no derivative flows in.
     fn visit_inactive_only(&mut self, i: Val) -> Result<()> {
+        if i.is_atomic_fadd() {
+            return self.visit_atomic_fadd(i);
+        }
         if i.operands().into_iter().any(|v| self.is_active(v)) {
             return Err(Error::at(
                 i,

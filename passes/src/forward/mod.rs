@@ -14,6 +14,7 @@ mod calls;
 mod control;
 mod function;
 mod memory;
+mod openmp;
 
 use crate::cache::{Job, Session};
 use crate::diag::Result;

@@ -324,6 +324,21 @@ impl Builder {
             None => panic!("unknown math intrinsic {name}"),
         }
     }
+    /// `atomicrmw fadd ptr, v monotonic`: adds `v` to memory other threads may update too
+    /// (OpenMP reductions, adjoints accumulated by parallel threads). Relaxed ordering suffices:
+    /// the sums are only read after the region's join.
+    pub fn atomic_fadd(&mut self, ptr: Val, v: Val) -> Val {
+        Val(unsafe {
+            c::LLVMBuildAtomicRMW(
+                self.raw,
+                sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd,
+                ptr.0,
+                v.0,
+                sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic,
+                0,
+            )
+        })
+    }
     /// `phi ty` (incoming edges added later).
     pub fn phi(&mut self, ty: Ty) -> Val {
         Val(unsafe { c::LLVMBuildPhi(self.raw, ty.0, NO_NAME) })

@@ -664,6 +664,12 @@ impl Val {
             c::LLVMGetOrdering(self.0) != sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
         }
     }
+    /// True for `atomicrmw fadd` (the one read-modify-write OpenMP reductions emit on floats).
+    pub fn is_atomic_fadd(self) -> bool {
+        self.opcode() == Opcode::LLVMAtomicRMW
+            && unsafe { c::LLVMGetAtomicRMWBinOp(self.0) }
+                == sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd
+    }
     /// Integer value of a constant integer, sign-extended, if it is one.
     pub fn const_int_sext(self) -> Option<i64> {
         unsafe {
@@ -823,6 +829,15 @@ impl Val {
     /// the directly called function's parameter.
     pub fn call_arg_has_attr(self, k: u32, name: &str) -> bool {
         self.call_arg_attr_value(k, name).is_some()
+    }
+    /// Removes the call-site attributes `names` (`nonnull`, `noundef`, ...) from argument `k`
+    /// of call `self`, for an argument replaced by a value they would not hold for.
+    pub fn remove_call_arg_attrs(self, k: u32, names: &[&str]) {
+        for name in names {
+            let kind =
+                unsafe { c::LLVMGetEnumAttributeKindForName(name.as_ptr().cast(), name.len()) };
+            unsafe { c::LLVMRemoveCallSiteEnumAttribute(self.0, k + 1, kind) };
+        }
     }
     /// The value of attribute `name` on argument `k` of call `self` (call site first, then the
     /// directly called function's parameter).

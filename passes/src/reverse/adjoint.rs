@@ -22,14 +22,14 @@ use crate::rules::{self, linear, AdjointCall, Callee, CustomReverse, RuleKind};
 use std::collections::HashMap;
 
 pub(super) struct AdjointFn<'s> {
-    session: &'s mut Session,
+    pub(super) session: &'s mut Session,
     src: Val,
     dst: Val,
     activity: Vec<Activity>,
     active: ActiveSet,
     cfg: ReverseCfg,
     plan: ReversePlan,
-    b: Builder,
+    pub(super) b: Builder,
     tape: Val,
     /// Structured loops' induction variables → the slot counting them down.
     counters: HashMap<Val, Val>,
@@ -54,7 +54,7 @@ pub(super) struct AdjointFn<'s> {
     /// Values popped for the instruction being reversed.
     popped: HashMap<(bool, Val), Val>,
     /// What a custom rule saved, popped for the call being reversed.
-    saved: Option<Val>,
+    pub(super) saved: Option<Val>,
     /// Blocks whose free was deferred to this adjoint, released at its exit.
     deferred: Option<Val>,
     /// Values (and shadows: `true`) kept in this call's frame, loaded at entry.
@@ -170,7 +170,7 @@ impl<'s> AdjointFn<'s> {
         Ok(())
     }
 
-    fn is_active(&self, v: Val) -> bool {
+    pub(super) fn is_active(&self, v: Val) -> bool {
         self.active.contains(v)
     }
 
@@ -234,7 +234,7 @@ impl<'s> AdjointFn<'s> {
 
     /// `adjoint(v) += d` for active floating-point values; constants and inactive values
     /// have no adjoint.
-    fn accumulate(&mut self, v: Val, d: Val) {
+    pub(super) fn accumulate(&mut self, v: Val, d: Val) {
         if !(v.is_instruction() || v.is_argument()) || !self.is_active(v) {
             return;
         }
@@ -298,7 +298,7 @@ impl<'s> AdjointFn<'s> {
 
     /// The primal value of `v` at the instruction being reversed: popped from the tape,
     /// an argument, a constant, a structured loop's counter, or rebuilt from those.
-    fn primal(&mut self, v: Val, at: Val) -> Result<Val> {
+    pub(super) fn primal(&mut self, v: Val, at: Val) -> Result<Val> {
         if let Some(&p) = self.popped.get(&(false, v)) {
             return Ok(p);
         }
@@ -377,7 +377,7 @@ impl<'s> AdjointFn<'s> {
 
     /// The shadow of pointer `v` at the instruction being reversed: popped, an argument's
     /// shadow, a constant's substitute, or rebuilt (a GEP or cast of a rebuildable shadow).
-    fn shadow(&mut self, v: Val, at: Val) -> Result<Val> {
+    pub(super) fn shadow(&mut self, v: Val, at: Val) -> Result<Val> {
         if let Some(&p) = self.popped.get(&(true, v)) {
             return Ok(p);
         }
@@ -624,6 +624,7 @@ impl<'s> AdjointFn<'s> {
                 return Ok(());
             }
             LLVMCall | LLVMInvoke => return self.reverse_call(i),
+            LLVMAtomicRMW if i.is_atomic_fadd() => return self.reverse_atomic_fadd(i),
             _ => {}
         }
         let Some(d) = self.take_adjoint(i) else {
@@ -764,6 +765,10 @@ impl<'s> AdjointFn<'s> {
             return Ok(());
         };
         let sp = self.shadow(i.operand(0), i)?;
+        if self.session.runs_in_parallel(self.src) && !crate::openmp::thread_private(i.operand(0)) {
+            // Other threads may add into the same adjoint.
+            return super::openmp::atomic_add(&mut self.b, sp, d, i);
+        }
         let align = i.alignment();
         let cur = self.b.load(d.ty(), sp, align);
         let sum = add_values(&mut self.b, cur, d);
@@ -789,6 +794,10 @@ impl<'s> AdjointFn<'s> {
     }
 
     fn reverse_call(&mut self, i: Val) -> Result<()> {
+        if crate::openmp::ends_critical(i) {
+            // Going backwards, a reduction's critical section starts here.
+            crate::openmp::adjoint_critical_begin(&mut self.b, i.call_args()[0]);
+        }
         if self.plan.defers_free(i) {
             return self.defer_free(i);
         }
@@ -796,6 +805,7 @@ impl<'s> AdjointFn<'s> {
             ReverseCallee::Primal | ReverseCallee::Free => Ok(()),
             ReverseCallee::Math => self.reverse_math(i),
             ReverseCallee::Derived(g) => self.reverse_derived(i, g),
+            ReverseCallee::Parallel(g) => self.reverse_fork(i, g),
             ReverseCallee::Custom(_, custom) => self.reverse_custom(i, custom),
             ReverseCallee::User(u) => self.reverse_user(i, u),
             // The augmented sweep stopped at a dispatcher's fallback with a run-time error.

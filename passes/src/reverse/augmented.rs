@@ -23,22 +23,22 @@ use crate::rules::{AugmentCall, CustomReverse, Rule, RuleKind};
 use std::collections::HashMap;
 
 pub(super) struct AugmentedFn<'s> {
-    session: &'s mut Session,
+    pub(super) session: &'s mut Session,
     src: Val,
     dst: Val,
     activity: Vec<Activity>,
     active: ActiveSet,
     cfg: ReverseCfg,
     plan: ReversePlan,
-    b: Builder,
-    vals: Cloner,
+    pub(super) b: Builder,
+    pub(super) vals: Cloner,
     tape: Val,
     /// (source phi, primal phi, shadow phi) awaiting incoming edges.
     phis: Vec<(Val, Val, Option<Val>)>,
     /// (source block, predecessor-index phi) awaiting incoming edges.
     pred_index: Vec<(Block, Val)>,
     /// What custom rules saved for the adjoint sweep, by source call.
-    saved: HashMap<Val, Val>,
+    pub(super) saved: HashMap<Val, Val>,
 }
 
 impl<'s> AugmentedFn<'s> {
@@ -221,7 +221,7 @@ impl<'s> AugmentedFn<'s> {
         Some(normal)
     }
 
-    fn is_active(&self, v: Val) -> bool {
+    pub(super) fn is_active(&self, v: Val) -> bool {
         self.active.contains(v)
     }
 
@@ -241,7 +241,7 @@ impl<'s> AugmentedFn<'s> {
         Ok(())
     }
 
-    fn shadow(&mut self, v: Val, at: Val) -> Result<Val> {
+    pub(super) fn shadow(&mut self, v: Val, at: Val) -> Result<Val> {
         self.vals.shadow_or_substitute(self.session, v, at)
     }
 
@@ -355,6 +355,11 @@ impl<'s> AugmentedFn<'s> {
                 i,
                 "exception handling and indirect branches cannot be differentiated yet",
             )),
+            InstClass::InactiveOnly if i.is_atomic_fadd() && !i.has_uses() => {
+                // An OpenMP reduction's atomic add; its adjoint reads the shared adjoint.
+                self.vals.clone_primal(&mut self.b, i);
+                Ok(())
+            }
             InstClass::InactiveOnly if i.operands().into_iter().any(|v| self.is_active(v)) => {
                 Err(Error::at(
                     i,
@@ -513,6 +518,7 @@ impl<'s> AugmentedFn<'s> {
     }
 
     fn visit_call(&mut self, i: Val) -> Result<()> {
+        crate::openmp::check_reverse(i)?;
         if self.plan.defers_free(i) {
             // The adjoint runs it, once it is done re-reading the block.
             return Ok(());
@@ -524,6 +530,9 @@ impl<'s> AugmentedFn<'s> {
         ) {
             self.check_call_bits(i)?;
         }
+        if self.session.runs_in_parallel(self.src) {
+            super::openmp::check_parallel_callee(i, callee)?;
+        }
         match callee {
             ReverseCallee::Primal | ReverseCallee::Math | ReverseCallee::Free => {
                 self.vals.clone_primal(&mut self.b, i);
@@ -531,6 +540,7 @@ impl<'s> AugmentedFn<'s> {
             ReverseCallee::Custom(rule, custom) => self.call_custom(i, rule, custom)?,
             ReverseCallee::User(u) => self.call_user_augment(i, u)?,
             ReverseCallee::Derived(g) => self.call_augmented(i, g)?,
+            ReverseCallee::Parallel(g) => self.fork_augmented(i, g)?,
             ReverseCallee::NoRule if crate::devirt::is_fallback(i) => {
                 // A target outside a dispatcher's candidates: stop with an error at run time
                 // (the adjoint is never reached, so it emits nothing for the call).

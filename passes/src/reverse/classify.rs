@@ -16,6 +16,8 @@ pub enum ReverseCallee {
     Math,
     /// A function with a body: its augmented forward and adjoint functions are called.
     Derived(Val),
+    /// An OpenMP parallel region running this outlined function (`reverse/openmp.rs`).
+    Parallel(Val),
     /// A rule with hand-written sweeps (memory copies, reductions, allocations, BLAS, ...).
     Custom(&'static Rule, &'static CustomReverse),
     /// A function with a user-registered gradient (augmented forward + gradient functions).
@@ -30,6 +32,9 @@ pub enum ReverseCallee {
 
 /// Classifies call `i` for reverse mode.
 pub fn reverse_callee(i: Val, active: &ActiveSet, rules: &UserRules) -> ReverseCallee {
+    if let Some(f) = crate::openmp::outlined(i) {
+        return ReverseCallee::Parallel(f);
+    }
     let flows = i
         .call_args()
         .into_iter()

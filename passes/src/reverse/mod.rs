@@ -24,6 +24,7 @@ mod batch;
 mod cfg;
 mod classify;
 mod needs;
+mod openmp;
 mod plan;
 mod tape;
 mod unread_primal;

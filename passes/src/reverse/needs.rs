@@ -90,6 +90,8 @@ pub(super) fn needs(
             add(Need::Shadow(i.operand(1)))
         }
         LLVMAlloca if act(i) => add(Need::Shadow(i)),
+        // An OpenMP reduction's atomic add: the adjoint reads the shared variable's adjoint.
+        LLVMAtomicRMW if i.is_atomic_fadd() && act(i.operand(0)) => add(Need::Shadow(i.operand(0))),
         // A deferred free: the adjoint releases the block, so it needs the pointer.
         LLVMCall | LLVMInvoke if defers_free(i) => add(Need::Primal(i.operand(0))),
         LLVMCall | LLVMInvoke => match reverse_callee(i, active, user) {
@@ -119,6 +121,16 @@ pub(super) fn needs(
                         add(Need::Shadow(a));
                     }
                 }
+            }
+            ReverseCallee::Parallel(_) => {
+                // The captured variables (and their shadows), then the per-thread tapes.
+                for a in i.call_args().into_iter().skip(3) {
+                    add(Need::Primal(a));
+                    if act(a) && a.ty().is_ptr() {
+                        add(Need::Shadow(a));
+                    }
+                }
+                add(Need::Saved(i));
             }
             ReverseCallee::User(u) => {
                 for a in i.call_args() {

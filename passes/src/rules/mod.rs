@@ -12,6 +12,8 @@
 //! - [`blas`]: BLAS levels 1-3 (`dot`, `nrm2`, `axpy`, `scal`, `copy`, `gemv`, `ger`, `gemm`),
 //!   CBLAS and Fortran interfaces, single and double precision, each routine's layout declared
 //!   once as a signature;
+//! - [`openmp`]: the OpenMP runtime calls inside a `parallel for` (scheduling, thread queries,
+//!   `+` reductions);
 //! - [`inactive`]: calls with no derivative (I/O, clocks, assumptions, integer intrinsics);
 //! - [`user`]: the user's rules (registrations in the source, `--rules` files), which take
 //!   precedence over all of the above; [`reference`]: the listing `umbra rules` prints.
@@ -33,6 +35,7 @@ pub mod julia;
 pub mod linear;
 pub mod math;
 pub mod memory;
+pub mod openmp;
 pub mod reference;
 pub mod user;
 pub mod vector;
@@ -69,6 +72,8 @@ pub enum Area {
     Blas,
     /// `rules/inactive.rs`
     Inactive,
+    /// `rules/openmp.rs`
+    OpenMp,
 }
 
 /// Partial derivatives of a scalar function: given the builder, the primal arguments and the
@@ -290,6 +295,9 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(blas::rules())
         .chain(inactive::WRITING)
         .chain(inactive::PURE)
+        .chain(openmp::RULES)
+        .chain(openmp::WRITING)
+        .chain(openmp::PURE)
 }
 
 fn table() -> &'static HashMap<String, &'static Rule> {
@@ -409,7 +417,7 @@ pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
             let name = f.name();
             // OpenMP's runtime runs outlined parallel regions: a rule would not help.
             let openmp = if name.starts_with("__kmpc_") {
-                "OpenMP parallel regions are not differentiated yet: compile the differentiated code without -fopenmp. Otherwise: "
+                "Umbra differentiates OpenMP `parallel for` loops with a static schedule and `+` reductions only, not this construct: restructure it that way, or compile the differentiated code without -fopenmp. Otherwise: "
             } else {
                 ""
             };

@@ -25,6 +25,7 @@ fn area_name(a: Area) -> &'static str {
         Area::Inactive => "inactive",
         Area::Julia => "julia",
         Area::Blas => "blas",
+        Area::OpenMp => "openmp",
     }
 }
 

@@ -1,0 +1,268 @@
+//! What both modes share about OpenMP parallel regions (clang `-fopenmp`, libomp): recognising
+//! `__kmpc_fork_call`, the functions that run inside a parallel region, the lock that
+//! serialises the adjoint of a reduction's critical section, and which runtime calls reverse
+//! mode can mirror.
+//!
+//! A region is `__kmpc_fork_call(loc, argc, outlined, captured...)`: every thread of the team
+//! runs `outlined(&gtid, &btid, captured...)`, the captured variables passed by address. The
+//! derivatives of a region run through `__kmpc_fork_call` again, with the outlined function's
+//! derivative (`forward/openmp.rs`, `reverse/openmp.rs`).
+//!
+//! Guarantees: a function that may run on several threads at once (an outlined function and
+//! everything it calls, [`parallel_functions`]) accumulates adjoints into memory other threads
+//! may share with atomic adds; the adjoint of a reduction's critical section runs under a lock;
+//! any other OpenMP runtime call in a reverse-mode region is an error ([`check_reverse`]), never
+//! a silently unsynchronised adjoint.
+
+use crate::diag::{Error, Result};
+use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
+use std::collections::HashSet;
+
+/// The runtime entry that runs a parallel region.
+pub const FORK: &str = "__kmpc_fork_call";
+
+/// The outlined function a call to `__kmpc_fork_call` runs, if `call` is one.
+pub fn outlined(call: Val) -> Option<Val> {
+    if !is_fork(call) {
+        return None;
+    }
+    let f = *call.call_args().get(2)?;
+    (f.is_function() && !f.is_declaration()).then_some(f)
+}
+
+/// True when `call` is a call to `__kmpc_fork_call`.
+pub fn is_fork(call: Val) -> bool {
+    call.is_call() && call.called_function().is_some_and(|f| f.name() == FORK)
+}
+
+/// The functions of `m` that may run on several threads at once: the outlined functions of its
+/// parallel regions and every function they call directly, transitively.
+pub fn parallel_functions(m: Module) -> HashSet<Val> {
+    let mut todo: Vec<Val> = Vec::new();
+    for f in m.functions() {
+        for b in f.blocks() {
+            todo.extend(b.instructions().into_iter().filter_map(outlined));
+        }
+    }
+    let mut seen = HashSet::new();
+    while let Some(f) = todo.pop() {
+        if f.is_declaration() || !seen.insert(f) {
+            continue;
+        }
+        for b in f.blocks() {
+            for i in b.instructions() {
+                if i.is_call() || i.is_invoke() {
+                    if let Some(g) = i.called_function() {
+                        todo.push(g);
+                    }
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// OpenMP runtime calls reverse mode mirrors inside a parallel region: scheduling and thread
+/// queries (primal only: the adjoint replays the same iterations from the tape) and the
+/// `nowait` reduction (its critical section's adjoint runs under a lock).
+const REVERSE_SUPPORTED: &[&str] = &[
+    "__kmpc_for_static_init_4",
+    "__kmpc_for_static_init_4u",
+    "__kmpc_for_static_init_8",
+    "__kmpc_for_static_init_8u",
+    "__kmpc_for_static_fini",
+    "__kmpc_reduce_nowait",
+    "__kmpc_end_reduce_nowait",
+    "__kmpc_global_thread_num",
+    "__kmpc_push_num_threads",
+    "omp_get_thread_num",
+    "omp_get_num_threads",
+    "omp_get_max_threads",
+    "omp_get_wtime",
+    FORK,
+];
+
+/// Reverse mode refuses OpenMP runtime calls it does not mirror: a barrier, a `critical`,
+/// `single` or `master` section, a dynamic schedule or a task orders the primal's threads,
+/// and the adjoint would run without that order (a data race, so a wrong gradient).
+pub fn check_reverse(call: Val) -> Result<()> {
+    let Some(name) = call.called_function().map(|f| f.name()) else {
+        return Ok(());
+    };
+    let runtime = name.starts_with("__kmpc_") || name.starts_with("omp_");
+    if runtime && !REVERSE_SUPPORTED.contains(&name.as_str()) {
+        return Err(Error::at(
+            call,
+            format!("reverse mode cannot differentiate the OpenMP construct that calls '{name}' yet: parallel regions are differentiated for `parallel for` loops with a static schedule and `+` reductions only (no barriers, critical/single/master sections, dynamic schedules or tasks)"),
+        ));
+    }
+    Ok(())
+}
+
+/// The lock the adjoints of reductions' critical sections take (a `kmp_critical_name`).
+fn adjoint_lock(m: Module) -> Val {
+    const NAME: &str = "umbra.omp.adjoint.lock";
+    if let Some(g) = m.global(NAME) {
+        return g;
+    }
+    let ty = Ty::array(Ty::int(m.context(), 32), 8);
+    let g = m.add_global(ty, NAME);
+    g.set_initializer(ty.zero());
+    g.set_internal();
+    g.set_alignment(8);
+    g
+}
+
+/// `__kmpc_critical(loc, gtid, lock)` (`enter`) or `__kmpc_end_critical` on the adjoint lock,
+/// with the calling thread's own global id (the adjoint's team need not be the primal's).
+fn critical(b: &mut Builder, loc: Val, enter: bool) {
+    let m = b.module();
+    let ctx = m.context();
+    let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
+    let thread = m.get_or_add_function(
+        "__kmpc_global_thread_num",
+        Ty::function(i32t, &[ptr], false),
+    );
+    let gtid = b.call_function(thread, &[loc]);
+    let name = if enter {
+        "__kmpc_critical"
+    } else {
+        "__kmpc_end_critical"
+    };
+    let f = m.get_or_add_function(name, Ty::function(Ty::void(ctx), &[ptr, i32t, ptr], false));
+    b.call_function(f, &[loc, gtid, adjoint_lock(m)]);
+}
+
+/// Enters the adjoint lock: the adjoint of a critical section (`__kmpc_end_reduce_nowait`
+/// going backwards) starts here.
+pub fn adjoint_critical_begin(b: &mut Builder, loc: Val) {
+    critical(b, loc, true);
+}
+
+/// Leaves the adjoint lock when the reduction's critical section ran (`result == 1`), through
+/// an internal helper so the adjoint sweep's own control flow is left alone.
+pub fn adjoint_critical_end(b: &mut Builder, loc: Val, result: Val) {
+    const NAME: &str = "umbra.omp.adjoint.release";
+    let m = b.module();
+    let ctx = m.context();
+    let helper = match m.function(NAME) {
+        Some(f) => f,
+        None => {
+            let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
+            let f = m.add_function(NAME, Ty::function(Ty::void(ctx), &[ptr, i32t], false));
+            f.set_internal();
+            let mut h = Builder::new(m);
+            let (entry, release, done) = (
+                f.append_block("entry"),
+                f.append_block("release"),
+                f.append_block("done"),
+            );
+            let p = f.params();
+            h.position_at_end(entry);
+            let ran = h.icmp(IntPred::LLVMIntEQ, p[1], i32t.int_const(1));
+            h.cond_br(ran, release, done);
+            h.position_at_end(release);
+            critical(&mut h, p[0], false);
+            h.br(done);
+            h.position_at_end(done);
+            h.ret_void();
+            f
+        }
+    };
+    b.call_function(helper, &[loc, result]);
+}
+
+/// True when `i` ends a reduction's critical section (`__kmpc_end_reduce_nowait`).
+pub fn ends_critical(i: Val) -> bool {
+    i.opcode() == Opcode::LLVMCall
+        && i.called_function()
+            .is_some_and(|f| f.name() == "__kmpc_end_reduce_nowait")
+}
+
+/// True when alloca `a` holds no derivative: it is only loaded, given inactive pointers (a
+/// constant pointer argument, the runtime's thread-id pointers that clang -O0 spills), and
+/// passed to `__kmpc_fork_call`s whose outlined functions only read it. Such a variable needs
+/// no shadow (a constant pointer stored there has none to give).
+pub fn inactive_capture(a: Val, is_active: impl Fn(Val) -> bool) -> bool {
+    let mut written = false;
+    for u in a.users() {
+        match u.opcode() {
+            Opcode::LLVMLoad => {}
+            Opcode::LLVMStore => {
+                let v = u.operand(0);
+                if u.operand(1) != a || is_active(v) || !v.ty().is_ptr() {
+                    return false;
+                }
+                written = true;
+            }
+            Opcode::LLVMCall if is_fork(u) => {
+                let Some(f) = outlined(u) else {
+                    return false;
+                };
+                let args = u.call_args();
+                let params = f.params();
+                for (k, &x) in args.iter().enumerate() {
+                    if x == a && (k < 3 || !params.get(k - 1).is_some_and(|&p| only_read(p, 0))) {
+                        return false;
+                    }
+                }
+            }
+            _ => return false,
+        }
+    }
+    written
+}
+
+/// True when the variable pointer `p` points to is only read: `p` is loaded from, spilled once
+/// to a local slot whose reloads are again only read (clang -O0 spills every parameter), or
+/// passed on to a function that only reads it (with -g, the outlined function forwards its
+/// arguments to `outlined_debug__`).
+fn only_read(p: Val, depth: u32) -> bool {
+    if depth > 4 {
+        return false;
+    }
+    p.users().into_iter().all(|u| match u.opcode() {
+        Opcode::LLVMLoad => u.operand(0) == p,
+        Opcode::LLVMCall => {
+            let Some(g) = u.called_function().filter(|g| !g.is_declaration()) else {
+                return false;
+            };
+            let params = g.params();
+            let args = u.call_args();
+            args.len() == params.len()
+                && args
+                    .iter()
+                    .zip(&params)
+                    .all(|(&a, &q)| a != p || only_read(q, depth + 1))
+        }
+        Opcode::LLVMStore if u.operand(0) == p => {
+            let slot = u.operand(1);
+            slot.is_instruction()
+                && slot.opcode() == Opcode::LLVMAlloca
+                && slot
+                    .users()
+                    .into_iter()
+                    .all(|s| s == u || (s.opcode() == Opcode::LLVMLoad && only_read(s, depth + 1)))
+        }
+        _ => false,
+    })
+}
+
+/// True when `p` addresses a local variable of the function it is in (through GEPs and casts):
+/// memory only the thread running that function uses, whose adjoints need no atomic add.
+pub fn thread_private(p: Val) -> bool {
+    let mut v = p;
+    for _ in 0..32 {
+        if !v.is_instruction() {
+            return false;
+        }
+        match v.opcode() {
+            Opcode::LLVMAlloca => return true,
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => {
+                v = v.operand(0)
+            }
+            _ => return false,
+        }
+    }
+    false
+}

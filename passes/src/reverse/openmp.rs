@@ -1,0 +1,288 @@
+//! OpenMP parallel regions in reverse mode. The augmented sweep runs the outlined function's
+//! augmented sweep through `__kmpc_fork_call`, every thread on a tape of its own; the adjoint
+//! sweep forks again and runs the outlined function's adjoint on each of those tapes, in
+//! parallel.
+//!
+//! - *Per-thread tapes*: the caller allocates `{i64 capacity, i64 team, tape[capacity]}` with
+//!   capacity `omp_get_max_threads()`; thread `t` of the team (`omp_get_thread_num`) pushes onto
+//!   tape `t`, and thread 0 records the team size. A team larger than that (a `num_threads` clause) stops with a run-time error.
+//! - *Adjoint*: the adjoint team is asked for the same size (`__kmpc_push_num_threads`); its
+//!   thread `t` reverses tapes `t, t + size, ...`, so every tape is reversed exactly once even if
+//!   the runtime grants fewer threads. A tape holds everything its thread's adjoint needs (the
+//!   static schedule's bounds included), so which thread reverses it does not matter.
+//! - *Races*: adjoints a thread adds into memory other threads may share are atomic adds
+//!   (`adjoint.rs`, [`crate::openmp::parallel_functions`]); a store's adjoint clears the shadow
+//!   of memory only that thread wrote (the primal would race otherwise); a reduction's critical
+//!   section is reversed under a lock ([`crate::openmp`]); other synchronisation is refused.
+
+use super::adjoint::AdjointFn;
+use super::augmented::AugmentedFn;
+use super::call_activity;
+use super::tape::{free_tape, tape_type};
+use crate::api::Activity;
+use crate::diag::{Error, Result};
+use crate::ir::{Builder, IntPred, Module, Ty, Val};
+
+/// Bytes before the first tape in the per-thread tape block: the capacity and the team size.
+const HEADER: u64 = 16;
+
+/// The activities of the outlined function's parameters for call `i`: the runtime's thread ids
+/// carry nothing; captured variables with shadows are duplicated.
+fn activities(i: Val, is_active: impl Fn(Val) -> bool) -> Result<Vec<Activity>> {
+    let mut acts = vec![Activity::Const, Activity::Const];
+    for a in i.call_args().into_iter().skip(3) {
+        let act = call_activity(a, &is_active);
+        if act == Activity::Out || (is_active(a) && !a.ty().is_ptr()) {
+            return Err(Error::at(
+                i,
+                format!(
+                    "cannot differentiate this OpenMP parallel region: it captures '{}' by value, which carries a derivative (only variables captured by address are supported)",
+                    crate::clone::short(a)
+                ),
+            ));
+        }
+        acts.push(act);
+    }
+    Ok(acts)
+}
+
+/// `__kmpc_fork_call(loc, argc, micro, tapes, args...)`.
+fn fork(b: &mut Builder, i: Val, micro: Val, tapes: Val, args: &[Val]) {
+    let loc = i.call_args()[0];
+    let i32t = Ty::int(b.module().context(), 32);
+    let mut all = vec![loc, i32t.int_const(args.len() as u64 + 1), micro, tapes];
+    all.extend_from_slice(args);
+    b.call(i.call_function_type(), i.called_value(), &all);
+}
+
+/// `omp_*` query returning `i32`.
+fn query(b: &mut Builder, name: &str) -> Val {
+    let m = b.module();
+    let i32t = Ty::int(m.context(), 32);
+    let f = m.get_or_add_function(name, Ty::function(i32t, &[], false));
+    b.call_function(f, &[])
+}
+
+/// Address of tape `t` (an `i64`) in the block `tapes`.
+fn tape_at(b: &mut Builder, tapes: Val, t: Val) -> Val {
+    let m = b.module();
+    let i64t = Ty::int(m.context(), 64);
+    let size = i64t.int_const(m.alloc_size(tape_type(m)));
+    let off = b.mul(t, size);
+    let off = b.add(off, i64t.int_const(HEADER));
+    b.gep(Ty::int(m.context(), 8), tapes, &[off], true)
+}
+
+/// A microtask `name(gtid, btid, tapes, args...)` that calls `sweep(tape, gtid, btid, args...)`
+/// with the calling thread's tape: `augment` (record the team size, check the capacity) or the
+/// adjoint (every tape `t, t + team, ...`).
+fn microtask(m: Module, name: &str, sweep: Val, augment: bool) -> Val {
+    if let Some(f) = m.function(name) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let mut params = vec![ptr, ptr, ptr];
+    params.extend(sweep.function_type().param_types().into_iter().skip(3));
+    let f = m.add_function(name, Ty::function(Ty::void(ctx), &params, false));
+    f.set_internal();
+    let p = f.params();
+    let (gtid, btid, tapes) = (p[0], p[1], p[2]);
+    let rest = &p[3..];
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    b.position_at_end(entry);
+    let t = query(&mut b, "omp_get_thread_num");
+    let t = b.sext_or_trunc(t, i64t);
+    let team = query(&mut b, "omp_get_num_threads");
+    let team = b.sext_or_trunc(team, i64t);
+    let call_sweep = |b: &mut Builder, j: Val| {
+        let tape = tape_at(b, tapes, j);
+        let mut args = vec![tape, gtid, btid];
+        args.extend_from_slice(rest);
+        b.call_function(sweep, &args);
+        tape
+    };
+    if augment {
+        let cap = b.load(i64t, tapes, 8);
+        let (fits, over) = (f.append_block("fits"), f.append_block("over"));
+        let inside = b.icmp(IntPred::LLVMIntULT, t, cap);
+        b.cond_br(inside, fits, over);
+        b.position_at_end(over);
+        crate::unwind::emit_fatal_call(
+            &mut b,
+            "umbra: an OpenMP parallel region ran with more threads than omp_get_max_threads() (a num_threads clause?), which its gradient cannot record",
+        );
+        b.unreachable();
+        b.position_at_end(fits);
+        // Thread 0 records the team size (the others store to a slot of their own).
+        let is0 = b.icmp(IntPred::LLVMIntEQ, t, i64t.zero());
+        let team_slot = b.gep(Ty::int(ctx, 8), tapes, &[i64t.int_const(8)], true);
+        let own = b.alloca(i64t, "");
+        let at = b.select(is0, team_slot, own);
+        b.store(team, at, 8);
+        call_sweep(&mut b, t);
+        b.ret_void();
+    } else {
+        let team_slot = b.gep(Ty::int(ctx, 8), tapes, &[i64t.int_const(8)], true);
+        let count = b.load(i64t, team_slot, 8);
+        let (head, body, done) = (
+            f.append_block("head"),
+            f.append_block("body"),
+            f.append_block("done"),
+        );
+        b.br(head);
+        b.position_at_end(head);
+        let j = b.phi(i64t);
+        j.add_incoming(t, entry);
+        let more = b.icmp(IntPred::LLVMIntSLT, j, count);
+        b.cond_br(more, body, done);
+        b.position_at_end(body);
+        let tape = call_sweep(&mut b, j);
+        free_tape(&mut b, tape);
+        let next = b.add(j, team);
+        j.add_incoming(next, b.current_block());
+        b.br(head);
+        b.position_at_end(done);
+        b.ret_void();
+    }
+    f
+}
+
+impl AugmentedFn<'_> {
+    /// The region's augmented sweep on per-thread tapes; the tape block is saved for the
+    /// adjoint.
+    pub(super) fn fork_augmented(&mut self, i: Val, g: Val) -> Result<()> {
+        let acts = activities(i, |v| self.is_active(v))?;
+        let mut args = Vec::new();
+        for (a, act) in i.call_args().into_iter().skip(3).zip(&acts[2..]) {
+            args.push(self.vals.map(a));
+            if act.has_shadow() {
+                args.push(self.shadow(a, i)?);
+            }
+        }
+        let (aug, _) = self.session.declare_reverse(g, &acts, false)?;
+        let m = self.session.module;
+        let micro = microtask(m, &format!("{}.omp", aug.name()), aug, true);
+        let ctx = m.context();
+        let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+        let max = query(&mut self.b, "omp_get_max_threads");
+        let max = self.b.sext_or_trunc(max, i64t);
+        let size = i64t.int_const(m.alloc_size(tape_type(m)));
+        let bytes = self.b.mul(max, size);
+        let bytes = self.b.add(bytes, i64t.int_const(HEADER));
+        let calloc = m.get_or_add_function("calloc", Ty::function(ptr, &[i64t, i64t], false));
+        let tapes = self.b.call_function(calloc, &[i64t.int_const(1), bytes]);
+        self.b.store(max, tapes, 8);
+        fork(&mut self.b, i, micro, tapes, &args);
+        self.saved.insert(i, tapes);
+        Ok(())
+    }
+}
+
+impl AdjointFn<'_> {
+    /// The region's adjoint: a team of the recorded size reverses every thread's tape.
+    pub(super) fn reverse_fork(&mut self, i: Val, g: Val) -> Result<()> {
+        let acts = activities(i, |v| self.is_active(v))?;
+        let Some(tapes) = self.saved.take() else {
+            return Err(Error::at(
+                i,
+                "internal error: the parallel region's tapes were not saved",
+            ));
+        };
+        let mut args = Vec::new();
+        for (a, act) in i.call_args().into_iter().skip(3).zip(&acts[2..]) {
+            args.push(self.primal(a, i)?);
+            if act.has_shadow() {
+                args.push(self.shadow(a, i)?);
+            }
+        }
+        let (_, adj) = self.session.declare_reverse(g, &acts, false)?;
+        let m = self.session.module;
+        let micro = microtask(m, &format!("{}.omp", adj.name()), adj, false);
+        let ctx = m.context();
+        let (ptr, i32t, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 32), Ty::int(ctx, 64));
+        let loc = i.call_args()[0];
+        let team_slot = self
+            .b
+            .gep(Ty::int(ctx, 8), tapes, &[i64t.int_const(8)], true);
+        let count = self.b.load(i64t, team_slot, 8);
+        let count = self.b.sext_or_trunc(count, i32t);
+        let thread = m.get_or_add_function(
+            "__kmpc_global_thread_num",
+            Ty::function(i32t, &[ptr], false),
+        );
+        let gtid = self.b.call_function(thread, &[loc]);
+        let push = m.get_or_add_function(
+            "__kmpc_push_num_threads",
+            Ty::function(Ty::void(ctx), &[ptr, i32t, i32t], false),
+        );
+        self.b.call_function(push, &[loc, gtid, count]);
+        fork(&mut self.b, i, micro, tapes, &args);
+        let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+        self.b.call_function(free, &[tapes]);
+        Ok(())
+    }
+}
+
+/// `*sp += d` with atomic adds (lane by lane for vectors): an adjoint other threads may add to
+/// at the same time. Types without an atomic add are refused at `at`.
+pub(super) fn atomic_add(b: &mut Builder, sp: Val, d: Val, at: Val) -> Result<()> {
+    let ty = d.ty();
+    let ok = |t: Ty| matches!(t.print().as_str(), "float" | "double" | "half" | "bfloat");
+    if ok(ty) {
+        b.atomic_fadd(sp, d);
+        return Ok(());
+    }
+    if ty.is_vector() && ok(ty.element()) {
+        let i64t = Ty::int(ty.context(), 64);
+        for k in 0..ty.vector_len() {
+            let lane = b.extract_lane(d, k);
+            let p = b.gep(ty.element(), sp, &[i64t.int_const(k as u64)], true);
+            b.atomic_fadd(p, lane);
+        }
+        return Ok(());
+    }
+    Err(Error::at(
+        at,
+        format!(
+            "cannot differentiate this load inside an OpenMP parallel region: its adjoint ({}) has no atomic add, and other threads may add to the same memory",
+            ty.print()
+        ),
+    ))
+}
+
+impl AdjointFn<'_> {
+    /// `atomicrmw fadd p, v` adds `v` to `*p`: `v` receives `*p`'s adjoint, which it leaves as
+    /// it is (so every thread reads it unchanged).
+    pub(super) fn reverse_atomic_fadd(&mut self, i: Val) -> Result<()> {
+        let (p, v) = (i.operand(0), i.operand(1));
+        if !self.is_active(v) || !self.is_active(p) {
+            return Ok(());
+        }
+        let sp = self.shadow(p, i)?;
+        let d = self.b.load(v.ty(), sp, i.alignment().max(1));
+        self.accumulate(v, d);
+        Ok(())
+    }
+}
+
+/// In a function that runs on several threads at once, calls whose adjoints add into memory
+/// are refused unless they synchronise (the OpenMP rules); scalar math, primal-only calls and
+/// derived callees (themselves differentiated as running in parallel) are fine.
+pub(super) fn check_parallel_callee(i: Val, callee: super::classify::ReverseCallee) -> Result<()> {
+    use super::classify::ReverseCallee::*;
+    let refused = match callee {
+        Custom(rule, _) => rule.area != crate::rules::Area::OpenMp,
+        User(_) => true,
+        _ => false,
+    };
+    if refused {
+        let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+        return Err(Error::at(
+            i,
+            format!("reverse mode cannot differentiate the call to '{name}' inside an OpenMP parallel region yet: its adjoint would add into memory other threads may share without synchronisation"),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,106 @@
+//! The OpenMP runtime calls that appear inside the outlined body of a `parallel for` (clang
+//! `-fopenmp`): loop scheduling and thread queries run in the primal only, and the `+`
+//! reduction's `__kmpc_reduce_nowait` is made safe to differentiate.
+//!
+//! Guarantee: a reduction never takes libomp's tree method, which combines the threads' private
+//! copies through clang's `reduce_func` and so would combine primal values but not their
+//! tangents. libomp picks the tree method only when both `reduce_data` and `reduce_func` are
+//! non-null (`FAST_REDUCTION_TREE_METHOD_GENERATED`, also when `KMP_FORCE_REDUCTION=tree`, which
+//! falls back to critical), so derived code passes nulls: the critical method (the threads add
+//! their copies one at a time under a lock) or the atomic one (`atomicrmw fadd`), whose
+//! derivatives follow the instructions the threads run. The reverse half releases the lock
+//! [`crate::openmp`] takes around the adjoint of the critical section.
+//!
+//! `__kmpc_fork_call` itself is not a rule: the sweeps call the outlined function's derivative
+//! through it (`forward/openmp.rs`, `reverse/openmp.rs`). Runtime calls not listed here stay
+//! errors (dynamic schedules, tasks, ...), and reverse mode refuses synchronisation it cannot
+//! mirror ([`crate::openmp::check_reverse`]).
+
+use super::{
+    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+};
+use crate::diag::Result;
+use crate::ir::{Ty, Val};
+
+macro_rules! primal_only {
+    ($effects:expr; $($name:literal),* $(,)?) => {
+        &[$(Rule {
+            name: $name,
+            aliases: &[],
+            libm_variants: false,
+            area: Area::OpenMp,
+            kind: RuleKind::Inactive,
+            effects: $effects,
+        }),*]
+    };
+}
+
+/// Loop scheduling (the static schedule writes the thread's bounds into its arguments) and the
+/// end of a reduction's critical section.
+pub static WRITING: &[Rule] = primal_only![Effects::READS_WRITES;
+    "__kmpc_for_static_init_4", "__kmpc_for_static_init_4u", "__kmpc_for_static_init_8",
+    "__kmpc_for_static_init_8u", "__kmpc_for_static_fini", "__kmpc_end_reduce_nowait",
+    "__kmpc_push_num_threads",
+];
+
+/// Thread queries.
+pub static PURE: &[Rule] = primal_only![Effects::READS;
+    "__kmpc_global_thread_num", "omp_get_thread_num", "omp_get_num_threads",
+    "omp_get_max_threads",
+];
+
+/// `__kmpc_reduce_nowait(loc, gtid, n, size, reduce_data, reduce_func, lock)`.
+static REDUCE: CustomReverse = CustomReverse {
+    augment: reduce_augment,
+    adjoint: reduce_adjoint,
+    needs: CustomNeeds {
+        args: ArgNeeds::Positions(&[0]),
+        result: true,
+        saved: false,
+    },
+};
+
+/// The reduction rule.
+pub static RULES: &[Rule] = &[Rule {
+    name: "__kmpc_reduce_nowait",
+    aliases: &[],
+    libm_variants: false,
+    area: Area::OpenMp,
+    kind: RuleKind::Forward(reduce_forward as ForwardRule, Reverse::Custom(&REDUCE)),
+    effects: Effects::READS_WRITES,
+}];
+
+/// Null `reduce_data` and `reduce_func` in a derived copy of the call: no tree reduction.
+fn no_tree(call: Val) {
+    let ptr = Ty::ptr(call.ty().context());
+    for k in [4, 5] {
+        call.set_operand(k, ptr.zero());
+        call.remove_call_arg_attrs(k, &["nonnull", "noundef", "dereferenceable"]);
+    }
+}
+
+fn reduce_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
+    no_tree(c.call);
+    Ok(None)
+}
+
+fn reduce_augment(c: &mut AugmentCall) -> Result<Augmented> {
+    let call = c.primal_call();
+    no_tree(call);
+    Ok(Augmented {
+        result: Some(call),
+        shadow: None,
+        saved: None,
+    })
+}
+
+/// The adjoint of the critical section ran under [`crate::openmp`]'s lock, taken where the
+/// section ended (`__kmpc_end_reduce_nowait`, reached first going backwards); the reduction
+/// returned 1 exactly when that section ran, so that is when the lock is released here.
+fn reduce_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    if let Some(result) = c.result {
+        crate::openmp::adjoint_critical_end(c.b, c.args[0], result);
+    }
+    Ok(vec![None; c.args.len()])
+}
