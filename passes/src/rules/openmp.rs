@@ -58,6 +58,7 @@ static REDUCE: CustomReverse = CustomReverse {
         args: ArgNeeds::Positions(&[0]),
         result: true,
         saved: false,
+        shadows_only: ArgNeeds::None,
     },
 };
 
