@@ -29,6 +29,14 @@ pub fn lanes_disjoint(m: Module, ptrs: Val, access_bytes: u64) -> bool {
     })
 }
 
+/// True when every lane of `ptrs` (a vector of pointers) holds the same address: a splat, as
+/// the vectoriser writes a loop-invariant element read in every lane.
+pub fn lanes_uniform(m: Module, ptrs: Val) -> bool {
+    let ty = ptrs.ty();
+    ty.kind() == TyKind::Vector
+        && pointer_lanes(m, ptrs, ty.vector_len(), 16).is_some_and(|o| o.iter().all(|x| *x == o[0]))
+}
+
 /// Per-lane constant byte offsets of a vector of `n` pointers whose variable part is the same
 /// in every lane.
 fn pointer_lanes(m: Module, p: Val, n: u32, depth: u32) -> Option<Vec<i64>> {
@@ -250,6 +258,31 @@ mod tests {
              %a = getelementptr double, ptr %p, <4 x i64> %x"
         );
         assert!(!disjoint(&body, 8));
+    }
+
+    #[test]
+    fn splat_addresses_are_uniform() {
+        let ctx = Context::create();
+        let ir = "target datalayout = \"e-m:e-i64:64-n8:16:32:64-S128\"\n\
+             define void @f(ptr %p, i64 %i, <4 x double> %v) {\n  \
+             %q = getelementptr double, ptr %p, i64 %i\n  \
+             %s0 = insertelement <4 x ptr> poison, ptr %q, i64 0\n  \
+             %a = shufflevector <4 x ptr> %s0, <4 x ptr> poison, <4 x i32> zeroinitializer\n  \
+             call void @llvm.masked.scatter.v4f64.v4p0(<4 x double> %v, <4 x ptr> %a, \
+             <4 x i1> splat (i1 true))\n  \
+             %b = getelementptr double, <4 x ptr> %a, <4 x i64> <i64 0, i64 0, i64 1, i64 0>\n  \
+             call void @llvm.masked.scatter.v4f64.v4p0(<4 x double> %v, <4 x ptr> %b, \
+             <4 x i1> splat (i1 true))\n  ret void\n}";
+        let module = parse_test_module(&ctx, ir);
+        let m = Module(module.as_mut_ptr());
+        let a = scatter_address(m);
+        assert!(lanes_uniform(m, a));
+        assert!(!lanes_disjoint(m, a, 8));
+        let b = a
+            .users()
+            .into_iter()
+            .find(|u| u.opcode() == Opcode::LLVMGetElementPtr);
+        assert!(!lanes_uniform(m, b.expect("%b")), "one lane steps away");
     }
 
     #[test]

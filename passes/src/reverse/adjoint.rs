@@ -391,11 +391,15 @@ impl<'s> AdjointFn<'s> {
             return crate::clone::substitute_shadow(self.session, v, at);
         }
         if v.is_instruction() && self.plan.shadow_recomputable(v, at.parent_block()) {
+            let shadowed = super::plan::shadow_operands(v)
+                .ok_or_else(|| internal(at, "a rebuilt shadow of an unexpected instruction"))?;
             let c = v.clone_instruction();
-            let base = self.shadow(v.operand(0), at)?;
-            c.set_operand(0, base);
-            for k in 1..v.num_operands() {
-                let o = self.primal(v.operand(k), at)?;
+            for k in 0..v.num_operands() {
+                let o = if shadowed.contains(&k) {
+                    self.shadow(v.operand(k), at)?
+                } else {
+                    self.primal(v.operand(k), at)?
+                };
                 c.set_operand(k, o);
             }
             self.b.insert(c);

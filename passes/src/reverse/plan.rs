@@ -345,30 +345,19 @@ impl ReversePlan {
     }
 
     fn shadow_deps(&self, i: Val) -> Option<HashSet<usize>> {
-        use Opcode::*;
-        match i.opcode() {
-            LLVMGetElementPtr => {
-                let base = i.operand(0);
-                let mut deps = if base.is_instruction() {
-                    self.shadow_recomputable.get(&base)?.clone()
-                } else {
-                    HashSet::new()
-                };
-                for k in 1..i.num_operands() {
-                    deps.extend(self.deps_of(i.operand(k))?);
+        let shadowed = shadow_operands(i)?;
+        let mut deps = HashSet::new();
+        for k in 0..i.num_operands() {
+            let o = i.operand(k);
+            if shadowed.contains(&k) {
+                if o.is_instruction() {
+                    deps.extend(self.shadow_recomputable.get(&o)?.iter().copied());
                 }
-                Some(deps)
+            } else {
+                deps.extend(self.deps_of(o)?);
             }
-            LLVMBitCast | LLVMAddrSpaceCast => {
-                let base = i.operand(0);
-                if base.is_instruction() {
-                    self.shadow_recomputable.get(&base).cloned()
-                } else {
-                    Some(HashSet::new())
-                }
-            }
-            _ => None,
         }
+        Some(deps)
     }
 }
 
@@ -398,12 +387,14 @@ fn wanted(
         if !v.is_instruction() || !ws.insert(v) {
             continue;
         }
-        if matches!(
-            v.opcode(),
-            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast
-        ) {
-            shadow.push(v.operand(0));
-            primal.extend((1..v.num_operands()).map(|k| v.operand(k)));
+        if let Some(shadowed) = shadow_operands(v) {
+            for k in 0..v.num_operands() {
+                if shadowed.contains(&k) {
+                    shadow.push(v.operand(k));
+                } else {
+                    primal.push(v.operand(k));
+                }
+            }
         }
     }
     while let Some(v) = primal.pop() {
@@ -419,6 +410,22 @@ fn wanted(
         }
     }
     (wp, ws)
+}
+
+/// The operands whose shadows make up the shadow of pointer (or vector of pointers) `i`, the
+/// others entering as primal values: the shadow of an address computed from pointers is the
+/// same computation on their shadows (a GEP's base, a splat's `insertelement` and
+/// `shufflevector`, a lane taken out of a vector of pointers).
+pub(super) fn shadow_operands(i: Val) -> Option<&'static [u32]> {
+    use Opcode::*;
+    if !i.ty().is_ptr_or_ptr_vector() {
+        return None;
+    }
+    match i.opcode() {
+        LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMExtractElement => Some(&[0]),
+        LLVMInsertElement | LLVMShuffleVector => Some(&[0, 1]),
+        _ => None,
+    }
 }
 
 /// Values the frame may hold: sized first-class values. Not allocas: the augmented sweep's stack

@@ -18,7 +18,7 @@ use crate::analysis::contents::{
     accessed_locally, infer_contents, infer_pointer_layout, layout_from_types, Contents,
     PointerLayout,
 };
-use crate::analysis::lanes::lanes_disjoint;
+use crate::analysis::lanes::{lanes_disjoint, lanes_uniform};
 use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
@@ -409,6 +409,9 @@ fn masked_load_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         return Ok(adj);
     };
     let gather = is_gather_or_scatter(c);
+    if gather && lanes_uniform(c.session.module, c.src.operand(0)) {
+        return gather_one_address_adjoint(c, d, shadow, mask).map(|()| adj);
+    }
     let lanes: Vec<Val> = if gather && !lanes_apart(c, 0, d.ty()) {
         (0..d.ty().vector_len())
             .map(|k| lane_mask(c.b, mask, k))
@@ -422,6 +425,34 @@ fn masked_load_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         masked_write(c.b, gather, sum, shadow, m)?;
     }
     Ok(adj)
+}
+
+/// A gather whose lanes all read one address (a loop-invariant element broadcast under a
+/// mask): the active lanes' adjoints are summed and added to that one shadow element, which is
+/// touched only when some lane is active (masked-off lanes need not point anywhere valid).
+fn gather_one_address_adjoint(c: &mut AdjointCall, d: Val, shadow: Val, mask: Val) -> Result<()> {
+    let ety = d.ty().element();
+    let ctx = ety.context();
+    let active = c.b.select(mask, d, d.ty().zero());
+    let sum =
+        c.b.intrinsic(
+            "llvm.vector.reduce.fadd",
+            &[d.ty()],
+            &[ety.float_const(-0.0), active],
+        )
+        .ok_or_else(|| Error::general("LLVM has no intrinsic llvm.vector.reduce.fadd"))?;
+    let any =
+        c.b.intrinsic("llvm.vector.reduce.or", &[mask.ty()], &[mask])
+            .ok_or_else(|| Error::general("LLVM has no intrinsic llvm.vector.reduce.or"))?;
+    let one = Ty::vector(ety, 1);
+    let i32t = Ty::int(ctx, 32);
+    let any1 =
+        c.b.insert_element(Ty::vector(Ty::int(ctx, 1), 1).poison(), any, i32t.zero());
+    let at = c.b.extract_lane(shadow, 0);
+    let cur = masked_read(c.b, false, one, at, any1)?;
+    let sum1 = c.b.insert_element(one.poison(), sum, i32t.zero());
+    let new = c.b.fadd(cur, sum1);
+    masked_write(c.b, false, new, at, any1)
 }
 
 /// Adjoint of a masked store: the stored value's adjoint is read from the shadow under the
