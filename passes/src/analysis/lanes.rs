@@ -11,6 +11,10 @@
 //! sign-extends) are not taken apart.
 
 use crate::ir::{Module, Opcode, TyKind, Val};
+use std::collections::HashMap;
+
+/// Lane constants assumed for phis being examined (`None` while looking for a starting value).
+type Assumed = HashMap<Val, Option<Vec<i64>>>;
 
 /// True when the `access_bytes`-byte accesses at the lanes of `ptrs` (a vector of pointers)
 /// cannot overlap one another.
@@ -19,7 +23,7 @@ pub fn lanes_disjoint(m: Module, ptrs: Val, access_bytes: u64) -> bool {
     if ty.kind() != TyKind::Vector {
         return false;
     }
-    let Some(offsets) = pointer_lanes(m, ptrs, ty.vector_len(), 16) else {
+    let Some(offsets) = pointer_lanes(m, ptrs, ty.vector_len(), 16, &mut Assumed::new()) else {
         return false;
     };
     offsets.iter().enumerate().all(|(i, a)| {
@@ -34,12 +38,13 @@ pub fn lanes_disjoint(m: Module, ptrs: Val, access_bytes: u64) -> bool {
 pub fn lanes_uniform(m: Module, ptrs: Val) -> bool {
     let ty = ptrs.ty();
     ty.kind() == TyKind::Vector
-        && pointer_lanes(m, ptrs, ty.vector_len(), 16).is_some_and(|o| o.iter().all(|x| *x == o[0]))
+        && pointer_lanes(m, ptrs, ty.vector_len(), 16, &mut Assumed::new())
+            .is_some_and(|o| o.iter().all(|x| *x == o[0]))
 }
 
 /// Per-lane constant byte offsets of a vector of `n` pointers whose variable part is the same
 /// in every lane.
-fn pointer_lanes(m: Module, p: Val, n: u32, depth: u32) -> Option<Vec<i64>> {
+fn pointer_lanes(m: Module, p: Val, n: u32, depth: u32, seen: &mut Assumed) -> Option<Vec<i64>> {
     if p.ty().kind() != TyKind::Vector {
         return Some(vec![0; n as usize]); // a scalar base: the same in every lane
     }
@@ -49,7 +54,7 @@ fn pointer_lanes(m: Module, p: Val, n: u32, depth: u32) -> Option<Vec<i64>> {
     match p.opcode() {
         Opcode::LLVMShuffleVector => splat(p, n),
         Opcode::LLVMGetElementPtr => {
-            let mut off = pointer_lanes(m, p.operand(0), n, depth - 1)?;
+            let mut off = pointer_lanes(m, p.operand(0), n, depth - 1, seen)?;
             let mut ty = p.gep_source_type();
             let mut scale = m.alloc_size(ty) as i64;
             for k in 1..p.num_operands() {
@@ -74,7 +79,7 @@ fn pointer_lanes(m: Module, p: Val, n: u32, depth: u32) -> Option<Vec<i64>> {
                         _ => return None,
                     }
                 }
-                let lanes = index_lanes(idx, n, depth - 1)?;
+                let lanes = index_lanes(idx, n, depth - 1, seen)?;
                 for (o, c) in off.iter_mut().zip(lanes) {
                     *o = o.wrapping_add(c.wrapping_mul(scale));
                 }
@@ -87,7 +92,7 @@ fn pointer_lanes(m: Module, p: Val, n: u32, depth: u32) -> Option<Vec<i64>> {
 
 /// Per-lane constants of a vector of 64-bit integers `splat(u) + c` (a scalar is the same in
 /// every lane).
-fn index_lanes(v: Val, n: u32, depth: u32) -> Option<Vec<i64>> {
+fn index_lanes(v: Val, n: u32, depth: u32, seen: &mut Assumed) -> Option<Vec<i64>> {
     let ty = v.ty();
     if ty.kind() != TyKind::Vector {
         return Some(vec![0; n as usize]);
@@ -103,14 +108,15 @@ fn index_lanes(v: Val, n: u32, depth: u32) -> Option<Vec<i64>> {
     if depth == 0 || !v.is_instruction() {
         return None;
     }
-    let both = |v: Val| {
+    let mut both = |v: Val| {
         Some((
-            index_lanes(v.operand(0), n, depth - 1)?,
-            index_lanes(v.operand(1), n, depth - 1)?,
+            index_lanes(v.operand(0), n, depth - 1, seen)?,
+            index_lanes(v.operand(1), n, depth - 1, seen)?,
         ))
     };
     match v.opcode() {
         Opcode::LLVMShuffleVector => splat(v, n),
+        Opcode::LLVMPHI => phi_lanes(v, n, depth, seen),
         Opcode::LLVMAdd => {
             let (a, b) = both(v)?;
             Some(a.iter().zip(b).map(|(x, y)| x.wrapping_add(y)).collect())
@@ -125,17 +131,46 @@ fn index_lanes(v: Val, n: u32, depth: u32) -> Option<Vec<i64>> {
                 Some(k) => (v.operand(0), k),
                 None => (v.operand(1), uniform_const(v.operand(0))?),
             };
-            let a = index_lanes(x, n, depth - 1)?;
+            let a = index_lanes(x, n, depth - 1, seen)?;
             Some(a.iter().map(|c| c.wrapping_mul(k)).collect())
         }
         Opcode::LLVMShl => {
             let k = uniform_const(v.operand(1))?;
-            let a = index_lanes(v.operand(0), n, depth - 1)?;
+            let a = index_lanes(v.operand(0), n, depth - 1, seen)?;
             let k = u32::try_from(k).ok().filter(|k| *k < 64)?;
             Some(a.iter().map(|c| c.wrapping_shl(k)).collect())
         }
         _ => None,
     }
+}
+
+/// A vector induction variable `phi [<0, 1, ...>, entry], [phi + splat(step), latch]`: its
+/// lanes keep the constants of its starting value when every incoming value has the same
+/// constants (up to an amount common to every lane), assuming the phi has them. The first
+/// incoming value that does not depend on the phi is the starting value.
+fn phi_lanes(v: Val, n: u32, depth: u32, seen: &mut Assumed) -> Option<Vec<i64>> {
+    if let Some(a) = seen.get(&v) {
+        return a.clone();
+    }
+    let incoming: Vec<Val> = v.incoming().into_iter().map(|(x, _)| x).collect();
+    seen.insert(v, None);
+    let start = incoming
+        .iter()
+        .find_map(|&x| index_lanes(x, n, depth - 1, seen))
+        .map(relative);
+    seen.insert(v, start.clone());
+    let start = start?;
+    let agree = incoming
+        .iter()
+        .all(|&x| index_lanes(x, n, depth - 1, seen).map(relative).as_ref() == Some(&start));
+    seen.remove(&v);
+    agree.then_some(start)
+}
+
+/// Lane constants relative to lane 0 (what differs between lanes).
+fn relative(c: Vec<i64>) -> Vec<i64> {
+    let first = c.first().copied().unwrap_or(0);
+    c.into_iter().map(|x| x.wrapping_sub(first)).collect()
 }
 
 /// Zero offsets when `v` is a shuffle that reads one lane into every lane (a splat).
@@ -283,6 +318,42 @@ mod tests {
             .into_iter()
             .find(|u| u.opcode() == Opcode::LLVMGetElementPtr);
         assert!(!lanes_uniform(m, b.expect("%b")), "one lane steps away");
+    }
+
+    /// A loop whose address is a GEP over a vector induction variable (`%v + <0..3> * k`).
+    fn induction(step: &str, scale: &str) -> bool {
+        let ctx = Context::create();
+        let ir = format!(
+            "target datalayout = \"e-m:e-i64:64-n8:16:32:64-S128\"\n\
+             define void @f(ptr %p, <4 x double> %v, i1 %c) {{\n\
+             entry:\n  br label %loop\n\
+             loop:\n  %iv = phi <4 x i64> [ <i64 0, i64 1, i64 2, i64 3>, %entry ], \
+             [ %next, %loop ]\n  \
+             %x = mul <4 x i64> %iv, {scale}\n  \
+             %a = getelementptr double, ptr %p, <4 x i64> %x\n  \
+             call void @llvm.masked.scatter.v4f64.v4p0(<4 x double> %v, <4 x ptr> %a, \
+             <4 x i1> splat (i1 true))\n  \
+             %next = add <4 x i64> %iv, {step}\n  \
+             br i1 %c, label %loop, label %done\n\
+             done:\n  ret void\n}}"
+        );
+        let module = parse_test_module(&ctx, &ir);
+        let m = Module(module.as_mut_ptr());
+        m.verify().expect("valid test IR");
+        lanes_disjoint(m, scatter_address(m), 8)
+    }
+
+    #[test]
+    fn vector_induction_variables_keep_their_lanes_apart() {
+        assert!(induction("splat (i64 4)", "splat (i64 10)"));
+        assert!(
+            !induction("<i64 4, i64 4, i64 3, i64 4>", "splat (i64 10)"),
+            "a step that differs between lanes can bring lanes together"
+        );
+        assert!(!induction(
+            "splat (i64 4)",
+            "<i64 10, i64 10, i64 0, i64 10>"
+        ));
     }
 
     #[test]
