@@ -53,6 +53,10 @@ pub(super) struct AdjointFn<'s> {
     exit: Block,
     /// Values popped for the instruction being reversed.
     popped: HashMap<(bool, Val), Val>,
+    /// Values (and shadows: `true`) rebuilt from their operands in the block being reversed:
+    /// emitted in sequence, they dominate the rest of the block's adjoint, so each is built
+    /// once per block (a chain of 400 products was rebuilt once per use, quadratically).
+    rebuilt: HashMap<(bool, Val), Val>,
     /// What a custom rule saved, popped for the call being reversed.
     pub(super) saved: Option<Val>,
     /// Blocks whose free was deferred to this adjoint, released at its exit.
@@ -103,6 +107,7 @@ impl<'s> AdjointFn<'s> {
             dispatch,
             exit,
             popped: HashMap::new(),
+            rebuilt: HashMap::new(),
             saved: None,
             deferred: None,
             frame: HashMap::new(),
@@ -323,6 +328,9 @@ impl<'s> AdjointFn<'s> {
             return Ok(p);
         }
         if v.is_instruction() && self.plan.primal_recomputable(v, at.parent_block()) {
+            if let Some(&r) = self.rebuilt.get(&(false, v)) {
+                return Ok(r);
+            }
             let c = v.clone_instruction();
             for k in 0..v.num_operands() {
                 let o = self.primal(v.operand(k), at)?;
@@ -330,7 +338,7 @@ impl<'s> AdjointFn<'s> {
             }
             self.b.insert(c);
             c.strip_metadata_except_tbaa();
-            self.popped.insert((false, v), c);
+            self.rebuilt.insert((false, v), c);
             return Ok(c);
         }
         Err(internal(
@@ -391,6 +399,9 @@ impl<'s> AdjointFn<'s> {
             return crate::clone::substitute_shadow(self.session, v, at);
         }
         if v.is_instruction() && self.plan.shadow_recomputable(v, at.parent_block()) {
+            if let Some(&r) = self.rebuilt.get(&(true, v)) {
+                return Ok(r);
+            }
             let shadowed = super::plan::shadow_operands(v)
                 .ok_or_else(|| internal(at, "a rebuilt shadow of an unexpected instruction"))?;
             let c = v.clone_instruction();
@@ -404,7 +415,7 @@ impl<'s> AdjointFn<'s> {
             }
             self.b.insert(c);
             c.strip_metadata_except_tbaa();
-            self.popped.insert((true, v), c);
+            self.rebuilt.insert((true, v), c);
             return Ok(c);
         }
         Err(internal(at, "shadow not available in the adjoint sweep"))
@@ -423,6 +434,7 @@ impl<'s> AdjointFn<'s> {
         self.batches = batches;
         self.batch_of = batch_of;
         self.batch_slots.clear();
+        self.rebuilt.clear();
         let insts = b.instructions();
         if let Some(&term) = insts.last() {
             if term.opcode() == Opcode::LLVMRet && term.num_operands() == 1 {
@@ -443,6 +455,7 @@ impl<'s> AdjointFn<'s> {
         }
         self.b.clear_fast_math();
         self.popped.clear();
+        self.rebuilt.clear();
         // Entering a structured loop backwards: the counter starts at the last iteration.
         for k in self.plan.exits_at(b).to_vec().into_iter().rev() {
             let (iv, start) = (self.plan.loops()[k].iv, self.plan.loops()[k].start);
