@@ -5,7 +5,8 @@
 //! integer / pointer / anything, "unknown" being the absence of an entry), seeded from typed
 //! loads and stores, struct and array GEPs, TBAA, float operations, float↔int bitcasts, known
 //! rule signatures (math, allocation) and copy lengths, and carried through phis, selects,
-//! casts, calls (arguments and returns, context-insensitively), returns and memory.
+//! casts, integer extensions, truncations and shifts by whole bytes (packed values), calls
+//! (arguments and returns, context-insensitively), returns and memory.
 //!
 //! Floats win over integers ([`Kind::join`]): bytes that some access reads as a float are float
 //! data even where another reads them as an integer (a `double` memcpy'd into a `uint64_t`, a
