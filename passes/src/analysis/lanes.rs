@@ -233,12 +233,18 @@ mod tests {
              %y = mul <4 x i64> %x, zeroinitializer\n  \
              %a = getelementptr double, ptr %p, <4 x i64> %y"
         );
-        assert!(!disjoint(&zero, 8), "times zero puts every lane at one address");
+        assert!(
+            !disjoint(&zero, 8),
+            "times zero puts every lane at one address"
+        );
     }
 
     #[test]
     fn unknown_lane_values_are_not_disjoint() {
-        assert!(!disjoint("  %a = getelementptr double, ptr %p, <4 x i64> %w", 8));
+        assert!(!disjoint(
+            "  %a = getelementptr double, ptr %p, <4 x i64> %w",
+            8
+        ));
         let body = format!(
             "{SPLAT_I}\n  %x = add <4 x i64> %s, %w\n  \
              %a = getelementptr double, ptr %p, <4 x i64> %x"

@@ -14,11 +14,11 @@ use super::{
     AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
     Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
-use crate::analysis::lanes::lanes_disjoint;
 use crate::analysis::contents::{
     accessed_locally, infer_contents, infer_pointer_layout, layout_from_types, Contents,
     PointerLayout,
 };
+use crate::analysis::lanes::lanes_disjoint;
 use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
