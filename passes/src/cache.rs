@@ -108,6 +108,32 @@ impl Session {
         })
     }
 
+    /// The float types `f`'s integer parameters and return value carry as bits (the shape of
+    /// its derived signatures). The type analysis runs only for a function with a body and an
+    /// integer parameter or return value.
+    pub fn float_bits_of(&self, f: Val) -> crate::signature::FloatBits {
+        let fty = f.function_type();
+        let ints = fty.param_types().iter().any(|t| t.is_int()) || fty.return_type().is_int();
+        if f.is_declaration() || !ints || !self.primal_functions.contains(&f) {
+            return Default::default();
+        }
+        let (info, m) = (self.types(), self.module);
+        let params = f
+            .params()
+            .into_iter()
+            .map(|p| crate::analysis::types::float_bits(info, m, p))
+            .collect();
+        let ret = crate::analysis::types::returned_float_bits(info, m, f);
+        crate::signature::FloatBits { params, ret }
+    }
+
+    /// The forward activity of `f` for `activity`, calls passing float bits through integers
+    /// included ([`crate::analysis::activity::forward_activity`]).
+    pub fn activity(&self, f: Val, activity: &[Activity]) -> crate::analysis::activity::ActiveSet {
+        let bits = |g: Val| self.float_bits_of(g);
+        crate::analysis::activity::forward_activity(f, activity, &self.rules, &bits)
+    }
+
     /// How the type analysis reads calls to rules (the rule table's [`crate::rules::type_seed`];
     /// the cache itself does not depend on the rules).
     pub fn set_type_seed(&mut self, seed: fn(Val) -> crate::analysis::types::CallSeed) {
@@ -172,8 +198,9 @@ impl Session {
         if let Some(&Derived::Reverse { augmented, adjoint }) = self.cache.get(&key) {
             return Ok((augmented, adjoint));
         }
+        let bits = self.float_bits_of(f);
         let (augmented, adjoint) =
-            crate::signature::declare_reverse(self.module, f, activity, memory_stable)?;
+            crate::signature::declare_reverse(self.module, f, activity, memory_stable, &bits)?;
         let derived = Derived::Reverse { augmented, adjoint };
         self.cache.insert(key.clone(), derived);
         self.pending.push(Job { key, derived });
@@ -202,7 +229,8 @@ impl Session {
         if let Some(&Derived::Forward(d)) = self.cache.get(&key) {
             return Ok(d);
         }
-        let derived = crate::signature::declare_forward(self.module, f, activity, width)?;
+        let bits = self.float_bits_of(f);
+        let derived = crate::signature::declare_forward(self.module, f, activity, width, &bits)?;
         self.cache.insert(key.clone(), Derived::Forward(derived));
         self.pending.push(Job {
             key,

@@ -3,20 +3,55 @@
 //! `adjoint.f.<codes>`) have, and how their parameters pair with the primal's. Everything that
 //! declares, calls or fills in a derived function reads its shape from here, so the caller and
 //! the callee can never disagree.
+//!
+//! An integer parameter or return value that the type analysis proves carries the bits of
+//! floating-point data ([`FloatBits`]: a `double` passed as a `uint64_t`) is a float for
+//! differentiation: its tangent (forward) or adjoint (reverse) has the float's type in the
+//! derived signature, and the visitors bitcast at the boundary.
 
 use crate::api::Activity;
 use crate::diag::{Error, Result};
 use crate::ir::{Module, Ty, Val};
 
+/// The floating-point types that `f`'s integer parameters and integer return value carry as
+/// bits, as the type analysis proved them ([`crate::analysis::types::float_bits`]); `None` for
+/// everything else. The same for every call site: the analysis gives a parameter and every
+/// argument passed to it one tree.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FloatBits {
+    /// Per parameter, in order (empty when no parameter carries float bits).
+    pub params: Vec<Option<Ty>>,
+    /// The return value.
+    pub ret: Option<Ty>,
+}
+
+impl FloatBits {
+    /// The float type parameter `k` carries, if any.
+    pub fn param(&self, k: usize) -> Option<Ty> {
+        self.params.get(k).copied().flatten()
+    }
+
+    /// The type of parameter `k`'s tangent or adjoint, `ty` being its own type.
+    fn param_or(&self, k: usize, ty: Ty) -> Ty {
+        self.param(k).unwrap_or(ty)
+    }
+}
+
 /// True when the forward derivative of `f` returns `{ret, d_ret}`.
-pub fn returns_tangent(f: Val) -> bool {
-    f.function_type().return_type().carries_derivative()
+pub fn returns_tangent(f: Val, bits: &FloatBits) -> bool {
+    f.function_type().return_type().carries_derivative() || bits.ret.is_some()
 }
 
 /// True when `f`'s adjoint takes the adjoint of its result (floating-point data, no pointers).
-pub fn returns_adjoint(f: Val) -> bool {
+pub fn returns_adjoint(f: Val, bits: &FloatBits) -> bool {
     let r = f.function_type().return_type();
-    r.contains_float() && !r.contains_ptr()
+    r.contains_float() && !r.contains_ptr() || bits.ret.is_some()
+}
+
+/// The type of the tangent or adjoint of `f`'s result: the float type an integer result
+/// carries, else the result's own type.
+pub fn result_derivative_ty(f: Val, bits: &FloatBits) -> Ty {
+    bits.ret.unwrap_or(f.function_type().return_type())
 }
 
 /// True when `f`'s augmented forward sweep returns `{result, shadow}`: a pointer result, or an
@@ -37,7 +72,13 @@ pub fn wide(ty: Ty, width: u32) -> Ty {
 
 /// Declares the forward derivative of `f` for `activity` (no body yet), carrying `width`
 /// tangents per call: each shadow parameter and the result's tangent are [`wide`].
-pub fn declare_forward(module: Module, f: Val, activity: &[Activity], width: u32) -> Result<Val> {
+pub fn declare_forward(
+    module: Module,
+    f: Val,
+    activity: &[Activity],
+    width: u32,
+    bits: &FloatBits,
+) -> Result<Val> {
     let fty = f.function_type();
     if fty.is_var_arg() {
         return Err(Error::in_function(
@@ -47,14 +88,15 @@ pub fn declare_forward(module: Module, f: Val, activity: &[Activity], width: u32
     }
     let ret = fty.return_type();
     let mut params = Vec::new();
-    for (p, a) in fty.param_types().into_iter().zip(activity) {
+    for (k, (p, a)) in fty.param_types().into_iter().zip(activity).enumerate() {
         params.push(p);
         if a.has_shadow() {
-            params.push(wide(p, width));
+            params.push(wide(bits.param_or(k, p), width));
         }
     }
-    let new_ret = if returns_tangent(f) {
-        Ty::literal_struct(module.context(), &[ret, wide(ret, width)])
+    let new_ret = if returns_tangent(f, bits) {
+        let t = result_derivative_ty(f, bits);
+        Ty::literal_struct(module.context(), &[ret, wide(t, width)])
     } else {
         ret
     };
@@ -78,6 +120,7 @@ pub fn declare_reverse(
     f: Val,
     activity: &[Activity],
     memory_stable: bool,
+    bits: &FloatBits,
 ) -> Result<(Val, Val)> {
     let fty = f.function_type();
     if fty.is_var_arg() {
@@ -100,13 +143,13 @@ pub fn declare_reverse(
     let ptr = Ty::ptr(ctx);
     let mut params = vec![ptr];
     let mut outs = Vec::new();
-    for (p, a) in fty.param_types().into_iter().zip(activity) {
+    for (k, (p, a)) in fty.param_types().into_iter().zip(activity).enumerate() {
         params.push(p);
         if a.has_shadow() {
             params.push(p);
         }
         if *a == Activity::Out {
-            outs.push(p);
+            outs.push(bits.param_or(k, p));
         }
     }
     let aug_ret = if returns_shadow(f) {
@@ -123,8 +166,8 @@ pub fn declare_reverse(
         Ty::function(aug_ret, &params, false),
     );
     let mut adj_params = params.clone();
-    if returns_adjoint(f) {
-        adj_params.push(ret);
+    if returns_adjoint(f, bits) {
+        adj_params.push(result_derivative_ty(f, bits));
     }
     let adj_ret = if outs.is_empty() {
         Ty::void(ctx)

@@ -17,6 +17,9 @@ use std::collections::HashSet;
 /// The set of active values (arguments and instructions) of one function.
 pub struct ActiveSet {
     active: HashSet<Val>,
+    /// (call, argument index) of active integer arguments whose callee's parameter carries
+    /// float bits ([`crate::signature::FloatBits`]): they pass a derivative like floats do.
+    float_bits_args: HashSet<(Val, usize)>,
 }
 
 impl ActiveSet {
@@ -46,11 +49,34 @@ impl ActiveSet {
     pub fn contains(&self, v: Val) -> bool {
         self.active.contains(&v)
     }
+
+    /// True when argument `k` of `call` passes a derivative into the call: an active float or
+    /// pointer, or an active integer the callee receives as float bits.
+    pub fn arg_carries(&self, call: Val, k: usize, a: Val) -> bool {
+        carries_into_call(a, |v| self.contains(v)) || self.float_bits_args.contains(&(call, k))
+    }
+
+    /// True when any argument of `call` passes a derivative into it ([`ActiveSet::arg_carries`]).
+    pub fn call_receives(&self, call: Val) -> bool {
+        let args = call.call_args();
+        args.iter()
+            .enumerate()
+            .any(|(k, &a)| self.arg_carries(call, k, a))
+    }
 }
 
+/// What the callee's derived signatures carry as float bits ([`crate::signature::FloatBits`]),
+/// asked only for defined callees receiving an active integer.
+pub type FloatBitsOf<'a> = &'a dyn Fn(Val) -> crate::signature::FloatBits;
+
 /// Computes forward activity for `f` with parameter activities `acts`.
-pub fn forward_activity(f: Val, acts: &[Activity], rules: &UserRules) -> ActiveSet {
-    let mut active: HashSet<Val> = f
+pub fn forward_activity(
+    f: Val,
+    acts: &[Activity],
+    rules: &UserRules,
+    bits: FloatBitsOf,
+) -> ActiveSet {
+    let active: HashSet<Val> = f
         .params()
         .into_iter()
         .zip(acts)
@@ -61,17 +87,53 @@ pub fn forward_activity(f: Val, acts: &[Activity], rules: &UserRules) -> ActiveS
         .into_iter()
         .flat_map(|b| b.instructions())
         .collect();
+    let mut set = ActiveSet {
+        active,
+        float_bits_args: HashSet::new(),
+    };
     loop {
         let mut changed = false;
         for &i in &insts {
-            if !active.contains(&i) && is_active(i, &active, rules) {
-                active.insert(i);
+            if i.is_call() {
+                changed |= set.note_float_bits_args(i, rules, bits);
+            }
+            if !set.active.contains(&i) && is_active(i, &set, rules) {
+                set.active.insert(i);
                 changed = true;
             }
         }
         if !changed {
-            return ActiveSet { active };
+            return set;
         }
+    }
+}
+
+impl ActiveSet {
+    /// Records the active integer arguments of `call` that its defined callee receives as
+    /// float bits; true when one was new.
+    fn note_float_bits_args(&mut self, call: Val, rules: &UserRules, bits: FloatBitsOf) -> bool {
+        let args = call.call_args();
+        let fresh: Vec<usize> = (0..args.len())
+            .filter(|&k| {
+                args[k].ty().is_int()
+                    && self.active.contains(&args[k])
+                    && !self.float_bits_args.contains(&(call, k))
+            })
+            .collect();
+        if fresh.is_empty() {
+            return false;
+        }
+        let Callee::Defined(g) = rules::classify(call, rules) else {
+            return false;
+        };
+        let carried = bits(g);
+        let mut changed = false;
+        for k in fresh {
+            if carried.param(k).is_some() {
+                changed |= self.float_bits_args.insert((call, k));
+            }
+        }
+        changed
     }
 }
 
@@ -86,7 +148,8 @@ pub fn carries_into_call(v: Val, is_active: impl Fn(Val) -> bool) -> bool {
     is_active(v) && v.ty().carries_derivative()
 }
 
-fn is_active(i: Val, active: &HashSet<Val>, rules: &UserRules) -> bool {
+fn is_active(i: Val, set: &ActiveSet, rules: &UserRules) -> bool {
+    let active = &set.active;
     let ty = i.ty();
     if ty.is_void() {
         return false;
@@ -101,14 +164,13 @@ fn is_active(i: Val, active: &HashSet<Val>, rules: &UserRules) -> bool {
         InstClass::Alloca => !crate::openmp::inactive_capture(i, |v| active.contains(&v)),
         InstClass::Load => any(&[0]),
         InstClass::Phi => i.incoming().iter().any(|(v, _)| op(*v, active)),
-        InstClass::Call => call_is_active(i, active, rules),
+        InstClass::Call => call_is_active(i, set, rules),
         _ => false,
     }
 }
 
-fn call_is_active(call: Val, active: &HashSet<Val>, rules: &UserRules) -> bool {
-    let carries = |v: Val| carries_into_call(v, |x| active.contains(&x));
-    let any_arg = call.call_args().into_iter().any(carries);
+fn call_is_active(call: Val, set: &ActiveSet, rules: &UserRules) -> bool {
+    let any_arg = set.call_receives(call);
     match rules::classify(call, rules) {
         Callee::Inactive | Callee::Unknown => false,
         Callee::Defined(_) | Callee::User(_) => any_arg || call.ty().contains_ptr(),

@@ -8,7 +8,6 @@
 //! differentiated, with the same activity analysis both modes use, so a warning means a
 //! derivative really reached the call.
 
-use super::activity::{carries_into_call, forward_activity};
 use super::cfg::reverse_post_order;
 use crate::cache::Session;
 use crate::diag::Location;
@@ -29,7 +28,7 @@ pub fn dropped_derivatives(session: &Session) -> Vec<String> {
         if f.is_declaration() {
             continue;
         }
-        let active = forward_activity(f, &key.activity, &session.rules);
+        let active = session.activity(f, &key.activity);
         for i in reverse_post_order(f)
             .into_iter()
             .flat_map(|b| b.instructions())
@@ -44,10 +43,7 @@ pub fn dropped_derivatives(session: &Session) -> Vec<String> {
             if !session.rules.is_inactive(&name) {
                 continue;
             }
-            let flows = i
-                .call_args()
-                .into_iter()
-                .any(|a| carries_into_call(a, |v| active.contains(v)));
+            let flows = active.call_receives(i);
             if flows && seen.insert(i) {
                 out.push(format!(
                     "{}'{name}' is declared inactive but differentiable values flow into it here: the derivative through this call is dropped (counted as zero). Harmless if it only observes them (logging); if its effect reaches the result, remove the inactive declaration and give it a body or register a rule for it",

@@ -48,7 +48,7 @@ pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> 
     args.extend(request_args(&mut b, req)?);
     let aug_call = b.call_function(aug, &args);
     aug_call.copy_debug_location(req.call);
-    if crate::reverse::returns_adjoint(f) {
+    if crate::reverse::returns_adjoint(f, &session.float_bits_of(f)) {
         args.push(ret.float_const(1.0));
     }
     let adjoints = b.call_function(adj, &args);
@@ -112,7 +112,7 @@ pub(super) fn check_reverse(session: &Session, req: &Request) -> Result<()> {
         }
     }
     let ret = f.function_type().return_type();
-    if crate::reverse::returns_adjoint(f) && !ret.is_float() {
+    if crate::reverse::returns_adjoint(f, &session.float_bits_of(f)) && !ret.is_float() {
         return Err(Error::user_at(
             req.call,
             format!(
@@ -249,7 +249,8 @@ pub(super) fn lower_forward(session: &mut Session, req: &Request) -> Result<()> 
     call.copy_debug_location(req.call);
 
     let want = req.sret.map_or(req.call.ty(), |(_, ty)| ty);
-    let tangent = crate::forward::returns_tangent(f).then(|| b.extract_value(call, 1));
+    let bits = session.float_bits_of(f);
+    let tangent = crate::forward::returns_tangent(f, &bits).then(|| b.extract_value(call, 1));
     match tangent {
         _ if want.is_void() || !(req.call.has_uses() || req.sret.is_some()) => {}
         Some(t) if req.width > 1 => {

@@ -4,7 +4,6 @@
 
 use super::arith::apply_partials;
 use super::function::ForwardFn;
-use crate::analysis::activity::carries_into_call;
 use crate::api::Activity;
 use crate::api::Mode;
 use crate::diag::{Error, Result};
@@ -18,21 +17,26 @@ impl ForwardFn<'_> {
             return self.visit_fork(i);
         }
         let args = i.call_args();
-        let passes_derivative = args
-            .iter()
-            .any(|&a| carries_into_call(a, |v| self.is_active(v)));
+        let passes_derivative = self.active.call_receives(i);
         let needed = passes_derivative || self.is_active(i);
         let callee = rules::classify_for(i, &self.session.rules, Mode::Forward);
         let ints = |v: Val| v.ty().is_int() && self.is_active(v);
         if matches!(callee, Callee::Defined(_) | Callee::User(_))
             && (args.iter().copied().any(ints) || ints(i))
         {
-            // Float bits passed or returned as an integer have no tangent path: refused.
+            // Float bits passed or returned as an integer travel as the float where the callee's
+            // signature says so (FloatBits); anywhere else they have no tangent path: refused.
+            let bits = match callee {
+                Callee::Defined(f) => self.session.float_bits_of(f),
+                _ => Default::default(),
+            };
             let (info, m) = (self.session.types(), self.session.module);
-            for a in args.iter().copied().filter(|&a| self.is_active(a)) {
-                crate::analysis::types::check_no_float_bits(info, m, a, i, "passes")?;
+            for (k, &a) in args.iter().enumerate() {
+                if self.is_active(a) && bits.param(k).is_none() {
+                    crate::analysis::types::check_no_float_bits(info, m, a, i, "passes")?;
+                }
             }
-            if self.is_active(i) {
+            if self.is_active(i) && bits.ret.is_none() {
                 crate::analysis::types::check_no_float_bits(info, m, i, i, "receives")?;
             }
         }
@@ -75,13 +79,17 @@ impl ForwardFn<'_> {
 
     /// Calls the forward derivative of `f`, passing a shadow for every active argument.
     fn call_derived(&mut self, i: Val, f: Val) -> Result<()> {
+        let bits = self.session.float_bits_of(f);
         let mut acts = Vec::new();
         let mut args = Vec::new();
-        for a in i.call_args() {
+        for (k, a) in i.call_args().into_iter().enumerate() {
             args.push(self.map(a));
             if self.is_active(a) {
                 acts.push(Activity::Dup);
-                let t = self.tangent_or_zero(a, i)?;
+                let mut t = self.tangent_or_zero(a, i)?;
+                if let Some(fty) = bits.param(k) {
+                    t = self.cast_lanes(t, fty);
+                }
                 args.push(t);
             } else {
                 acts.push(Activity::Const);
@@ -89,10 +97,13 @@ impl ForwardFn<'_> {
         }
         let derived = self.session.declare_forward_wide(f, &acts, self.width)?;
         let call = self.b.call_function(derived, &args);
-        if super::returns_tangent(f) {
+        if super::returns_tangent(f, &bits) {
             let p = self.b.extract_value(call, 0);
             p.set_name(&i.name());
-            let t = self.b.extract_value(call, 1);
+            let mut t = self.b.extract_value(call, 1);
+            if bits.ret.is_some() {
+                t = self.cast_lanes(t, i.ty());
+            }
             self.set_primal(i, p);
             self.set_tangent(i, Some(t));
         } else {

@@ -50,16 +50,20 @@ impl ForwardFn<'_> {
             return Ok(());
         }
         let v = i.operand(0);
-        if v.ty().is_int() && self.is_active(v) {
+        let bits = self.session.float_bits_of(self.src);
+        if v.ty().is_int() && self.is_active(v) && bits.ret.is_none() {
             let (info, m) = (self.session.types(), self.session.module);
             crate::analysis::types::check_no_float_bits(info, m, v, i, "returns")?;
         }
         let pv = self.map(v);
-        if !super::returns_tangent(self.src) {
+        if !super::returns_tangent(self.src, &bits) {
             self.b.ret(pv);
             return Ok(());
         }
-        let tv = self.tangent_or_zero(v, i)?;
+        let mut tv = self.tangent_or_zero(v, i)?;
+        if let Some(fty) = bits.ret {
+            tv = self.cast_lanes(tv, fty);
+        }
         let ret_ty = self.dst.function_type().return_type();
         let agg = ret_ty.poison();
         let agg = self.b.insert_value(agg, pv, 0);

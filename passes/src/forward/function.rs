@@ -8,7 +8,7 @@
 //! [`ForwardFn::require_shadow`] or [`ForwardFn::shadow_or_substitute`], which error rather than
 //! invent one.
 
-use crate::analysis::activity::{forward_activity, ActiveSet};
+use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::{classify, InstClass};
 use crate::api::Activity;
 use crate::cache::{Derived, Job, Session};
@@ -67,7 +67,7 @@ pub(super) fn gather(b: &mut Builder, lanes: Vec<Val>) -> Val {
 impl<'s> ForwardFn<'s> {
     pub(crate) fn new(session: &'s mut Session, job: &Job) -> ForwardFn<'s> {
         let src = job.key.function;
-        let active = forward_activity(src, &job.key.activity, &session.rules);
+        let active = session.activity(src, &job.key.activity);
         if session.opts.print_activity {
             let lines = active.describe(src, &job_name(job), &job.key.activity);
             session.report.extend(lines);
@@ -94,6 +94,12 @@ impl<'s> ForwardFn<'s> {
     pub(crate) fn run(mut self) -> Result<()> {
         let order = self.vals.create_blocks(self.src, self.dst);
         self.vals.map_params(self.src, self.dst, &self.activity, 0);
+        if let Some(&first) = order.first() {
+            if let Some(entry) = self.vals.block(first) {
+                self.b.position_at_end(entry);
+                self.float_bits_params();
+            }
+        }
         if let Some(p) = self.src.personality() {
             self.dst.set_personality(p);
         }
@@ -115,6 +121,18 @@ impl<'s> ForwardFn<'s> {
         }
         self.fill_phis()
     }
+    /// Integer parameters carrying float bits receive the float's tangent: inside, it is the
+    /// integer's tangent bits.
+    fn float_bits_params(&mut self) {
+        let bits = self.session.float_bits_of(self.src);
+        for (k, p) in self.src.params().into_iter().enumerate() {
+            if let (Some(_), Some(t)) = (bits.param(k), self.tangent(p)) {
+                let t = self.cast_lanes(t, p.ty());
+                self.set_tangent(p, Some(t));
+            }
+        }
+    }
+
     /// After the code for source `invoke` `i` (emitted as for a call): its calls that may
     /// unwind become invokes unwinding to the copy of `i`'s landing pad, then the derived code
     /// branches to the normal destination.
@@ -233,6 +251,19 @@ impl<'s> ForwardFn<'s> {
     /// The tangent made of `lanes`.
     pub(super) fn gather(&mut self, lanes: Vec<Val>) -> Val {
         gather(&mut self.b, lanes)
+    }
+
+    /// Tangent `t` reinterpreted lane by lane as `to` (same size): the float tangent of an
+    /// integer carrying float bits ([`crate::signature::FloatBits`]) crosses a call boundary as
+    /// the float, and travels inside a function as the integer's bits.
+    pub(super) fn cast_lanes(&mut self, t: Val, to: crate::ir::Ty) -> Val {
+        let lanes = (0..self.width)
+            .map(|k| {
+                let l = self.lane(t, k);
+                self.b.cast(Opcode::LLVMBitCast, l, to)
+            })
+            .collect();
+        self.gather(lanes)
     }
 
     // ----- emission helpers -----

@@ -10,7 +10,7 @@ use super::classify::{reverse_callee, ReverseCallee};
 use super::needs::{user_tape, Need};
 use super::plan::ReversePlan;
 use super::{call_activity, returns_adjoint, tape};
-use crate::analysis::activity::{forward_activity, ActiveSet};
+use crate::analysis::activity::ActiveSet;
 use crate::analysis::types;
 use crate::api::Activity;
 use crate::cache::{Key, Session};
@@ -73,7 +73,7 @@ pub(super) struct AdjointFn<'s> {
 impl<'s> AdjointFn<'s> {
     pub(super) fn new(session: &'s mut Session, key: &Key, dst: Val) -> AdjointFn<'s> {
         let src = key.function;
-        let active = forward_activity(src, &key.activity, &session.rules);
+        let active = session.activity(src, &key.activity);
         let b = Builder::new(session.module);
         let cfg = ReverseCfg::of(src);
         let plan = ReversePlan::new(src, &cfg, &active, &session.rules, key.memory_stable);
@@ -126,7 +126,7 @@ impl<'s> AdjointFn<'s> {
                 self.arg_shadows.insert(p, s);
             }
         }
-        if returns_adjoint(self.src) {
+        if returns_adjoint(self.src, &self.session.float_bits_of(self.src)) {
             self.dret = self.dst.params().last().copied();
         }
         let (entry, dispatch, exit) = (self.entry, self.dispatch, self.exit);
@@ -288,9 +288,11 @@ impl<'s> AdjointFn<'s> {
         let mut k = 0;
         for (p, a) in self.src.params().into_iter().zip(self.activity.clone()) {
             if a == Activity::Out {
+                // An integer carrying float bits returns the float's adjoint.
+                let t = self.adjoint_ty(p).unwrap_or(p.ty());
                 let d = match self.slots.get(&p) {
-                    Some(&s) => self.b.load(p.ty(), s, 0),
-                    None => p.ty().zero(),
+                    Some(&s) => self.b.load(t, s, 0),
+                    None => t.zero(),
                 };
                 agg = self.b.insert_value(agg, d, k);
                 k += 1;
@@ -995,8 +997,8 @@ impl<'s> AdjointFn<'s> {
         let mut acts = Vec::new();
         let mut args = vec![self.tape];
         let src_args = i.call_args();
-        for &a in &src_args {
-            let act = call_activity(a, |v| self.is_active(v));
+        for (k, &a) in src_args.iter().enumerate() {
+            let act = call_activity(a, self.active.arg_carries(i, k, a), |v| self.is_active(v));
             args.push(self.primal(a, i)?);
             if act.has_shadow() {
                 let s = self.shadow(a, i)?;
@@ -1006,8 +1008,19 @@ impl<'s> AdjointFn<'s> {
         }
         let stable = self.plan.callee_memory_stable(i);
         let (_, adj) = self.session.declare_reverse(g, &acts, stable)?;
-        if returns_adjoint(g) {
-            args.push(d.unwrap_or_else(|| i.ty().zero()));
+        let bits = self.session.float_bits_of(g);
+        if returns_adjoint(g, &bits) {
+            let t = crate::signature::result_derivative_ty(g, &bits);
+            match d {
+                Some(d) if d.ty() != t => {
+                    return Err(internal(
+                        i,
+                        "a call's adjoint and its callee's disagree in type",
+                    ))
+                }
+                Some(d) => args.push(d),
+                None => args.push(t.zero()),
+            }
         }
         let res = self.b.call_function(adj, &args);
         let mut k = 0;

@@ -9,7 +9,7 @@ use super::classify::{reverse_callee, ReverseCallee};
 use super::needs::Need;
 use super::plan::ReversePlan;
 use super::{call_activity, returns_shadow, tape};
-use crate::analysis::activity::{forward_activity, ActiveSet};
+use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::{classify, InstClass};
 use crate::analysis::types;
 use crate::api::Activity;
@@ -44,7 +44,7 @@ pub(super) struct AugmentedFn<'s> {
 impl<'s> AugmentedFn<'s> {
     pub(super) fn new(session: &'s mut Session, key: &Key, dst: Val) -> AugmentedFn<'s> {
         let src = key.function;
-        let active = forward_activity(src, &key.activity, &session.rules);
+        let active = session.activity(src, &key.activity);
         let b = Builder::new(session.module);
         let cfg = ReverseCfg::of(src);
         let plan = ReversePlan::new(src, &cfg, &active, &session.rules, key.memory_stable);
@@ -427,7 +427,10 @@ impl<'s> AugmentedFn<'s> {
             return Ok(());
         }
         let v = i.operand(0);
-        if v.ty().is_int() && self.is_active(v) {
+        if v.ty().is_int()
+            && self.is_active(v)
+            && self.session.float_bits_of(self.src).ret.is_none()
+        {
             let m = self.session.module;
             types::check_no_float_bits(self.session.types(), m, v, i, "returns")?;
         }
@@ -497,21 +500,26 @@ impl<'s> AugmentedFn<'s> {
         Ok(())
     }
 
-    /// Float data passed to or returned from a differentiated call as an integer would lose
-    /// its derivative (integer parameters and returns carry none): refused.
+    /// Float data passed to or returned from a differentiated call as an integer travels as
+    /// the float where the callee's signature says so ([`crate::signature::FloatBits`]);
+    /// anywhere else it would lose its derivative: refused.
     fn check_call_bits(&self, call: Val) -> Result<()> {
         let ints = |v: Val| v.ty().is_int() && self.is_active(v);
         if !call.call_args().into_iter().any(ints) && !ints(call) {
             // Nothing to check: do not compute the module's type analysis for it.
             return Ok(());
         }
+        let bits = match call.called_function() {
+            Some(g) => self.session.float_bits_of(g),
+            None => Default::default(),
+        };
         let (info, m) = (self.session.types(), self.session.module);
-        for a in call.call_args() {
-            if self.is_active(a) {
+        for (k, a) in call.call_args().into_iter().enumerate() {
+            if self.is_active(a) && bits.param(k).is_none() {
                 types::check_no_float_bits(info, m, a, call, "passes")?;
             }
         }
-        if self.is_active(call) {
+        if self.is_active(call) && bits.ret.is_none() {
             types::check_no_float_bits(info, m, call, call, "receives")?;
         }
         Ok(())
@@ -665,8 +673,8 @@ impl<'s> AugmentedFn<'s> {
     fn call_augmented(&mut self, i: Val, g: Val) -> Result<()> {
         let mut acts = Vec::new();
         let mut args = vec![self.tape];
-        for a in i.call_args() {
-            let act = call_activity(a, |v| self.is_active(v));
+        for (k, a) in i.call_args().into_iter().enumerate() {
+            let act = call_activity(a, self.active.arg_carries(i, k, a), |v| self.is_active(v));
             args.push(self.vals.map(a));
             if act.has_shadow() {
                 let s = self.shadow(a, i)?;

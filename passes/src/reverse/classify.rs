@@ -1,7 +1,7 @@
 //! How the reverse sweeps treat a call site: run it as it is, differentiate the callee
 //! recursively, or apply a rule's reverse half.
 
-use crate::analysis::activity::{carries_into_call, ActiveSet};
+use crate::analysis::activity::ActiveSet;
 use crate::api::Mode;
 use crate::ir::Val;
 use crate::rules::user::{UserRule, UserRules};
@@ -35,11 +35,7 @@ pub fn reverse_callee(i: Val, active: &ActiveSet, rules: &UserRules) -> ReverseC
     if let Some(f) = crate::openmp::outlined(i) {
         return ReverseCallee::Parallel(f);
     }
-    let flows = i
-        .call_args()
-        .into_iter()
-        .any(|a| carries_into_call(a, |v| active.contains(v)))
-        || active.contains(i);
+    let flows = active.call_receives(i) || active.contains(i);
     if !flows {
         return ReverseCallee::Primal;
     }

@@ -31,7 +31,7 @@ const HEADER: u64 = 16;
 fn activities(i: Val, is_active: impl Fn(Val) -> bool) -> Result<Vec<Activity>> {
     let mut acts = vec![Activity::Const, Activity::Const];
     for a in i.call_args().into_iter().skip(3) {
-        let act = call_activity(a, &is_active);
+        let act = call_activity(a, false, &is_active);
         if act == Activity::Out || (is_active(a) && !a.ty().is_ptr()) {
             return Err(Error::at(
                 i,

@@ -5,7 +5,8 @@
 //! integer / pointer / anything, "unknown" being the absence of an entry), seeded from typed
 //! loads and stores, struct and array GEPs, TBAA, float operations, float↔int bitcasts, known
 //! rule signatures (math, allocation) and copy lengths, and carried through phis, selects,
-//! casts, calls (arguments and returns, context-insensitively), returns and memory.
+//! casts, integer extensions, truncations and shifts by whole bytes (packed values), calls
+//! (arguments and returns, context-insensitively), returns and memory.
 //!
 //! Floats win over integers ([`Kind::join`]): bytes that some access reads as a float are float
 //! data even where another reads them as an integer (a `double` memcpy'd into a `uint64_t`, a
@@ -59,12 +60,26 @@ pub fn float_bits(info: &TypeInfo, m: Module, v: Val) -> Option<Ty> {
     if !v.ty().is_int() || !info.converged {
         return None;
     }
-    let t = info.tree(m, v);
+    float_bits_in(m, &info.tree(m, v), v.ty())
+}
+
+/// The floating-point type whose bits `f`'s integer return value carries ([`float_bits`] of
+/// the tree its `ret`s return).
+pub fn returned_float_bits(info: &TypeInfo, m: Module, f: Val) -> Option<Ty> {
+    let ty = f.function_type().return_type();
+    if !ty.is_int() || !info.converged {
+        return None;
+    }
+    float_bits_in(m, info.returns.get(&f)?, ty)
+}
+
+/// [`float_bits`] of an integer of type `ty` described by `t`.
+fn float_bits_in(m: Module, t: &Tree, ty: Ty) -> Option<Ty> {
     let Kind::Float(k) = t.get(0)? else {
         return None;
     };
-    let bytes = v.ty().int_width() as u64 / 8;
-    if 8 * bytes != v.ty().int_width() as u64 || !bytes.is_multiple_of(k.size()) {
+    let bytes = ty.int_width() as u64 / 8;
+    if 8 * bytes != ty.int_width() as u64 || !bytes.is_multiple_of(k.size()) {
         return None;
     }
     let n = bytes / k.size();
@@ -80,8 +95,9 @@ pub fn float_bits(info: &TypeInfo, m: Module, v: Val) -> Option<Ty> {
 }
 
 /// An error unless the integer `v` is known not to carry float bits the caller's derivative
-/// depends on: float data passed to or returned from a call as an integer has no derivative
-/// path (integer parameters and returns carry none), so the derivative would silently vanish.
+/// depends on. Called where `v` crosses a call boundary as an integer that the callee's derived
+/// signature does not carry as a float ([`crate::signature::FloatBits`]: only integers filled
+/// by whole floats of one format are), so the derivative would silently vanish there.
 pub fn check_no_float_bits(
     info: &TypeInfo,
     m: Module,
@@ -102,7 +118,7 @@ pub fn check_no_float_bits(
         Some(k @ Kind::Float(_)) => Err(crate::diag::Error::at(
             at,
             format!(
-                "{what} floating-point data ({k}) as an integer: '{}' ({}) holds float bits, and a derivative cannot travel through an integer parameter or return value; pass or return it as a floating-point value (or let the call be inlined)",
+                "{what} floating-point data ({k}) as an integer: '{}' ({}) holds float bits but is not filled by whole floats of one format, so a derivative cannot travel through it as an integer parameter or return value; pass or return it as a floating-point value (or let the call be inlined)",
                 short_name(v),
                 v.ty().print()
             ),
@@ -342,6 +358,26 @@ impl Analysis {
             LLVMAnd | LLVMXor if i.operand(1).const_int_value().is_some() => {
                 self.same(i, i.operand(0))
             }
+            // Integers packing several values (-O2 passes a {float, float} as an i64 built
+            // with zext, shl and or, and unpacks it with lshr and trunc): whole bytes keep
+            // their contents at the shifted offsets (little-endian).
+            LLVMZExt | LLVMTrunc if i.ty().is_int() => self.shifted(i, 0, 0),
+            LLVMShl | LLVMLShr if i.ty().is_int() => {
+                match i.operand(1).const_int_value().filter(|c| c % 8 == 0) {
+                    Some(c) if i.opcode() == LLVMShl => self.shifted(i, c / 8, 0),
+                    Some(c) => self.shifted(i, 0, c / 8),
+                    None => self.add(i, &type_tree(m, i.ty())),
+                }
+            }
+            // Each operand's bytes are in the result (a disjoint `or` joins packed values).
+            // Not the other way: an operand's bytes that are zero hold nothing of the result.
+            LLVMOr if i.ty().is_int() => {
+                self.add(i, &type_tree(m, i.ty()));
+                for k in 0..2 {
+                    let t = self.get(i.operand(k));
+                    self.add(i, &t);
+                }
+            }
             LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem | LLVMFNeg | LLVMFCmp => {
                 for k in 0..i.num_operands() {
                     let t = type_tree(m, i.operand(k).ty());
@@ -367,6 +403,20 @@ impl Analysis {
                 self.add(i, &t);
             }
         }
+    }
+
+    /// The integer `i` holds operand 0's bytes moved `up` bytes higher or `down` bytes lower
+    /// (a zero extension, truncation or shift by whole bytes), each within its own width.
+    fn shifted(&mut self, i: Val, up: u64, down: u64) {
+        let m = self.m;
+        let x = i.operand(0);
+        let (ni, nx) = (m.store_size(i.ty()), m.store_size(x.ty()));
+        let own = type_tree(m, i.ty());
+        self.add(i, &own);
+        let from_x = self.get(x).shift_down(down).shift_up(up).prefix(ni);
+        self.add(i, &from_x);
+        let from_i = self.get(i).shift_down(up).shift_up(down).prefix(nx);
+        self.add(x, &from_i);
     }
 
     fn gep(&mut self, g: Val) {
@@ -676,6 +726,86 @@ mod tests {
                     float_bits(info, m, j).is_none(),
                     "nothing says it holds floats"
                 );
+            },
+        );
+    }
+
+    #[test]
+    fn packed_integers_keep_bytes_at_their_offsets() {
+        // -O2 passes a {float, float} as an i64 built with zext, shl and or, and the callee
+        // unpacks it with lshr and trunc: both halves are floats, and so is the whole.
+        with_module(
+            r#"
+            define internal float @sum(i64 %u) {
+              %lo = trunc i64 %u to i32
+              %a = bitcast i32 %lo to float
+              %sh = lshr i64 %u, 32
+              %hi = trunc i64 %sh to i32
+              %b = bitcast i32 %hi to float
+              %r = fadd float %a, %b
+              ret float %r
+            }
+            define float @f(float %x, float %y) {
+              %xi = bitcast float %x to i32
+              %yi = bitcast float %y to i32
+              %yz = zext i32 %yi to i64
+              %ys = shl i64 %yz, 32
+              %xz = zext i32 %xi to i64
+              %p = or disjoint i64 %ys, %xz
+              %r = call float @sum(i64 %p)
+              ret float %r
+            }
+            define i64 @g(i64 %n) {
+              %s = shl i64 %n, 3
+              %o = or i64 %s, 1
+              ret i64 %o
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let p = f.entry_block().instructions()[5];
+                let t = float_bits(info, m, p).map(|t| t.print());
+                assert_eq!(t.as_deref(), Some("<2 x float>"), "{}", info.tree(m, p));
+                let sum = m.function("sum").unwrap();
+                let u = sum.params()[0];
+                assert_eq!(float_bits(info, m, u).map(|t| t.print()), t);
+                let g = m.function("g").unwrap();
+                let o = g.entry_block().instructions()[1];
+                assert_eq!(
+                    info.kind(m, o),
+                    Some(Kind::Integer),
+                    "shifts by bits, not bytes"
+                );
+                assert!(returned_float_bits(info, m, g).is_none());
+            },
+        );
+    }
+
+    #[test]
+    fn integer_returns_carrying_floats() {
+        with_module(
+            r#"
+            define internal i64 @bits(double %x) {
+              %u = bitcast double %x to i64
+              ret i64 %u
+            }
+            define internal i64 @count(i64 %n) {
+              %m = add i64 %n, 1
+              ret i64 %m
+            }
+            define double @f(double %x) {
+              %u = call i64 @bits(double %x)
+              %n = call i64 @count(i64 3)
+              %d = bitcast i64 %u to double
+              ret double %d
+            }
+            "#,
+            |m, info| {
+                let bits = m.function("bits").unwrap();
+                let t = returned_float_bits(info, m, bits).map(|t| t.print());
+                assert_eq!(t.as_deref(), Some("double"));
+                let count = m.function("count").unwrap();
+                assert!(returned_float_bits(info, m, count).is_none());
             },
         );
     }
