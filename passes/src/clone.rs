@@ -171,7 +171,7 @@ impl Cloner {
 }
 
 /// True for a call of a libm function with a math rule that touches no memory.
-fn is_pure_math(call: Val) -> bool {
+pub(crate) fn is_pure_math(call: Val) -> bool {
     call.called_function().is_some_and(|f| {
         f.is_declaration()
             && f.intrinsic_id() == 0

@@ -21,6 +21,7 @@ use super::needs::{needs, Need};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::is_pure;
 use crate::analysis::overwrite::{is_memory_read, OverwriteContext, Overwrites};
+use crate::clone::is_pure_math;
 use crate::ir::{Block, Opcode, TyKind, Val};
 use crate::rules::user::UserRules;
 use std::collections::{HashMap, HashSet};
@@ -335,6 +336,10 @@ impl ReversePlan {
             LLVMLoad if self.overwrites.rereadable(i) => vec![i.operand(0)],
             // A masked load or gather re-read: its pointers, mask and passthru.
             LLVMCall if is_memory_read(i) && self.overwrites.rereadable(i) => i.call_args(),
+            // A libm call whose value only feeds the result: the adjoint computes it again
+            // rather than the forward sweep computing it only to tape it (a gradient request
+            // ignores the result, and then the forward sweep need not call it at all).
+            LLVMCall if is_pure_math(i) && feeds_only_return(i) => i.call_args(),
             _ => return None,
         };
         let mut deps = HashSet::new();
@@ -405,11 +410,49 @@ fn wanted(
             primal.extend(v.operands());
         } else if v.opcode() == Opcode::LLVMLoad {
             primal.push(v.operand(0));
-        } else if is_memory_read(v) {
+        } else if is_memory_read(v) || (v.is_call() && is_pure_math(v)) {
             primal.extend(v.call_args());
         }
     }
     (wp, ws)
+}
+
+/// True when `v` reaches nothing but the function's result: through pure arithmetic, phis and
+/// selects (as a chosen value), never an address, a stored value, a call argument or a branch.
+fn feeds_only_return(v: Val) -> bool {
+    let mut seen = HashSet::from([v]);
+    let mut work = vec![v];
+    while let Some(x) = work.pop() {
+        for u in x.users() {
+            if !u.is_instruction() {
+                return false;
+            }
+            let through = match u.opcode() {
+                Opcode::LLVMRet => false,
+                Opcode::LLVMSelect if u.operand(0) != x => true,
+                Opcode::LLVMPHI => true,
+                Opcode::LLVMCall => is_math_value(u),
+                op if is_pure(op) && !matches!(op, Opcode::LLVMICmp | Opcode::LLVMFCmp) => true,
+                _ => return false,
+            };
+            if through && seen.insert(u) {
+                work.push(u);
+            }
+        }
+    }
+    true
+}
+
+/// True for a call of a function or intrinsic with a math rule that touches no memory
+/// (`fmuladd`, `exp`, ...): a value computed from its arguments alone.
+fn is_math_value(call: Val) -> bool {
+    call.called_function().is_some_and(|f| {
+        f.is_declaration()
+            && crate::rules::lookup(&f.name()).is_some_and(|r| {
+                matches!(r.kind, crate::rules::RuleKind::Math(_))
+                    && r.effects == crate::rules::Effects::NONE
+            })
+    })
 }
 
 /// The operands whose shadows make up the shadow of pointer (or vector of pointers) `i`, the
