@@ -48,14 +48,15 @@ pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> 
     args.extend(request_args(&mut b, req)?);
     let aug_call = b.call_function(aug, &args);
     aug_call.copy_debug_location(req.call);
+    if session.opts.tape_stats {
+        // Between the sweeps the tape holds everything the forward sweep kept: its peak.
+        crate::reverse::report_stats(&mut b, tape);
+    }
     if crate::reverse::returns_adjoint(f) {
         args.push(ret.float_const(1.0));
     }
     let adjoints = b.call_function(adj, &args);
     adjoints.copy_debug_location(req.call);
-    if session.opts.tape_stats {
-        crate::reverse::report_stats(&mut b, tape);
-    }
     crate::reverse::free_tape(&mut b, tape);
     deliver_gradient(&mut b, req, adjoints, &params)?;
     finish(req);
