@@ -30,7 +30,7 @@ pub(super) fn finish_invoked(module: Module, req: &Request, span: &Span) {
 /// Reverse mode: a tape, the augmented forward sweep, the adjoint sweep seeded with 1.0 for a
 /// floating-point result, and the `out` adjoints returned in argument order.
 pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> {
-    check_reverse(session, req)?;
+    check_reverse(req)?;
     let f = req.function;
     let params = f.function_type().param_types();
     let ret = f.function_type().return_type();
@@ -85,8 +85,9 @@ pub(super) fn deliver_gradient(
 }
 
 /// The checks every reverse-mode request passes before its functions are derived: activities
-/// that fit the parameters, a result that can be seeded, no reverse over reverse.
-pub(super) fn check_reverse(session: &Session, req: &Request) -> Result<()> {
+/// that fit the parameters, a result that can be seeded. (Reverse over reverse needs no check:
+/// the tape is plain differentiable IR, see [`crate::reverse`]'s tape.)
+pub(super) fn check_reverse(req: &Request) -> Result<()> {
     let f = req.function;
     let params = f.function_type().param_types();
     let req_name = req.call.called_value().name();
@@ -122,35 +123,6 @@ pub(super) fn check_reverse(session: &Session, req: &Request) -> Result<()> {
                 ret.print()
             ),
         ));
-    }
-    refuse_reverse_over_reverse(session, req)
-}
-
-/// Reverse over reverse is not supported: the outer adjoint would have to differentiate the
-/// inner gradient's tape, a byte stack of mixed integers and floats that grows with `realloc`
-/// and is freed before the outer adjoint sweep runs. Rather than fail deep inside with a
-/// misleading message (or differentiate the tape wrongly), refuse at the inner request.
-fn refuse_reverse_over_reverse(session: &Session, req: &Request) -> Result<()> {
-    for g in super::request::reachable(req.function) {
-        for b in g.blocks() {
-            for i in b.instructions() {
-                let Some(callee) = i.is_call().then(|| i.called_function()).flatten() else {
-                    continue;
-                };
-                if session.is_reverse_derived(callee) {
-                    return Err(Error::user_at(
-                        i,
-                        format!(
-                            "'{}' computes a gradient (reverse mode) inside '{}', which '{}' differentiates in reverse mode again; reverse over reverse is not supported yet: for second derivatives differentiate the gradient in forward mode (__enzyme_fwddiff of the function computing it)",
-                            g.name(),
-                            req.function.name(),
-                            req.call.called_value().name()
-                        ),
-                    )
-                    .with_kind(crate::diag::ErrorKind::Unsupported));
-                }
-            }
-        }
     }
     Ok(())
 }

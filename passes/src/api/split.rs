@@ -65,7 +65,7 @@ fn lower_size(req: &Request) -> Result<()> {
 }
 
 fn lower_sweep(session: &mut Session, req: &Request, split: &Split) -> Result<()> {
-    check_reverse(session, req)?;
+    check_reverse(req)?;
     let f = req.function;
     let m = session.module;
     let ctx = m.context();
