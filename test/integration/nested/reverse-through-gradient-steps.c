@@ -2,11 +2,14 @@
 // RUN: %exec-test %s driver 1 %t
 // RUN: %exec-test %s driver 2 %t
 // RUN: %exec-test %s driver 3 %t
-// RUN: %exec-test %s plugin 0 %t
+// RUN: %exec-test %s plugin 1 %t
+// RUN: %exec-test %s plugin 2 %t
 // RUN: %exec-test %s plugin 3 %t
 // Reverse over reverse in a loop (issue 12): the gradient of f after five gradient-descent
 // steps, each step calling __enzyme_autodiff. One tape per inner gradient, created and freed
 // in every iteration, all differentiated by the outer gradient; against finite differences.
+// Through the plugin at -O0 the result is wrong (known bug, pinned by
+// reverse-through-gradient-steps-plugin-O0.c, expected to fail until fixed).
 #include "fdcheck.h"
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
