@@ -85,8 +85,9 @@
  * function and activities; any other tape stops the program with a message. enzyme_nofree is
  * not supported.
  *
- * Requests may be nested (a Hessian-vector product is __enzyme_fwddiff of a function calling
- * __enzyme_autodiff); reverse over reverse is an error.
+ * Requests may be nested, in any mode and to any depth: a Hessian-vector product is
+ * __enzyme_fwddiff of a function calling __enzyme_autodiff (forward over reverse) or
+ * __enzyme_autodiff of w . grad f (reverse over reverse).
  *
  * ----------------------------------------------------------------------------------------------
  * Return types

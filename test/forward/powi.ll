@@ -27,5 +27,8 @@ entry:
 ; The partial is 0 for n = 0 (x^0 is constant), never 0 * powi(0, -1) = NaN.
 ; CHECK-NEXT:    [[PART:%.*]] = select i1 [[N0]], double 0.000000e+00, double [[NQ]]
 ; CHECK-NEXT:    [[DP:%.*]] = fmul double [[PART]], %d.x
+; A power's partial may be infinite (x = 0, n < 0): a zero tangent contributes exactly zero.
+; CHECK-NEXT:    [[Z:%.*]] = fcmp oeq double %d.x, 0.000000e+00
+; CHECK-NEXT:    [[SZ:%.*]] = select i1 [[Z]], double 0.000000e+00, double [[DP]]
 ; CHECK-NEXT:    [[R:%.*]] = insertvalue { double, double } poison, double %p, 0
-; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[DP]], 1
+; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[SZ]], 1

@@ -1,6 +1,6 @@
 ; The tape helpers umbra.tape.push/pop are defined once per module, internal, however many
-; requests use them. push reserves at the old end (growing the buffer with realloc when full),
-; pop releases the last bytes and returns the new end.
+; requests use them. push reserves at the old end (starting a new chunk when full), pop
+; releases the last bytes and returns the new end.
 ; RUN: %opt-umbra -passes=umbra %s | FileCheck %s
 ; RUN: %umbra %s --emit=llvm-ir -O0 -o - | FileCheck %s
 
@@ -52,45 +52,67 @@ entry:
 ; CHECK-NEXT:    [[B2:%[0-9]+]] = load ptr, ptr [[T2]], align 8
 ; CHECK-NEXT:    call void @free(ptr [[B2]])
 
-; Exactly one definition of each helper, internal.
+; Exactly one definition of each helper, internal. The tape's integers are loaded with their
+; own TBAA type, so an outer gradient (reverse over reverse) knows they are not float bits.
 ; CHECK-NOT:   define {{.*}}@umbra.tape.
 ; CHECK:       define internal ptr @umbra.tape.push(ptr %0, i64 %1) {
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    [[SIZEP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 1
 ; CHECK-NEXT:    [[CAPP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 2
-; CHECK-NEXT:    [[SIZE:%[0-9]+]] = load i64, ptr [[SIZEP]], align 8
-; CHECK-NEXT:    [[CAP:%[0-9]+]] = load i64, ptr [[CAPP]], align 8
+; CHECK-NEXT:    [[SIZE:%[0-9]+]] = load i64, ptr [[SIZEP]], align 8, !tbaa [[TBAA:![0-9]+]]
+; CHECK-NEXT:    [[CAP:%[0-9]+]] = load i64, ptr [[CAPP]], align 8, !tbaa [[TBAA]]
 ; CHECK-NEXT:    [[NEW:%[0-9]+]] = add i64 [[SIZE]], %1
 ; CHECK-NEXT:    [[FULL:%[0-9]+]] = icmp ugt i64 [[NEW]], [[CAP]]
 ; CHECK-NEXT:    br i1 [[FULL]], label %grow, label %done
-; Growing: max(2 * capacity, new size + 4096) bytes, data and capacity updated.
+; Growing never moves what was pushed (no realloc): a new chunk of max(2 * capacity, bytes +
+; 32 + 4096) bytes starts with the tape as it was (previous chunk, size, capacity).
 ; CHECK:       grow:
 ; CHECK-NEXT:    [[DBL:%[0-9]+]] = add i64 [[CAP]], [[CAP]]
-; CHECK-NEXT:    [[MIN:%[0-9]+]] = add i64 [[NEW]], 4096
+; CHECK-NEXT:    [[MIN:%[0-9]+]] = add i64 %1, 4128
 ; CHECK-NEXT:    [[BIG:%[0-9]+]] = icmp ugt i64 [[DBL]], [[MIN]]
 ; CHECK-NEXT:    [[NCAP:%[0-9]+]] = select i1 [[BIG]], i64 [[DBL]], i64 [[MIN]]
+; CHECK-NEXT:    [[CHUNK:%[0-9]+]] = call ptr @malloc(i64 [[NCAP]])
 ; CHECK-NEXT:    [[OLD:%[0-9]+]] = load ptr, ptr %0, align 8
-; CHECK-NEXT:    [[NDATA:%[0-9]+]] = call ptr @realloc(ptr [[OLD]], i64 [[NCAP]])
-; CHECK-NEXT:    store ptr [[NDATA]], ptr %0, align 8
+; CHECK-NEXT:    store ptr [[OLD]], ptr [[CHUNK]], align 8
+; CHECK-NEXT:    [[HS:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[CHUNK]], i64 0, i32 1
+; CHECK-NEXT:    store i64 [[SIZE]], ptr [[HS]], align 8
+; CHECK-NEXT:    [[HC:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[CHUNK]], i64 0, i32 2
+; CHECK-NEXT:    store i64 [[CAP]], ptr [[HC]], align 8
+; CHECK-NEXT:    store ptr [[CHUNK]], ptr %0, align 8
 ; CHECK-NEXT:    store i64 [[NCAP]], ptr [[CAPP]], align 8
 ; CHECK-NEXT:    br label %done
-; The slot is at the old end; the size grows.
+; The slot is at the old end (after the header in a new chunk); the size grows.
 ; CHECK:       done:
-; CHECK-NEXT:    store i64 [[NEW]], ptr [[SIZEP]], align 8
+; CHECK-NEXT:    [[AT:%[0-9]+]] = phi i64 [ [[SIZE]], %entry ], [ 32, %grow ]
+; CHECK-NEXT:    [[END:%[0-9]+]] = add i64 [[AT]], %1
+; CHECK-NEXT:    store i64 [[END]], ptr [[SIZEP]], align 8
 ; CHECK-NEXT:    [[DATA:%[0-9]+]] = load ptr, ptr %0, align 8
-; CHECK-NEXT:    [[SLOT:%[0-9]+]] = getelementptr inbounds i8, ptr [[DATA]], i64 [[SIZE]]
+; CHECK-NEXT:    [[SLOT:%[0-9]+]] = getelementptr inbounds i8, ptr [[DATA]], i64 [[AT]]
 ; CHECK-NEXT:    ret ptr [[SLOT]]
 ; CHECK-NEXT:  }
 ; CHECK-NOT:   define {{.*}}@umbra.tape.push
-; The slot is at the new end, after the size shrinks.
+; A pop from an empty chunk frees it and goes back to the previous one; the slot is at the new
+; end, after the size shrinks.
 ; CHECK:       define internal ptr @umbra.tape.pop(ptr %0, i64 %1) {
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    [[PSIZEP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 1
-; CHECK-NEXT:    [[PSIZE:%[0-9]+]] = load i64, ptr [[PSIZEP]], align 8
-; CHECK-NEXT:    [[PNEW:%[0-9]+]] = sub i64 [[PSIZE]], %1
+; CHECK-NEXT:    [[PSIZE:%[0-9]+]] = load i64, ptr [[PSIZEP]], align 8, !tbaa [[TBAA]]
+; CHECK-NEXT:    [[EMPTY:%[0-9]+]] = icmp eq i64 [[PSIZE]], 32
+; CHECK-NEXT:    br i1 [[EMPTY]], label %previous, label %[[DONE:done]]
+; CHECK:       previous:
+; CHECK-NEXT:    [[CUR:%[0-9]+]] = load ptr, ptr %0, align 8
+; CHECK-NEXT:    [[PREV:%[0-9]+]] = load ptr, ptr [[CUR]], align 8
+; CHECK:         store ptr [[PREV]], ptr %0, align 8
+; CHECK:         call void @free(ptr [[CUR]])
+; CHECK-NEXT:    br label %done
+; CHECK:       done:
+; CHECK-NEXT:    [[PAT:%[0-9]+]] = phi i64 [ [[PSIZE]], %entry ], [ {{%[0-9]+}}, %previous ]
+; CHECK-NEXT:    [[PNEW:%[0-9]+]] = sub i64 [[PAT]], %1
 ; CHECK-NEXT:    store i64 [[PNEW]], ptr [[PSIZEP]], align 8
 ; CHECK-NEXT:    [[PDATA:%[0-9]+]] = load ptr, ptr %0, align 8
 ; CHECK-NEXT:    [[PSLOT:%[0-9]+]] = getelementptr inbounds i8, ptr [[PDATA]], i64 [[PNEW]]
 ; CHECK-NEXT:    ret ptr [[PSLOT]]
 ; CHECK-NEXT:  }
 ; CHECK-NOT:   define {{.*}}@umbra.tape.
+; CHECK:       [[TBAA]] = !{[[TY:![0-9]+]], [[TY]], i64 0}
+; CHECK:       [[TY]] = !{!"umbra tape integer", {{![0-9]+}}, i64 0}

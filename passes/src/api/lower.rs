@@ -48,14 +48,15 @@ pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> 
     args.extend(request_args(&mut b, req)?);
     let aug_call = b.call_function(aug, &args);
     aug_call.copy_debug_location(req.call);
+    if session.opts.tape_stats {
+        // Between the sweeps the tape holds everything the forward sweep kept: its peak.
+        crate::reverse::report_stats(&mut b, tape);
+    }
     if crate::reverse::returns_adjoint(f, &session.float_bits_of(f)) {
         args.push(ret.float_const(1.0));
     }
     let adjoints = b.call_function(adj, &args);
     adjoints.copy_debug_location(req.call);
-    if session.opts.tape_stats {
-        crate::reverse::report_stats(&mut b, tape);
-    }
     crate::reverse::free_tape(&mut b, tape);
     deliver_gradient(&mut b, req, adjoints, &params)?;
     finish(req);
@@ -84,7 +85,8 @@ pub(super) fn deliver_gradient(
 }
 
 /// The checks every reverse-mode request passes before its functions are derived: activities
-/// that fit the parameters, a result that can be seeded, no reverse over reverse.
+/// that fit the parameters, a result that can be seeded. (Reverse over reverse needs no check:
+/// the tape is plain differentiable IR, see [`crate::reverse`]'s tape.)
 pub(super) fn check_reverse(session: &Session, req: &Request) -> Result<()> {
     let f = req.function;
     let params = f.function_type().param_types();
@@ -121,35 +123,6 @@ pub(super) fn check_reverse(session: &Session, req: &Request) -> Result<()> {
                 ret.print()
             ),
         ));
-    }
-    refuse_reverse_over_reverse(session, req)
-}
-
-/// Reverse over reverse is not supported: the outer adjoint would have to differentiate the
-/// inner gradient's tape, a byte stack of mixed integers and floats that grows with `realloc`
-/// and is freed before the outer adjoint sweep runs. Rather than fail deep inside with a
-/// misleading message (or differentiate the tape wrongly), refuse at the inner request.
-fn refuse_reverse_over_reverse(session: &Session, req: &Request) -> Result<()> {
-    for g in super::request::reachable(req.function) {
-        for b in g.blocks() {
-            for i in b.instructions() {
-                let Some(callee) = i.is_call().then(|| i.called_function()).flatten() else {
-                    continue;
-                };
-                if session.is_reverse_derived(callee) {
-                    return Err(Error::user_at(
-                        i,
-                        format!(
-                            "'{}' computes a gradient (reverse mode) inside '{}', which '{}' differentiates in reverse mode again; reverse over reverse is not supported yet: for second derivatives differentiate the gradient in forward mode (__enzyme_fwddiff of the function computing it)",
-                            g.name(),
-                            req.function.name(),
-                            req.call.called_value().name()
-                        ),
-                    )
-                    .with_kind(crate::diag::ErrorKind::Unsupported));
-                }
-            }
-        }
     }
     Ok(())
 }

@@ -225,13 +225,23 @@ impl ForwardFn<'_> {
                 rule_fn(&mut ctx)?
             }
             RuleKind::Forward(rule_fn, _) => {
-                // Batched: the rule runs once per lane with that lane's tangents.
+                // Batched: the rule runs once per lane with that lane's tangents. Every lane is
+                // extracted before the primal call, since rules that must read memory before
+                // the call overwrites it (BLAS `scal`, `gemv`, ...) emit code there; and each
+                // lane continues at the end of the block, after the lanes before it.
                 let mut lanes = Vec::with_capacity(self.width as usize);
-                for l in 0..self.width {
-                    let lane_tangents: Vec<Option<Val>> = tangents
-                        .iter()
-                        .map(|t| t.map(|t| self.lane(t, l)))
-                        .collect();
+                let cont = self.b.current_block();
+                self.b.position_before(call);
+                let per_lane: Vec<Vec<Option<Val>>> = (0..self.width)
+                    .map(|l| {
+                        tangents
+                            .iter()
+                            .map(|t| t.map(|t| self.lane(t, l)))
+                            .collect()
+                    })
+                    .collect();
+                self.b.position_at_end(cont);
+                for lane_tangents in per_lane {
                     let mut ctx = ForwardCall {
                         b: &mut self.b,
                         session: self.session,
@@ -241,6 +251,8 @@ impl ForwardFn<'_> {
                         tangents: lane_tangents,
                     };
                     lanes.push(rule_fn(&mut ctx)?);
+                    let end = self.b.current_block();
+                    self.b.position_at_end(end);
                 }
                 match lanes.iter().filter(|t| t.is_some()).count() {
                     0 => None,

@@ -795,6 +795,26 @@ impl Val {
             }
         }
     }
+    /// Attaches a scalar TBAA tag of access type `name` (a child of clang's `omnipotent char`
+    /// under the `Simple C/C++ TBAA` root) to load or store `self`.
+    pub fn set_tbaa_scalar(self, name: &str) {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let string = |t: &str| c::LLVMMDStringInContext2(ctx, t.as_ptr() as *const _, t.len());
+            let node = |ops: &mut [sys::prelude::LLVMMetadataRef]| {
+                c::LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), ops.len())
+            };
+            let zero =
+                c::LLVMValueAsMetadata(c::LLVMConstInt(c::LLVMInt64TypeInContext(ctx), 0, 0));
+            let root = node(&mut [string("Simple C/C++ TBAA")]);
+            let char_ty = node(&mut [string("omnipotent char"), root, zero]);
+            let ty = node(&mut [string(name), char_ty, zero]);
+            let tag = node(&mut [ty, ty, zero]);
+            let k = "tbaa";
+            let kind = c::LLVMGetMDKindIDInContext(ctx, k.as_ptr() as *const _, k.len() as u32);
+            c::LLVMSetMetadata(self.0, kind, c::LLVMMetadataAsValue(ctx, tag));
+        }
+    }
     /// Attaches loop metadata `!llvm.loop !{self-ref, !{!"llvm.loop.vectorize.enable", i1
     /// false}}` to branch `self`, the back edge of a loop, so the loop vectoriser leaves the
     /// loop to the SLP vectoriser.

@@ -179,10 +179,18 @@ impl<'s> AdjointFn<'s> {
         self.active.contains(v)
     }
 
+    /// True when `v` is an integer the type analysis found to hold float bits: its copy on the
+    /// tape stays differentiable (not typed as tape integer data).
+    fn holds_float_bits(&mut self, v: Val) -> bool {
+        let m = self.session.module;
+        types::float_bits(self.session.types(), m, v).is_some()
+    }
+
     /// Pops the values the augmented sweep kept in this call's frame (pushed at the return).
     fn load_frame(&mut self) {
         for (v, shadow) in self.plan.frame_values().to_vec().into_iter().rev() {
-            let x = tape::pop(&mut self.b, self.tape, v.ty());
+            let bits = self.holds_float_bits(v);
+            let x = tape::pop_value(&mut self.b, self.tape, v.ty(), bits);
             self.frame.insert((shadow, v), x);
         }
     }
@@ -596,7 +604,8 @@ impl<'s> AdjointFn<'s> {
             let at = tape::at_offset(&mut self.b, slot, off);
             match n {
                 Need::Primal(v) | Need::Shadow(v) => {
-                    let x = self.b.load(v.ty(), at, 1);
+                    let bits = self.holds_float_bits(v);
+                    let x = tape::load_value(&mut self.b, v.ty(), at, bits);
                     self.popped.insert((matches!(n, Need::Shadow(_)), v), x);
                 }
                 Need::Saved(_) => {
@@ -624,7 +633,8 @@ impl<'s> AdjointFn<'s> {
                     continue;
                 }
             };
-            let val = tape::pop(&mut self.b, self.tape, v.ty());
+            let bits = self.holds_float_bits(v);
+            let val = tape::pop_value(&mut self.b, self.tape, v.ty(), bits);
             self.popped.insert((is_shadow, v), val);
         }
     }

@@ -720,7 +720,7 @@ fn check_integer_copy(store: Val, v: Val, active: &ActiveSet, session: &Session)
     let integer_tbaa = v.tbaa_access_type().is_some_and(|t| {
         matches!(
             t.as_str(),
-            "int" | "long" | "long long" | "short" | "_Bool" | "bool"
+            "int" | "long" | "long long" | "short" | "_Bool" | "bool" | tape::INT_TBAA
         )
     });
     if integer_tbaa {

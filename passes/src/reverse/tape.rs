@@ -3,9 +3,16 @@
 //! order; the adjoint sweep pops in exactly the reverse order. Callees push onto the same tape,
 //! so nested calls need no allocation of their own.
 //!
-//! The tape is `{ ptr data, i64 size, i64 capacity }`, grown with `realloc`. Its push and pop
-//! helpers are ordinary internal IR functions (no runtime library), so a gradient can itself be
-//! differentiated later (second order), and the optimiser inlines them.
+//! The tape is `{ ptr data, i64 size, i64 capacity }` describing its current *chunk*: a block
+//! from `malloc` whose first [`HEADER`] bytes keep the tape as it was before that chunk
+//! (previous chunk, its size and capacity). A push that does not fit starts a new chunk; a pop
+//! from an empty chunk frees it and returns to the previous one. So pushed bytes never move:
+//! a slot's address stays valid until it is popped. That, and plain IR helpers (no `realloc`,
+//! no runtime library), make everything reverse mode emits differentiable again: forward over
+//! reverse, and reverse over reverse, where the outer gradient's shadow of a tape is a tape of
+//! the same shape whose slots hold the adjoints (and pointer shadows) of the inner tape's
+//! slots, at stable addresses. Integers loaded back from the tape carry the TBAA type
+//! [`INT_TBAA`], so an outer gradient knows they are integer data, never float bits.
 
 use crate::ir::{Builder, IntPred, Module, Ty, Val};
 
@@ -13,11 +20,39 @@ use crate::ir::{Builder, IntPred, Module, Ty, Val};
 const PUSH: &str = "umbra.tape.push";
 const POP: &str = "umbra.tape.pop";
 
+/// Bytes at the start of every chunk: the tape `{ptr, i64, i64}` before the chunk, padded to
+/// keep slots 16-byte aligned.
+const HEADER: u64 = 32;
+
+/// The TBAA access type of integers loaded from the tape (and of the tape's own fields).
+pub const INT_TBAA: &str = "umbra tape integer";
+
 /// The tape's LLVM type `{ ptr, i64, i64 }`.
 pub fn tape_type(m: Module) -> Ty {
     let ctx = m.context();
     let i64t = Ty::int(ctx, 64);
     Ty::literal_struct(ctx, &[Ty::ptr(ctx), i64t, i64t])
+}
+
+/// Field `k` (0 data, 1 size, 2 capacity) of the tape (or chunk header) at `tape`.
+fn field(b: &mut Builder, tape: Val, k: u64) -> Val {
+    let m = b.module();
+    let ctx = m.context();
+    let i64t = Ty::int(ctx, 64);
+    b.gep(
+        tape_type(m),
+        tape,
+        &[i64t.int_const(0), Ty::int(ctx, 32).int_const(k)],
+        true,
+    )
+}
+
+/// Loads an integer (size, capacity) of the tape's own bookkeeping, typed as tape integer data.
+fn load_int(b: &mut Builder, p: Val) -> Val {
+    let i64t = Ty::int(b.module().context(), 64);
+    let v = b.load(i64t, p, 8);
+    v.set_tbaa_scalar(INT_TBAA);
+    v
 }
 
 /// `ptr umbra.tape.push(ptr tape, i64 bytes)`: reserves `bytes` and returns where to store.
@@ -30,46 +65,44 @@ pub fn push_helper(m: Module) -> Val {
     let f = m.add_function(PUSH, Ty::function(ptr, &[ptr, i64t], false));
     f.set_internal();
     let (tape, n) = (f.params()[0], f.params()[1]);
-    let tt = tape_type(m);
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
     let grow = f.append_block("grow");
     let done = f.append_block("done");
     b.position_at_end(entry);
-    let size_p = b.gep(
-        tt,
-        tape,
-        &[i64t.int_const(0), Ty::int(ctx, 32).int_const(1)],
-        true,
-    );
-    let cap_p = b.gep(
-        tt,
-        tape,
-        &[i64t.int_const(0), Ty::int(ctx, 32).int_const(2)],
-        true,
-    );
-    let size = b.load(i64t, size_p, 8);
-    let cap = b.load(i64t, cap_p, 8);
+    let (size_p, cap_p) = (field(&mut b, tape, 1), field(&mut b, tape, 2));
+    let size = load_int(&mut b, size_p);
+    let cap = load_int(&mut b, cap_p);
     let new_size = b.add(size, n);
     let full = b.icmp(IntPred::LLVMIntUGT, new_size, cap);
     b.cond_br(full, grow, done);
 
+    // A new chunk, at least twice the last, remembering the tape as it was.
     b.position_at_end(grow);
     let doubled = b.add(cap, cap);
-    let at_least = b.add(new_size, i64t.int_const(4096));
+    let at_least = b.add(n, i64t.int_const(HEADER + 4096));
     let bigger = b.icmp(IntPred::LLVMIntUGT, doubled, at_least);
     let new_cap = b.select(bigger, doubled, at_least);
+    let malloc = m.get_or_add_function("malloc", Ty::function(ptr, &[i64t], false));
+    let chunk = b.call_function(malloc, &[new_cap]);
     let data = b.load(ptr, tape, 8);
-    let realloc = m.get_or_add_function("realloc", Ty::function(ptr, &[ptr, i64t], false));
-    let new_data = b.call_function(realloc, &[data, new_cap]);
-    b.store(new_data, tape, 8);
+    b.store(data, chunk, 8);
+    let p = field(&mut b, chunk, 1);
+    b.store(size, p, 8);
+    let p = field(&mut b, chunk, 2);
+    b.store(cap, p, 8);
+    b.store(chunk, tape, 8);
     b.store(new_cap, cap_p, 8);
     b.br(done);
 
     b.position_at_end(done);
-    b.store(new_size, size_p, 8);
+    let at = b.phi(i64t);
+    at.add_incoming(size, entry);
+    at.add_incoming(i64t.int_const(HEADER), grow);
+    let end = b.add(at, n);
+    b.store(end, size_p, 8);
     let data = b.load(ptr, tape, 8);
-    let slot = b.gep(Ty::int(ctx, 8), data, &[size], true);
+    let slot = b.gep(Ty::int(ctx, 8), data, &[at], true);
     b.ret(slot);
     f
 }
@@ -84,21 +117,77 @@ pub fn pop_helper(m: Module) -> Val {
     let f = m.add_function(POP, Ty::function(ptr, &[ptr, i64t], false));
     f.set_internal();
     let (tape, n) = (f.params()[0], f.params()[1]);
-    let tt = tape_type(m);
     let mut b = Builder::new(m);
-    b.position_at_end(f.append_block("entry"));
-    let size_p = b.gep(
-        tt,
-        tape,
-        &[i64t.int_const(0), Ty::int(ctx, 32).int_const(1)],
-        true,
-    );
-    let size = b.load(i64t, size_p, 8);
-    let new_size = b.sub(size, n);
+    let entry = f.append_block("entry");
+    let back = f.append_block("previous");
+    let done = f.append_block("done");
+    b.position_at_end(entry);
+    let size_p = field(&mut b, tape, 1);
+    let size = load_int(&mut b, size_p);
+    // The chunk holds nothing (every push puts its bytes in one chunk): the bytes are in the
+    // previous one, which becomes current again.
+    let empty = b.icmp(IntPred::LLVMIntEQ, size, i64t.int_const(HEADER));
+    b.cond_br(empty, back, done);
+
+    b.position_at_end(back);
+    let chunk = b.load(ptr, tape, 8);
+    let prev = b.load(ptr, chunk, 8);
+    let p = field(&mut b, chunk, 1);
+    let prev_size = load_int(&mut b, p);
+    let p = field(&mut b, chunk, 2);
+    let prev_cap = load_int(&mut b, p);
+    b.store(prev, tape, 8);
+    b.store(prev_size, size_p, 8);
+    let cap_p = field(&mut b, tape, 2);
+    b.store(prev_cap, cap_p, 8);
+    let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+    b.call_function(free, &[chunk]);
+    b.br(done);
+
+    b.position_at_end(done);
+    let at = b.phi(i64t);
+    at.add_incoming(size, entry);
+    at.add_incoming(prev_size, back);
+    let new_size = b.sub(at, n);
     b.store(new_size, size_p, 8);
     let data = b.load(ptr, tape, 8);
     let slot = b.gep(Ty::int(ctx, 8), data, &[new_size], true);
     b.ret(slot);
+    f
+}
+
+/// `i64 umbra.tape.bytes(ptr tape)`: the bytes of every chunk the tape holds now.
+fn bytes_helper(m: Module) -> Val {
+    const BYTES: &str = "umbra.tape.bytes";
+    if let Some(f) = m.function(BYTES) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = m.add_function(BYTES, Ty::function(i64t, &[ptr], false));
+    f.set_internal();
+    let tape = f.params()[0];
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    let walk = f.append_block("walk");
+    let done = f.append_block("done");
+    b.position_at_end(entry);
+    b.br(walk);
+    b.position_at_end(walk);
+    let at = b.phi(ptr);
+    let total = b.phi(i64t);
+    let cap_p = field(&mut b, at, 2);
+    let cap = load_int(&mut b, cap_p);
+    let sum = b.add(total, cap);
+    let chunk = b.load(ptr, at, 8);
+    let more = b.icmp(IntPred::LLVMIntNE, chunk, ptr.zero());
+    b.cond_br(more, walk, done);
+    at.add_incoming(tape, entry);
+    at.add_incoming(chunk, walk);
+    total.add_incoming(i64t.zero(), entry);
+    total.add_incoming(sum, walk);
+    b.position_at_end(done);
+    b.ret(sum);
     f
 }
 
@@ -115,19 +204,14 @@ pub fn release_helper(m: Module) -> Val {
     let f = m.add_function(RELEASE, Ty::function(Ty::void(ctx), &[ptr], false));
     f.set_internal();
     let list = f.params()[0];
-    let tt = tape_type(m);
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
     let body = f.append_block("release");
+    let first = f.append_block("first");
     let done = f.append_block("done");
     b.position_at_end(entry);
-    let size_p = b.gep(
-        tt,
-        list,
-        &[i64t.int_const(0), Ty::int(ctx, 32).int_const(1)],
-        true,
-    );
-    let size = b.load(i64t, size_p, 8);
+    let size_p = field(&mut b, list, 1);
+    let size = load_int(&mut b, size_p);
     let empty = b.icmp(IntPred::LLVMIntEQ, size, i64t.zero());
     b.cond_br(empty, done, body);
     b.position_at_end(body);
@@ -135,8 +219,14 @@ pub fn release_helper(m: Module) -> Val {
     let p = pop(&mut b, list, ptr);
     let dealloc_ty = Ty::function(Ty::void(ctx), &[ptr], false);
     b.call(dealloc_ty, dealloc, &[p]);
-    let left = b.load(i64t, size_p, 8);
-    let more = b.icmp(IntPred::LLVMIntNE, left, i64t.zero());
+    // Empty: the first chunk (no previous one) holds nothing.
+    let left = load_int(&mut b, size_p);
+    let at_start = b.icmp(IntPred::LLVMIntEQ, left, i64t.int_const(HEADER));
+    b.cond_br(at_start, first, body);
+    b.position_at_end(first);
+    let chunk = b.load(ptr, list, 8);
+    let prev = b.load(ptr, chunk, 8);
+    let more = b.icmp(IntPred::LLVMIntNE, prev, ptr.zero());
     b.cond_br(more, body, done);
     b.position_at_end(done);
     free_tape(&mut b, list);
@@ -183,7 +273,30 @@ pub fn pop(b: &mut Builder, tape: Val, ty: Ty) -> Val {
     let m = b.module();
     let bytes = Ty::int(m.context(), 64).int_const(m.alloc_size(ty));
     let slot = b.call_function(pop_helper(m), &[tape, bytes]);
-    b.load(ty, slot, 1)
+    load(b, ty, slot)
+}
+
+/// Loads a `ty` from a popped slot: integers are typed as tape integer data ([`INT_TBAA`]).
+pub fn load(b: &mut Builder, ty: Ty, slot: Val) -> Val {
+    load_value(b, ty, slot, false)
+}
+
+/// Loads a `ty` from a popped slot, typed as integer data unless it is an integer that holds
+/// float bits (`float_bits`), which must stay differentiable for an outer gradient.
+pub fn load_value(b: &mut Builder, ty: Ty, slot: Val, float_bits: bool) -> Val {
+    let v = b.load(ty, slot, 1);
+    if ty.is_int() && !float_bits {
+        v.set_tbaa_scalar(INT_TBAA);
+    }
+    v
+}
+
+/// Emits `pop()` of a `ty` that may be an integer holding float bits (see [`load_value`]).
+pub fn pop_value(b: &mut Builder, tape: Val, ty: Ty, float_bits: bool) -> Val {
+    let m = b.module();
+    let bytes = Ty::int(m.context(), 64).int_const(m.alloc_size(ty));
+    let slot = b.call_function(pop_helper(m), &[tape, bytes]);
+    load_value(b, ty, slot, float_bits)
 }
 
 /// A zeroed tape for one gradient evaluation in `function`: the alloca goes at the top of the
@@ -200,27 +313,22 @@ pub fn new_tape(b: &mut Builder, function: Val, before: Val) -> Val {
     t
 }
 
-/// Emits `umbra_tape_stats(capacity)`: the bytes `tape` allocated (its capacity only grows, so
-/// this is its peak), for the user's statistics (`tape-stats`).
+/// Emits `umbra_tape_stats(bytes)`: the bytes `tape`'s chunks hold, for the user's statistics
+/// (`tape-stats`); emitted between the sweeps, where the tape is at its peak.
 pub fn report_stats(b: &mut Builder, tape: Val) {
     let m = b.module();
     let ctx = m.context();
     let i64t = Ty::int(ctx, 64);
-    let cap_p = b.gep(
-        tape_type(m),
-        tape,
-        &[i64t.int_const(0), Ty::int(ctx, 32).int_const(2)],
-        true,
-    );
-    let cap = b.load(i64t, cap_p, 8);
+    let bytes = b.call_function(bytes_helper(m), &[tape]);
     let hook = m.get_or_add_function(
         "umbra_tape_stats",
         Ty::function(Ty::void(ctx), &[i64t], false),
     );
-    b.call_function(hook, &[cap]);
+    b.call_function(hook, &[bytes]);
 }
 
-/// Frees a tape's buffer once the adjoint sweep is done.
+/// Frees a tape's buffer once the adjoint sweep is done: every push was popped by then, so the
+/// first chunk (if any) is the only one left.
 pub fn free_tape(b: &mut Builder, tape: Val) {
     let m = b.module();
     let ctx = m.context();

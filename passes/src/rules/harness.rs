@@ -5,8 +5,13 @@
 //! whole gradient at once. Scalar cases run in `double`, `float` and `long double` (`x86_fp80`,
 //! which reaches the libm `l` spellings); vector cases in `double` and `float`.
 //!
+//! Every case is also differentiated in batched forward mode at width [`WIDTH`], each lane
+//! seeded with a different direction, and each lane compared with the width-1 derivative
+//! along the same direction: every forward rule must work batched (issue 12).
+//!
 //! The JIT entry points take and return everything through memory (`fwd(x*, dx*, out*)`,
-//! `rev(x*, grad*)`) so no aggregate-return ABI questions arise.
+//! `fwdw(x*, dx*, out*)` with `WIDTH` tangents per input, `rev(x*, grad*)`) so no
+//! aggregate-return ABI questions arise.
 
 use crate::api::Activity;
 use crate::cache::Session;
@@ -236,6 +241,17 @@ impl Case {
 type ForwardFn = unsafe extern "C" fn(*const f64, *const f64, *mut f64);
 type ReverseFn = unsafe extern "C" fn(*const f64, *mut f64);
 
+/// The batch width the harness checks beside width 1: odd, so no lane count is a power of two
+/// the vectoriser could treat specially.
+const WIDTH: usize = 3;
+
+/// The entry points of one JIT-compiled case.
+struct Entries {
+    fwd: ForwardFn,
+    wide: ForwardFn,
+    rev: ReverseFn,
+}
+
 /// Checks every partial of `case` against central finite differences; panics with the rule's
 /// name, the point and both values on a mismatch.
 pub fn check_rule(case: &Case) {
@@ -254,7 +270,10 @@ pub fn check_rule(case: &Case) {
         _ => &[Double, Float, LongDouble],
     };
     for &p in precisions {
-        with_jit(case, p, |fwd, rev| check_point(case, p, fwd, rev));
+        with_jit(case, p, |e| {
+            check_point(case, p, e.fwd, e.rev);
+            check_batched(case, p, e.fwd, e.wide);
+        });
     }
 }
 
@@ -283,11 +302,11 @@ pub fn check_second_order(case: &Case) {
 
 /// The value of `case`'s function at its point, computed in precision `p`.
 pub fn evaluate(case: &Case, p: Precision) -> f64 {
-    with_jit(case, p, |fwd, _| primal(fwd, &case.xs))
+    with_jit(case, p, |e| primal(e.fwd, &case.xs))
 }
 
 /// Builds `case` in a fresh module, JIT-compiles it and hands its entry points to `run`.
-fn with_jit<T>(case: &Case, p: Precision, run: impl FnOnce(ForwardFn, ReverseFn) -> T) -> T {
+fn with_jit<T>(case: &Case, p: Precision, run: impl FnOnce(Entries) -> T) -> T {
     let ctx = Context::create();
     let module = ctx.create_module("rule_case");
     let m = Module(module.as_mut_ptr());
@@ -299,12 +318,18 @@ fn with_jit<T>(case: &Case, p: Precision, run: impl FnOnce(ForwardFn, ReverseFn)
     let ee = module
         .create_jit_execution_engine(OptimizationLevel::None)
         .expect("JIT");
-    // SAFETY: `fwd` and `rev` were built by `build_case` with exactly these signatures, and the
-    // raw function pointers do not outlive `ee` (they are only used inside `run`).
+    // SAFETY: `fwd`, `fwdw` and `rev` were built by `build_case` with exactly these
+    // signatures, and the raw function pointers do not outlive `ee` (they are only used inside
+    // `run`).
     unsafe {
         let fwd = ee.get_function::<ForwardFn>("fwd").expect("fwd function");
+        let wide = ee.get_function::<ForwardFn>("fwdw").expect("fwdw function");
         let rev = ee.get_function::<ReverseFn>("rev").expect("rev function");
-        run(fwd.as_raw(), rev.as_raw())
+        run(Entries {
+            fwd: fwd.as_raw(),
+            wide: wide.as_raw(),
+            rev: rev.as_raw(),
+        })
     }
 }
 
@@ -343,6 +368,52 @@ fn check_point(case: &Case, p: Precision, fwd: ForwardFn, rev: ReverseFn) {
     }
 }
 
+/// The tangent seed of `lane` for input `j` of `n`: lane 0 is the first unit direction, the
+/// others mix every input with distinct weights, so a lane that reads another lane's tangent,
+/// or only the first, shows.
+fn seed(lane: usize, j: usize, n: usize) -> f64 {
+    match lane {
+        0 => f64::from(u8::from(j == 0)),
+        _ => {
+            (1.0 + j as f64) * if lane.is_multiple_of(2) { 0.5 } else { -1.25 }
+                + (n - j) as f64 * 0.1
+        }
+    }
+}
+
+/// Runs the batched derivative with a different seed per lane and compares each lane with the
+/// width-1 derivative along that lane's seed.
+fn check_batched(case: &Case, p: Precision, fwd: ForwardFn, wide: ForwardFn) {
+    let n = case.xs.len();
+    let mut dx = vec![0.0f64; n * WIDTH];
+    for j in 0..n {
+        for l in 0..WIDTH {
+            dx[j * WIDTH + l] = seed(l, j, n);
+        }
+    }
+    let mut out = [0.0f64; 1 + WIDTH];
+    // SAFETY: `fwdw` reads `n` inputs and `n * WIDTH` tangents and writes `1 + WIDTH` outputs.
+    unsafe { wide(case.xs.as_ptr(), dx.as_ptr(), out.as_mut_ptr()) };
+    let tol = if p == Precision::Float { 1e-5 } else { 1e-10 };
+    for l in 0..WIDTH {
+        let one: Vec<f64> = (0..n).map(|j| seed(l, j, n)).collect();
+        let mut single = [0.0f64; 2];
+        // SAFETY: as in `primal`.
+        unsafe { fwd(case.xs.as_ptr(), one.as_ptr(), single.as_mut_ptr()) };
+        let (got, want) = (out[1 + l], single[1]);
+        assert!(
+            (got - want).abs() <= tol * (1.0 + want.abs()),
+            "{case:?} ({p:?}, batched forward mode, width {WIDTH}): lane {l} along {one:?} is \
+             {got} but width 1 gives {want}"
+        );
+    }
+    let (got, want) = (out[0], primal(fwd, &case.xs));
+    assert!(
+        got == want || (got - want).abs() <= tol * (1.0 + want.abs()),
+        "{case:?} ({p:?}, batched forward mode): primal {got} but width 1 gives {want}"
+    );
+}
+
 fn central_difference(f: impl Fn(&[f64]) -> f64, x: &[f64], j: usize, single: bool) -> f64 {
     let h = if single { 1e-2 } else { 1e-6 } * x[j].abs().max(1.0);
     let (mut xp, mut xm) = (x.to_vec(), x.to_vec());
@@ -368,6 +439,13 @@ fn build_case(m: Module, case: &Case, p: Precision) {
     session.set_type_seed(crate::rules::type_seed);
     let d = crate::derive::forward_function(&mut session, f, &vec![Activity::Dup; n])
         .unwrap_or_else(|e| panic!("{case:?}: {e}"));
+    let dw = crate::derive::forward_function_wide(
+        &mut session,
+        f,
+        &vec![Activity::Dup; n],
+        WIDTH as u32,
+    )
+    .unwrap_or_else(|e| panic!("{case:?} (width {WIDTH}): {e}"));
     let (aug, adj) =
         crate::derive::reverse_functions(&mut session, f, &vec![Activity::Out; n], true)
             .unwrap_or_else(|e| panic!("{case:?}: {e}"));
@@ -403,6 +481,32 @@ fn build_case(m: Module, case: &Case, p: Precision) {
     for k in 0..2u32 {
         let v = b.extract_value(res, k);
         store_out(&mut b, v, out, k as u64);
+    }
+    b.ret_void();
+
+    // fwdw(x, dx, out): out = {f(x), J dx[.., 0], ..., J dx[.., WIDTH - 1]}, the tangents of
+    // input k at dx[k * WIDTH ..]
+    let fwdw = m.add_function("fwdw", Ty::function(Ty::void(ctx), &[ptr, ptr, ptr], false));
+    b.position_at_end(fwdw.append_block("entry"));
+    let [x, dx, out] = [fwdw.params()[0], fwdw.params()[1], fwdw.params()[2]];
+    let lanes = Ty::array(fty, WIDTH as u64);
+    let mut args = Vec::new();
+    for k in 0..n as u64 {
+        args.push(load_arg(&mut b, x, k));
+        let mut t = lanes.poison();
+        for l in 0..WIDTH as u64 {
+            let v = load_arg(&mut b, dx, k * WIDTH as u64 + l);
+            t = b.insert_value(t, v, l as u32);
+        }
+        args.push(t);
+    }
+    let res = b.call_function(dw, &args);
+    let v = b.extract_value(res, 0);
+    store_out(&mut b, v, out, 0);
+    let ts = b.extract_value(res, 1);
+    for l in 0..WIDTH as u32 {
+        let v = b.extract_value(ts, l);
+        store_out(&mut b, v, out, 1 + l as u64);
     }
     b.ret_void();
 

@@ -9,6 +9,9 @@
 //!   and `log` at 0, a division by a selected-away zero);
 //! - an indicator `select(c, 1, 0)` becomes `select(c, v, 0)`, so a value the selection
 //!   discards contributes an exact zero even when it is infinite or NaN (a strong zero);
+//! - a partial with a power among its factors (`llvm.pow`, `llvm.powi`: `y x^(y-1)` is
+//!   infinite at `x = 0` for `y < 1`) is a strong product: exactly zero where the tangent or
+//!   adjoint is zero, instead of `0 · inf = NaN`;
 //! - anything else is a multiplication.
 //!
 //! A partial that nothing uses after scaling (the dead `1 / x` of the rewrite, or the partial of
@@ -54,12 +57,35 @@ pub fn scale(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
             _ => {}
         }
     }
-    product(b, p, v, v_first)
+    let q = product(b, p, v, v_first);
+    if has_power_factor(p) {
+        return strong_zero(b, v, q);
+    }
+    q
 }
 
-/// `q = num / den`, but exactly zero where `num` is zero: a zero tangent or adjoint through an
-/// infinite partial (`sqrt`, `log`, a division at a zero denominator) contributes nothing
-/// rather than NaN (Enzyme's strong zero).
+/// True when `p` is a power, or a product, negation or selection with a power among its
+/// factors: the partials that may be infinite at finite operands where no quotient shows it
+/// (a quotient is made a strong zero by its own rewrite). Other partials stay plain products,
+/// so ordinary derivative code carries no extra compare.
+fn has_power_factor(p: Val) -> bool {
+    if !p.is_instruction() {
+        return false;
+    }
+    match p.opcode() {
+        Opcode::LLVMCall => p
+            .called_function()
+            .is_some_and(|f| f.name().starts_with("llvm.pow")),
+        Opcode::LLVMFMul => has_power_factor(p.operand(0)) || has_power_factor(p.operand(1)),
+        Opcode::LLVMFNeg => has_power_factor(p.operand(0)),
+        Opcode::LLVMSelect => has_power_factor(p.operand(1)) || has_power_factor(p.operand(2)),
+        _ => false,
+    }
+}
+
+/// `q = num / den` (or `p · num`), but exactly zero where `num` is zero: a zero tangent or
+/// adjoint through an infinite partial (`sqrt`, `log`, a division at a zero denominator, a
+/// power at zero) contributes nothing rather than NaN (Enzyme's strong zero).
 fn strong_zero(b: &mut Builder, num: Val, q: Val) -> Val {
     let zero = num.ty().zero();
     let is_zero = b.fcmp(RealPred::LLVMRealOEQ, num, zero);

@@ -676,6 +676,37 @@ mod tests {
         cases
     }
 
+    /// `pow(x * x, y) * z`: at `(0, 0.5, 0)` every partial of it is 0, but the partial of
+    /// `pow` with respect to its base is `0.5 * 0^-0.5 = inf`; the tangent of the base (`2x dx`)
+    /// and the adjoint of the power (`z`) are zero there, and a zero times that infinite
+    /// partial must contribute zero (a strong zero), not NaN.
+    fn pow_at_zero(b: &mut Builder, xs: &[Val]) -> Val {
+        let u = b.fmul(xs[0], xs[0]);
+        let p = b.math("llvm.pow", &[u, xs[1]]);
+        b.fmul(p, xs[2])
+    }
+
+    /// Strong zeros through `pow` at a zero base, in forward and reverse mode (issue 12).
+    #[test]
+    fn pow_strong_zeros() {
+        check_rule(&Case::built(
+            "pow(x*x, y) * z",
+            pow_at_zero,
+            &[0.0, 0.5, 0.0],
+        ));
+        check_rule(&Case::built(
+            "pow(x*x, y) * z",
+            pow_at_zero,
+            &[0.0, 0.25, 0.0],
+        ));
+        // Away from zero the same function has ordinary partials.
+        check_rule(&Case::built(
+            "pow(x*x, y) * z",
+            pow_at_zero,
+            &[0.7, 0.5, 1.3],
+        ));
+    }
+
     /// Each rule against central finite differences, in forward and reverse mode, in float
     /// and double (vector cases on two lanes).
     #[test]
