@@ -172,14 +172,23 @@ impl Cloner {
 
 /// True for a call of a libm function with a math rule that touches no memory.
 pub(crate) fn is_pure_math(call: Val) -> bool {
-    call.called_function().is_some_and(|f| {
-        f.is_declaration()
-            && f.intrinsic_id() == 0
-            && crate::rules::lookup(&f.name()).is_some_and(|r| {
-                matches!(r.kind, crate::rules::RuleKind::Math(_))
-                    && r.effects == crate::rules::Effects::NONE
-            })
-    })
+    is_math_value(call)
+        && call
+            .called_function()
+            .is_some_and(|f| f.intrinsic_id() == 0)
+}
+
+/// True for a call of a function or intrinsic with a math rule that touches no memory
+/// (`exp`, `llvm.fmuladd`, ...): a value computed from its arguments alone.
+pub(crate) fn is_math_value(call: Val) -> bool {
+    call.is_call()
+        && call.called_function().is_some_and(|f| {
+            f.is_declaration()
+                && crate::rules::lookup(&f.name()).is_some_and(|r| {
+                    matches!(r.kind, crate::rules::RuleKind::Math(_))
+                        && r.effects == crate::rules::Effects::NONE
+                })
+        })
 }
 
 /// The shadow a pointer without one stands in with: null for null, itself for a dangling

@@ -70,7 +70,20 @@ entry:
 ; CHECK-NEXT:    [[DBL:%[0-9]+]] = add i64 [[CAP]], [[CAP]]
 ; CHECK-NEXT:    [[MIN:%[0-9]+]] = add i64 %1, 4128
 ; CHECK-NEXT:    [[BIG:%[0-9]+]] = icmp ugt i64 [[DBL]], [[MIN]]
-; CHECK-NEXT:    [[NCAP:%[0-9]+]] = select i1 [[BIG]], i64 [[DBL]], i64 [[MIN]]
+; CHECK-NEXT:    [[GROWN:%[0-9]+]] = select i1 [[BIG]], i64 [[DBL]], i64 [[MIN]]
+; A tape's first chunk (capacity 0 so far) is as large as the hint: what the module's tapes
+; needed before. Outgrowing a chunk raises the hint to everything held, so a gradient run
+; again gets one chunk.
+; CHECK-NEXT:    [[HINT:%[0-9]+]] = load atomic i64, ptr @umbra.tape.hint monotonic, align 8
+; CHECK-NEXT:    [[FIRST:%[0-9]+]] = icmp eq i64 [[CAP]], 0
+; CHECK-NEXT:    [[HBIG:%[0-9]+]] = icmp ugt i64 [[GROWN]], [[HINT]]
+; CHECK-NEXT:    [[HMAX:%[0-9]+]] = select i1 [[HBIG]], i64 [[GROWN]], i64 [[HINT]]
+; CHECK-NEXT:    [[NCAP:%[0-9]+]] = select i1 [[FIRST]], i64 [[HMAX]], i64 [[GROWN]]
+; CHECK-NEXT:    [[HELD:%[0-9]+]] = add i64 [[CAP]], [[NCAP]]
+; CHECK-NEXT:    [[RBIG:%[0-9]+]] = icmp ugt i64 [[HINT]], [[HELD]]
+; CHECK-NEXT:    [[RMAX:%[0-9]+]] = select i1 [[RBIG]], i64 [[HINT]], i64 [[HELD]]
+; CHECK-NEXT:    [[NEWHINT:%[0-9]+]] = select i1 [[FIRST]], i64 [[HINT]], i64 [[RMAX]]
+; CHECK-NEXT:    store atomic i64 [[NEWHINT]], ptr @umbra.tape.hint monotonic, align 8
 ; CHECK-NEXT:    [[CHUNK:%[0-9]+]] = call ptr @malloc(i64 [[NCAP]])
 ; CHECK-NEXT:    [[OLD:%[0-9]+]] = load ptr, ptr %0, align 8
 ; CHECK-NEXT:    store ptr [[OLD]], ptr [[CHUNK]], align 8

@@ -339,6 +339,18 @@ impl Builder {
             )
         })
     }
+    /// `load atomic ty, ptr monotonic, align 8`: a value other threads may store at the same time.
+    pub fn load_relaxed(&mut self, ty: Ty, ptr: Val) -> Val {
+        let v = self.load(ty, ptr, 8);
+        unsafe { c::LLVMSetOrdering(v.0, sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic) };
+        v
+    }
+    /// `store atomic v, ptr monotonic, align 8`.
+    pub fn store_relaxed(&mut self, v: Val, ptr: Val) -> Val {
+        let s = self.store(v, ptr, 8);
+        unsafe { c::LLVMSetOrdering(s.0, sys::LLVMAtomicOrdering::LLVMAtomicOrderingMonotonic) };
+        s
+    }
     /// `phi ty` (incoming edges added later).
     pub fn phi(&mut self, ty: Ty) -> Val {
         Val(unsafe { c::LLVMBuildPhi(self.raw, ty.0, NO_NAME) })

@@ -21,7 +21,7 @@ use super::needs::{needs, Need};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::is_pure;
 use crate::analysis::overwrite::{is_memory_read, OverwriteContext, Overwrites};
-use crate::clone::is_pure_math;
+use crate::clone::is_math_value;
 use crate::ir::{Block, Opcode, TyKind, Val};
 use crate::rules::user::UserRules;
 use std::collections::{HashMap, HashSet};
@@ -339,7 +339,7 @@ impl ReversePlan {
             // A libm call whose value only feeds the result: the adjoint computes it again
             // rather than the forward sweep computing it only to tape it (a gradient request
             // ignores the result, and then the forward sweep need not call it at all).
-            LLVMCall if is_pure_math(i) && feeds_only_return(i) => i.call_args(),
+            LLVMCall if is_math_value(i) && feeds_only_return(i) => i.call_args(),
             _ => return None,
         };
         let mut deps = HashSet::new();
@@ -410,7 +410,7 @@ fn wanted(
             primal.extend(v.operands());
         } else if v.opcode() == Opcode::LLVMLoad {
             primal.push(v.operand(0));
-        } else if is_memory_read(v) || (v.is_call() && is_pure_math(v)) {
+        } else if is_memory_read(v) || is_math_value(v) {
             primal.extend(v.call_args());
         }
     }
@@ -441,18 +441,6 @@ fn feeds_only_return(v: Val) -> bool {
         }
     }
     true
-}
-
-/// True for a call of a function or intrinsic with a math rule that touches no memory
-/// (`fmuladd`, `exp`, ...): a value computed from its arguments alone.
-fn is_math_value(call: Val) -> bool {
-    call.called_function().is_some_and(|f| {
-        f.is_declaration()
-            && crate::rules::lookup(&f.name()).is_some_and(|r| {
-                matches!(r.kind, crate::rules::RuleKind::Math(_))
-                    && r.effects == crate::rules::Effects::NONE
-            })
-    })
 }
 
 /// The operands whose shadows make up the shadow of pointer (or vector of pointers) `i`, the

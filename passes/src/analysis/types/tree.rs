@@ -157,6 +157,16 @@ impl Tree {
         let other = match (self.stride, other.stride) {
             (None, None) => other.clone(),
             (Some(a), Some(b)) if a == b => other.clone(),
+            // A tree that gave up on a common period (below) stays at exact offsets: taking a
+            // period from the next contribution, then giving it up again at the one after,
+            // would change it on every round and the analysis would never settle
+            // (simple_mlp: 200 rounds, 6 s, and then no answer at all). Everything known
+            // conflicts there, so what it takes in conflicts too, and it only grows.
+            (None, Some(_)) if self.gave_up_period() => {
+                let mut e = other.exact();
+                e.at.values_mut().for_each(|k| *k = Kind::Conflict);
+                e
+            }
             (a, b) => {
                 let s = match (a, b) {
                     (Some(a), Some(b)) => lcm(a, b),
@@ -193,6 +203,33 @@ impl Tree {
             }
         }
         *self != before
+    }
+
+    /// True for the result of giving up on a common period: exact offsets, all conflicts.
+    fn gave_up_period(&self) -> bool {
+        self.stride.is_none()
+            && !self.at.is_empty()
+            && self.at.values().all(|&k| k == Kind::Conflict)
+    }
+
+    /// The same data at exact offsets (below [`MAX_OFFSET`]), its period spelled out.
+    fn exact(&self) -> Tree {
+        let Some(s) = self.stride.filter(|&s| s > 0) else {
+            return self.clone();
+        };
+        let mut at = BTreeMap::new();
+        for rep in 0..MAX_OFFSET.div_ceil(s) {
+            for (&o, &k) in &self.at {
+                if rep * s + o < MAX_OFFSET {
+                    at.insert(rep * s + o, k);
+                }
+            }
+        }
+        Tree {
+            at,
+            stride: None,
+            pointee: self.pointee.clone(),
+        }
     }
 
     /// The same data, described with period `s` (a multiple of the current stride, if any).
@@ -389,6 +426,28 @@ mod tests {
         assert_eq!(a, tree(&[(0, D), (8, D), (16, Kind::Pointer)]));
         assert!(!a.merge(&b));
         assert!(!a.merge(&a.clone()));
+    }
+
+    #[test]
+    fn a_given_up_period_stays_given_up() {
+        let strided = |s: u64| {
+            let mut t = Tree::scalar(Kind::Float(FloatKind::Double));
+            t.stride = Some(s);
+            t
+        };
+        let mut t = Tree::scalar(Kind::Float(FloatKind::Double));
+        t.merge(&strided(2048));
+        // No period covers 2048 and 3072 below MAX_OFFSET: give up.
+        t.merge(&strided(3072));
+        assert_eq!(t.stride, None);
+        // The same contributions again only add conflicts, once: the analysis settles.
+        t.merge(&strided(2048));
+        t.merge(&strided(3072));
+        let settled = t.clone();
+        assert!(!t.merge(&strided(2048)));
+        assert!(!t.merge(&strided(3072)));
+        assert_eq!(t, settled);
+        assert!(t.at.values().all(|&k| k == Kind::Conflict));
     }
 
     #[test]
