@@ -268,7 +268,8 @@ static inline void fd_grad_f(fd_fnv f, void *ctx, const double *x, int n,
   fd_grad_h_(f, ctx, x, n, g, 1);
 }
 
-/* Compare ad against fd with |ad-fd| <= atol + rtol*max(|ad|,|fd|). */
+/* Compare ad against fd with |ad-fd| <= atol + rtol*max(|ad|,|fd|). An infinite
+ * value passes only when both are the same infinity (the bound is infinite then). */
 static inline int fd_check_tol(const char *name, double ad, double fd,
                                double rtol, double atol) {
 #ifdef FD_SELFTEST
@@ -276,7 +277,8 @@ static inline int fd_check_tol(const char *name, double ad, double fd,
 #endif
   double scale = fabs(ad) > fabs(fd) ? fabs(ad) : fabs(fd);
   double err = fabs(ad - fd);
-  int ok = (err <= atol + rtol * scale) && !isnan(ad) && !isnan(fd);
+  int ok = !isnan(ad) && !isnan(fd) &&
+           (ad == fd || (isfinite(ad) && isfinite(fd) && err <= atol + rtol * scale));
   fd_checks_++;
   if (ok) {
     printf("ok %s: ad=%.12g fd=%.12g\n", name, ad, fd);

@@ -71,6 +71,8 @@ pub struct Overwrites {
     deferred: Vec<Val>,
     /// Every instruction that may write or free primal memory (deferred frees excluded).
     writers: Vec<Val>,
+    /// The calls that may reach a stack slot of `f` (see [`Overwrites::reaches_stack`]).
+    stack_calls: HashSet<Val>,
     places: Places,
 }
 
@@ -174,12 +176,39 @@ impl Overwrites {
             .chain(candidates_left(&deferred, &places, &blocks))
             .collect();
         writers.dedup();
+        // A call reaches a stack slot of `f` through an argument whose underlying objects
+        // include an alloca, or through memory once any alloca's address escapes.
+        let allocas: Vec<Val> = blocks
+            .iter()
+            .flat_map(|b| b.instructions())
+            .filter(|i| i.opcode() == Opcode::LLVMAlloca)
+            .collect();
+        let any_escapes = allocas.iter().any(|&a| o.escapes(a));
+        let mut stack_calls = HashSet::new();
+        if !allocas.is_empty() {
+            for &b in &blocks {
+                for i in b.instructions() {
+                    if !matches!(i.opcode(), Opcode::LLVMCall | Opcode::LLVMInvoke) {
+                        continue;
+                    }
+                    let reaches = any_escapes
+                        || i.call_args().into_iter().any(|a| {
+                            a.ty().contains_ptr()
+                                && o.objects(a).into_iter().any(|x| o.kind(x) == Kind::Alloca)
+                        });
+                    if reaches {
+                        stack_calls.insert(i);
+                    }
+                }
+            }
+        }
         Overwrites {
             f,
             ctx,
             loads,
             deferred,
             writers,
+            stack_calls,
             places,
         }
     }
@@ -192,6 +221,14 @@ impl Overwrites {
             return true;
         }
         self.writers.iter().any(|&s| self.places.after(i, s))
+    }
+
+    /// True when call `call` (an instruction of `f`) may reach a stack slot of `f` (an alloca
+    /// among its arguments' underlying objects, or any alloca whose address escapes): the
+    /// callee's adjoint runs inside `f`'s, after `f`'s augmented sweep has returned and its
+    /// stack is gone, so it cannot count on stable memory between its two sweeps either.
+    pub fn reaches_stack(&self, call: Val) -> bool {
+        self.stack_calls.contains(&call)
     }
 
     /// True when the adjoint may load `load`'s address again and get the same bytes (given
@@ -1879,5 +1916,61 @@ define double @f(ptr %x) {
         stable(&body.replace("ATTR", "captures(none)")).expect("a", true);
         // Without `captures(none)` @use may keep the pointer where @opaque finds it.
         stable(&body.replace("ATTR", "")).expect("a", false);
+    }
+
+    /// The named calls of `@f` in `body` that may reach one of its stack slots.
+    fn stack_calls(body: &str) -> Vec<String> {
+        let ctx = Context::create();
+        let text = format!("{HEADER}\n{body}");
+        let module = parse_test_module(&ctx, &text);
+        let m = Module(module.as_mut_ptr());
+        m.verify().expect("valid test IR");
+        let f = m.function("f").expect("a function @f");
+        let o = Overwrites::analyze(
+            f,
+            OverwriteContext {
+                memory_stable: true,
+            },
+            &UserRules::default(),
+        );
+        let mut out = Vec::new();
+        for b in f.blocks() {
+            for i in b.instructions() {
+                if i.is_call() && !i.name().is_empty() && o.reaches_stack(i) {
+                    out.push(i.name());
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn calls_reaching_a_stack_slot() {
+        // Directly (a GEP of a local array) and not at all (a heap block, an argument).
+        let direct = r#"
+declare double @h(ptr captures(none), i64) memory(argmem: read)
+define double @f(ptr %x) {
+  %a = alloca [3 x double]
+  %buf = call ptr @malloc(i64 24)
+  %p = getelementptr inbounds [3 x double], ptr %a, i64 0, i64 1
+  %r1 = call double @h(ptr %p, i64 2)
+  %r2 = call double @h(ptr %buf, i64 3)
+  %r3 = call double @h(ptr %x, i64 3)
+  %s = fadd double %r1, %r2
+  %t = fadd double %s, %r3
+  ret double %t
+}"#;
+        assert_eq!(stack_calls(direct), ["r1"]);
+        // Through memory: the array's address is stored in a local struct, so any call may
+        // find it (here through the argument %x, which the struct's address does not reach).
+        let escaped = r#"
+declare double @h(ptr, i64) memory(argmem: read)
+define double @f(ptr %x, ptr %out) {
+  %a = alloca [3 x double]
+  store ptr %a, ptr %out
+  %r1 = call double @h(ptr %x, i64 3)
+  ret double %r1
+}"#;
+        assert_eq!(stack_calls(escaped), ["r1"]);
     }
 }

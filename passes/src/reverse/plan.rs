@@ -10,8 +10,9 @@
 //!   ([`crate::analysis::overwrite`]: nothing may change the bytes between the load and the
 //!   adjoint) are rebuilt at their use in the adjoint; everything else the adjoint needs is
 //!   taped. The frees that analysis defers run in the adjoint instead of the augmented sweep.
-//! - *Callees* run their sweeps with stable memory when this function does and nothing after
-//!   the call here may write or free memory.
+//! - *Callees* run their sweeps with stable memory when this function does, nothing after
+//!   the call here may write or free memory and the call reaches none of this function's
+//!   stack slots (dead when the adjoints run).
 //!
 //! A value depending on a loop's induction variable is only recomputed inside that loop, where
 //! the adjoint's counter holds the right iteration.
@@ -225,10 +226,13 @@ impl ReversePlan {
     }
 
     /// Whether the callee called at `call` runs its two sweeps with nothing writing primal
-    /// memory between them: this function's own sweeps do, and nothing that may run after the
-    /// call here writes or frees memory.
+    /// memory between them: this function's own sweeps do, nothing that may run after the
+    /// call here writes or frees memory, and the call reaches none of this function's stack
+    /// slots (gone when the adjoints run: the callee's adjoint would re-read a dead frame).
     pub fn callee_memory_stable(&self, call: Val) -> bool {
-        self.memory_stable && !self.overwrites.writes_after(call)
+        self.memory_stable
+            && !self.overwrites.writes_after(call)
+            && !self.overwrites.reaches_stack(call)
     }
 
     /// True when `call` is a `free` the adjoint runs instead of the augmented sweep, once it is

@@ -2,14 +2,21 @@
 // RUN: %exec-test %s driver 1 %t
 // RUN: %exec-test %s driver 2 %t
 // RUN: %exec-test %s driver 3 %t
+// RUN: %exec-test %s plugin 0 %t
 // RUN: %exec-test %s plugin 1 %t
 // RUN: %exec-test %s plugin 2 %t
 // RUN: %exec-test %s plugin 3 %t
+// Without re-optimisation after differentiation (umbra -O0):
+// RUN: %clang -O0 -g -I %testinc -c -emit-llvm %s -o %t.O0.bc
+// RUN: %umbra -O0 %t.O0.bc -o %t.O0.o
+// RUN: %clang %t.O0.o -lm -o %t.O0.exe
+// RUN: %t.O0.exe
 // Reverse over reverse in a loop (issue 12): the gradient of f after five gradient-descent
 // steps, each step calling __enzyme_autodiff. One tape per inner gradient, created and freed
 // in every iteration, all differentiated by the outer gradient; against finite differences.
-// Through the plugin at -O0 the result is wrong (known bug, pinned by
-// reverse-through-gradient-steps-plugin-O0.c, expected to fail until fixed).
+// Through the plugin at -O0 the result used to be wrong: the adjoints of the callees (f, the
+// inner gradient's code) re-read the local arrays x and g through pointers into the outer
+// augmented sweep's dead stack frame (see reverse-through-gradient-step-call.c).
 #include "fdcheck.h"
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
