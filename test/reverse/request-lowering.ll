@@ -56,6 +56,7 @@ done:
 ; CHECK-NEXT:    br i1 %go, label %grad, label %done
 ; CHECK:       grad:
 ; CHECK-NEXT:    store { ptr, i64, i64 } zeroinitializer, ptr %tape, align 8
+; CHECK-NEXT:    call void @umbra.tape.start(ptr %tape)
 ; CHECK-NEXT:    {{%[0-9]+}} = call double @augfwd.f.dca[[SFX:[.a-z]*]](ptr %tape, ptr %x, ptr %dx, i32 %n, double %s)
 ; CHECK-NEXT:    [[ADJ:%[0-9]+]] = call { double } @adjoint.f.dca[[SFX]](ptr %tape, ptr %x, ptr %dx, i32 %n, double %s, double 1.000000e+00)
 ; CHECK-NEXT:    [[BUF:%[0-9]+]] = load ptr, ptr %tape, align 8

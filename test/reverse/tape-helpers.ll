@@ -37,16 +37,19 @@ entry:
 }
 
 ; Requests are lowered in no particular order, so this file only checks order-independent
-; facts: each request gets its own tape, zeroed, used by both sweeps and freed after them.
+; facts: each request gets its own tape, zeroed and given a first chunk as large as the hint,
+; used by both sweeps and freed after them.
 ; CHECK-LABEL: define double @caller(double %x)
 ; CHECK-DAG:     [[TA:%tape[0-9]*]] = alloca { ptr, i64, i64 }, align 8
 ; CHECK-DAG:     [[TB:%tape[0-9]*]] = alloca { ptr, i64, i64 }, align 8
 ; CHECK:         store { ptr, i64, i64 } zeroinitializer, ptr [[T1:%tape[0-9]*]], align 8
+; CHECK-NEXT:    call void @umbra.tape.start(ptr [[T1]])
 ; CHECK-NEXT:    call double @augfwd.f.a{{[.a-z]*}}(ptr [[T1]], double %x)
 ; CHECK-NEXT:    call { double } @adjoint.f.a{{[.a-z]*}}(ptr [[T1]], double %x, double 1.000000e+00)
 ; CHECK-NEXT:    [[B1:%[0-9]+]] = load ptr, ptr [[T1]], align 8
 ; CHECK-NEXT:    call void @free(ptr [[B1]])
 ; CHECK:         store { ptr, i64, i64 } zeroinitializer, ptr [[T2:%tape[0-9]*]], align 8
+; CHECK-NEXT:    call void @umbra.tape.start(ptr [[T2]])
 ; CHECK-NEXT:    call double @augfwd.g.a{{[.a-z]*}}(ptr [[T2]], double %x)
 ; CHECK-NEXT:    call { double } @adjoint.g.a{{[.a-z]*}}(ptr [[T2]], double %x, double 1.000000e+00)
 ; CHECK-NEXT:    [[B2:%[0-9]+]] = load ptr, ptr [[T2]], align 8
@@ -70,20 +73,13 @@ entry:
 ; CHECK-NEXT:    [[DBL:%[0-9]+]] = add i64 [[CAP]], [[CAP]]
 ; CHECK-NEXT:    [[MIN:%[0-9]+]] = add i64 %1, 4128
 ; CHECK-NEXT:    [[BIG:%[0-9]+]] = icmp ugt i64 [[DBL]], [[MIN]]
-; CHECK-NEXT:    [[GROWN:%[0-9]+]] = select i1 [[BIG]], i64 [[DBL]], i64 [[MIN]]
-; A tape's first chunk (capacity 0 so far) is as large as the hint: what the module's tapes
-; needed before. Outgrowing a chunk raises the hint to everything held, so a gradient run
-; again gets one chunk.
+; CHECK-NEXT:    [[NCAP:%[0-9]+]] = select i1 [[BIG]], i64 [[DBL]], i64 [[MIN]]
+; Outgrowing a chunk raises the hint gradient tapes start from (umbra.tape.start) to what the
+; tape holds and half again: the chunk, doubled when earlier chunks hold about as much.
 ; CHECK-NEXT:    [[HINT:%[0-9]+]] = load atomic i64, ptr @umbra.tape.hint monotonic, align 8
-; CHECK-NEXT:    [[FIRST:%[0-9]+]] = icmp eq i64 [[CAP]], 0
-; CHECK-NEXT:    [[HBIG:%[0-9]+]] = icmp ugt i64 [[GROWN]], [[HINT]]
-; CHECK-NEXT:    [[HMAX:%[0-9]+]] = select i1 [[HBIG]], i64 [[GROWN]], i64 [[HINT]]
-; CHECK-NEXT:    [[NCAP:%[0-9]+]] = select i1 [[FIRST]], i64 [[HMAX]], i64 [[GROWN]]
-; CHECK-NEXT:    [[HELD:%[0-9]+]] = add i64 [[CAP]], [[NCAP]]
-; CHECK-NEXT:    [[RBIG:%[0-9]+]] = icmp ugt i64 [[HINT]], [[HELD]]
-; CHECK-NEXT:    [[RMAX:%[0-9]+]] = select i1 [[RBIG]], i64 [[HINT]], i64 [[HELD]]
-; CHECK-NEXT:    [[NEWHINT:%[0-9]+]] = select i1 [[FIRST]], i64 [[HINT]], i64 [[RMAX]]
-; CHECK-NEXT:    store atomic i64 [[NEWHINT]], ptr @umbra.tape.hint monotonic, align 8
+; CHECK:         [[HELD:%[0-9]+]] = select i1 {{%[0-9]+}}, i64 [[DBL]], i64 [[CAP]]
+; CHECK-NEXT:    [[HALF:%[0-9]+]] = lshr i64 [[HELD]], 1
+; CHECK:         store atomic i64 {{%[0-9]+}}, ptr @umbra.tape.hint monotonic, align 8
 ; CHECK-NEXT:    [[CHUNK:%[0-9]+]] = call ptr @malloc(i64 [[NCAP]])
 ; CHECK-NEXT:    [[OLD:%[0-9]+]] = load ptr, ptr %0, align 8
 ; CHECK-NEXT:    store ptr [[OLD]], ptr [[CHUNK]], align 8
@@ -126,6 +122,15 @@ entry:
 ; CHECK-NEXT:    [[PSLOT:%[0-9]+]] = getelementptr inbounds i8, ptr [[PDATA]], i64 [[PNEW]]
 ; CHECK-NEXT:    ret ptr [[PSLOT]]
 ; CHECK-NEXT:  }
-; CHECK-NOT:   define {{.*}}@umbra.tape.
+; CHECK-NOT:   define {{.*}}@umbra.tape.{{push|pop}}
+; A gradient tape starts with a chunk as large as the hint, once the hint is known.
+; CHECK:       define internal void @umbra.tape.start(ptr %0) {
+; CHECK-NEXT:  entry:
+; CHECK-NEXT:    [[SH:%[0-9]+]] = load atomic i64, ptr @umbra.tape.hint monotonic, align 8
+; CHECK-NEXT:    [[SKNOWN:%[0-9]+]] = icmp ugt i64 [[SH]], 32
+; CHECK-NEXT:    br i1 [[SKNOWN]], label %allocate, label %done
+; CHECK:       allocate:
+; CHECK-NEXT:    [[SCHUNK:%[0-9]+]] = call ptr @malloc(i64 [[SH]])
+; CHECK-NOT:   define {{.*}}@umbra.tape.{{push|pop|start}}
 ; CHECK:       [[TBAA]] = !{[[TY:![0-9]+]], [[TY]], i64 0}
 ; CHECK:       [[TY]] = !{!"umbra tape integer", {{![0-9]+}}, i64 0}

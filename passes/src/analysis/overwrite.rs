@@ -130,6 +130,12 @@ impl Overwrites {
                 .collect(),
             reach,
         };
+        let allocas: Vec<Val> = blocks
+            .iter()
+            .flat_map(|b| b.instructions())
+            .filter(|i| i.opcode() == Opcode::LLVMAlloca)
+            .collect();
+        o.stack_escaped = allocas.iter().any(|&a| o.escapes(a));
         let after = |l: Val, s: Val| places.after(l, s);
         let mut loads = HashMap::new();
         for &b in &blocks {
@@ -178,12 +184,7 @@ impl Overwrites {
         writers.dedup();
         // A call reaches a stack slot of `f` through an argument whose underlying objects
         // include an alloca, or through memory once any alloca's address escapes.
-        let allocas: Vec<Val> = blocks
-            .iter()
-            .flat_map(|b| b.instructions())
-            .filter(|i| i.opcode() == Opcode::LLVMAlloca)
-            .collect();
-        let any_escapes = allocas.iter().any(|&a| o.escapes(a));
+        let any_escapes = o.stack_escaped;
         let mut stack_calls = HashSet::new();
         if !allocas.is_empty() {
             for &b in &blocks {
@@ -370,6 +371,9 @@ impl Summary {
 struct Oracle<'o> {
     m: Module,
     rules: &'o UserRules,
+    /// Whether the address of some stack slot of the function escapes (is stored, passed
+    /// somewhere that may keep it): then a pointer of unknown origin may point into the stack.
+    stack_escaped: bool,
     objects: HashMap<Val, Vec<Val>>,
     escapes: HashMap<Val, bool>,
     summaries: HashMap<Val, Summary>,
@@ -407,6 +411,7 @@ impl<'o> Oracle<'o> {
         Oracle {
             m,
             rules,
+            stack_escaped: false,
             objects: HashMap::new(),
             escapes: HashMap::new(),
             summaries: HashMap::new(),
@@ -485,6 +490,25 @@ impl<'o> Oracle<'o> {
         Kind::Unknown
     }
 
+    /// True when `o`, an object of unknown origin, may be (or point into) a stack slot of the
+    /// function: a call's result when a stack slot reaches the call (`std::array::operator[]`
+    /// at -O0 returns a pointer into its caller's array), or anything once a stack slot's
+    /// address has escaped.
+    fn may_point_into_stack(&mut self, o: Val) -> bool {
+        if self.stack_escaped {
+            return true;
+        }
+        o.is_instruction()
+            && matches!(o.opcode(), Opcode::LLVMCall | Opcode::LLVMInvoke)
+            && o.call_args().into_iter().any(|a| {
+                a.ty().contains_ptr()
+                    && self
+                        .objects(a)
+                        .into_iter()
+                        .any(|x| self.kind(x) == Kind::Alloca)
+            })
+    }
+
     fn is_fresh(k: Kind) -> bool {
         matches!(k, Kind::Alloca | Kind::Heap | Kind::Gc)
     }
@@ -526,6 +550,12 @@ impl<'o> Oracle<'o> {
                             describe_object(o)
                         ));
                     }
+                }
+                Kind::Unknown if self.may_point_into_stack(o) => {
+                    return Err(format!(
+                        "reads through {}, which may point into a stack slot (dead when the adjoint runs)",
+                        describe_object(o)
+                    ))
                 }
                 Kind::Global { .. } | Kind::Arg { .. } | Kind::Unknown => {
                     any = true;
@@ -1942,6 +1972,36 @@ define double @f(ptr %x) {
             }
         }
         out
+    }
+
+    #[test]
+    fn pointers_a_call_returns_from_a_stack_slot_are_not_reread() {
+        // std::array's operator[] at -O0: a call given the local array returns a pointer into
+        // it; the adjoint, after the augmented sweep's frame is gone, may not read through it.
+        let v = stable(
+            r#"
+declare ptr @index(ptr, i64) memory(none)
+define double @f(ptr %x) {
+  %a = alloca [3 x double]
+  store double 1.0, ptr %a
+  %p = call ptr @index(ptr %a, i64 0)
+  %fromstack = load double, ptr %p
+  ret double %fromstack
+}"#,
+        );
+        v.expect("fromstack", false);
+        // Given only an argument (no stack slot in the function), what it returns may be read
+        // again.
+        let v = stable(
+            r#"
+declare ptr @index(ptr, i64) memory(none)
+define double @f(ptr %x) {
+  %q = call ptr @index(ptr %x, i64 0)
+  %fromarg = load double, ptr %q
+  ret double %fromarg
+}"#,
+        );
+        v.expect("fromarg", true);
     }
 
     #[test]

@@ -196,9 +196,16 @@ impl ReversePlan {
                     .iter()
                     .all(|r| dominators.get(r).is_some_and(|d| d.contains(&b)));
             for i in b.instructions() {
-                if let Some(deps) = plan.primal_deps(i) {
+                let frameable = once && wanted.contains(&i) && framable(i);
+                // A libm value computed once per call is kept once rather than computed again
+                // at every use (inside a loop, once per iteration: lognormal_model's sigmoid).
+                let rebuild = match plan.primal_deps(i) {
+                    Some(_) if frameable && is_math_value(i) => None,
+                    deps => deps,
+                };
+                if let Some(deps) = rebuild {
                     plan.recomputable.entry(i).or_insert(deps);
-                } else if once && wanted.contains(&i) && framable(i) {
+                } else if frameable {
                     plan.add_to_frame(module, i, false);
                     plan.recomputable.insert(i, HashSet::new());
                 }

@@ -77,11 +77,10 @@ pub fn push_helper(m: Module) -> Val {
     let full = b.icmp(IntPred::LLVMIntUGT, new_size, cap);
     b.cond_br(full, grow, done);
 
-    // A new chunk, at least twice the last, remembering the tape as it was. A tape's first
-    // chunk is as large as the most any tape of this module needed before (the hint), so a
-    // gradient evaluated again gets one chunk: many chunks freed every call made malloc give
-    // the large ones back to the system and page-fault them in again (gp_lml's 8 MB tape,
-    // 3x -> 17x its primal).
+    // A new chunk, at least twice the last, remembering the tape as it was. Outgrowing a
+    // chunk raises the hint that gradient tapes start from ([`start_helper`]) to everything
+    // held now and half as much again: the full chunk, plus about as much in earlier chunks
+    // (each half the next) unless it is the first.
     b.position_at_end(grow);
     let doubled = b.add(cap, cap);
     let at_least = b.add(n, i64t.int_const(HEADER + 4096));
@@ -89,13 +88,19 @@ pub fn push_helper(m: Module) -> Val {
     let hint_g = hint_global(m);
     let hint = b.load_relaxed(i64t, hint_g);
     hint.set_tbaa_scalar(INT_TBAA);
-    let first = b.icmp(IntPred::LLVMIntEQ, cap, i64t.zero());
-    let from_hint = umax(&mut b, new_cap, hint);
-    let new_cap = b.select(first, from_hint, new_cap);
-    // Outgrowing a chunk: next time, start with room for everything held now.
-    let held = b.add(cap, new_cap);
+    let had_chunk = b.icmp(IntPred::LLVMIntNE, cap, i64t.zero());
+    let current = b.load(ptr, tape, 8);
+    let some = b.icmp(IntPred::LLVMIntNE, current, ptr.zero());
+    let usable = b.binop(crate::ir::Opcode::LLVMAnd, had_chunk, some);
+    let prev_p = b.select(usable, current, tape);
+    let prev = b.load(ptr, prev_p, 8);
+    let earlier = b.icmp(IntPred::LLVMIntNE, prev, ptr.zero());
+    let earlier = b.binop(crate::ir::Opcode::LLVMAnd, usable, earlier);
+    let held = b.select(earlier, doubled, cap);
+    let half = b.binop(crate::ir::Opcode::LLVMLShr, held, i64t.int_const(1));
+    let held = b.add(held, half);
+    let held = b.add(held, n);
     let raised = umax(&mut b, hint, held);
-    let raised = b.select(first, hint, raised);
     b.store_relaxed(raised, hint_g).set_tbaa_scalar(INT_TBAA);
     let malloc = m.get_or_add_function("malloc", Ty::function(ptr, &[i64t], false));
     let chunk = b.call_function(malloc, &[new_cap]);
@@ -118,6 +123,46 @@ pub fn push_helper(m: Module) -> Val {
     let data = b.load(ptr, tape, 8);
     let slot = b.gep(Ty::int(ctx, 8), data, &[at], true);
     b.ret(slot);
+    f
+}
+
+/// `void umbra.tape.start(ptr tape)`: gives a new gradient tape a first chunk as large as the
+/// module's gradient tapes have needed so far (the hint), so a gradient evaluated again fills
+/// one chunk. Chunks freed on every call made malloc give the large ones back to the system
+/// and page-fault them in again (gp_lml's 8 MB tape: 3x -> 17x its primal). Only gradient tapes
+/// start this way; small tapes (the adjoint's list of deferred frees) grow from nothing.
+fn start_helper(m: Module) -> Val {
+    const START: &str = "umbra.tape.start";
+    if let Some(f) = m.function(START) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = m.add_function(START, Ty::function(Ty::void(ctx), &[ptr], false));
+    f.set_internal();
+    let tape = f.params()[0];
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    let alloc = f.append_block("allocate");
+    let done = f.append_block("done");
+    b.position_at_end(entry);
+    let hint = b.load_relaxed(i64t, hint_global(m));
+    hint.set_tbaa_scalar(INT_TBAA);
+    let known = b.icmp(IntPred::LLVMIntUGT, hint, i64t.int_const(HEADER));
+    b.cond_br(known, alloc, done);
+    b.position_at_end(alloc);
+    let malloc = m.get_or_add_function("malloc", Ty::function(ptr, &[i64t], false));
+    let chunk = b.call_function(malloc, &[hint]);
+    // The tape before this chunk: empty.
+    b.store(tape_type(m).zero(), chunk, 8);
+    b.store(chunk, tape, 8);
+    let p = field(&mut b, tape, 1);
+    b.store(i64t.int_const(HEADER), p, 8);
+    let p = field(&mut b, tape, 2);
+    b.store(hint, p, 8);
+    b.br(done);
+    b.position_at_end(done);
+    b.ret_void();
     f
 }
 
@@ -345,6 +390,8 @@ pub fn new_tape(b: &mut Builder, function: Val, before: Val) -> Val {
     let t = b.alloca(tt, "tape");
     b.position_before(before);
     b.store(tt.zero(), t, 8);
+    let start = start_helper(b.module());
+    b.call_function(start, &[t]);
     t
 }
 
