@@ -55,17 +55,16 @@ entry:
 ; CHECK-NEXT:    [[E1:%[0-9]+]] = extractvalue { double, double } [[C]], 1
 ; CHECK-NEXT:    [[E0:%[0-9]+]] = extractvalue { double, double } [[C]], 0
 ; CHECK-NEXT:    [[Q:%[0-9]+]] = fdiv double [[E0]], [[E1]]
-; q = e0 / e1: adj(e0) += d / e1; adj(e1) -= q d / e1
+; q = e0 / e1: adj(e0) += d / e1; adj(e1) -= q (d / e1), sharing the division
 ; CHECK-NEXT:    [[T0Q:%[0-9]+]] = fdiv double [[D]], [[E1]]
 ; CHECK-NEXT:    [[T0Z:%[0-9]+]] = fcmp oeq double [[D]], 0.000000e+00
 ; CHECK-NEXT:    [[T0:%[0-9]+]] = select i1 [[T0Z]], double 0.000000e+00, double [[T0Q]]
 ; CHECK-NEXT:    [[O0:%[0-9]+]] = load double, ptr [[SE0:%[0-9]+]]
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], [[T0]]
 ; CHECK-NEXT:    store double [[N0]], ptr [[SE0]]
-; CHECK-NEXT:    [[QD:%[0-9]+]] = fmul double [[Q]], [[D]]
-; CHECK-NEXT:    [[QDEQ:%[0-9]+]] = fdiv double [[QD]], [[E1]]
-; CHECK-NEXT:    [[QDEZ:%[0-9]+]] = fcmp oeq double [[QD]], 0.000000e+00
-; CHECK-NEXT:    [[QDE:%[0-9]+]] = select i1 [[QDEZ]], double 0.000000e+00, double [[QDEQ]]
+; CHECK-NEXT:    [[QD:%[0-9]+]] = fmul double [[Q]], [[T0]]
+; CHECK-NEXT:    [[QDEZ:%[0-9]+]] = fcmp oeq double [[D]], 0.000000e+00
+; CHECK-NEXT:    [[QDE:%[0-9]+]] = select i1 [[QDEZ]], double 0.000000e+00, double [[QD]]
 ; CHECK-NEXT:    [[NQ:%[0-9]+]] = fneg double [[QDE]]
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SE1:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[NQ]]

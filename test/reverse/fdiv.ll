@@ -36,11 +36,11 @@ entry:
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[TX]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]
-; adj(y) += -(r * d / y), r = x / y
-; CHECK-NEXT:    [[RD:%[0-9]+]] = fmul double [[R]], [[D]]
-; CHECK-NEXT:    [[QQ:%[0-9]+]] = fdiv double [[RD]], %y
-; CHECK-NEXT:    [[QZ:%[0-9]+]] = fcmp oeq double [[RD]], 0.000000e+00
-; CHECK-NEXT:    [[Q:%[0-9]+]] = select i1 [[QZ]], double 0.000000e+00, double [[QQ]]
+; adj(y) += -(r * (d / y)), r = x / y: d / y is shared with adj(x), so the adjoint divides
+; once (zero where d is)
+; CHECK-NEXT:    [[RD:%[0-9]+]] = fmul double [[R]], [[TX]]
+; CHECK-NEXT:    [[QZ:%[0-9]+]] = fcmp oeq double [[D]], 0.000000e+00
+; CHECK-NEXT:    [[Q:%[0-9]+]] = select i1 [[QZ]], double 0.000000e+00, double [[RD]]
 ; CHECK-NEXT:    [[NQ:%[0-9]+]] = fneg double [[Q]]
 ; CHECK-NEXT:    [[OY:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
 ; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd double [[OY]], [[NQ]]

@@ -892,10 +892,11 @@ impl<'s> AdjointFn<'s> {
         let before = linear::mark(&self.b);
         let ps = partials(&mut self.b, &args, r);
         let built = linear::built_since(&self.b, &before);
+        let mut quotients = linear::Quotients::new();
         for (k, (&a, p)) in ops.iter().zip(ps).enumerate() {
             if let Some(p) = p {
                 if self.is_active(a) {
-                    let t = linear::scale(&mut self.b, p, d, d_first(k));
+                    let t = linear::scale_sharing(&mut self.b, p, d, d_first(k), &mut quotients);
                     self.accumulate(a, t);
                 }
             }

@@ -19,11 +19,22 @@
 //! the derivative does not use.
 
 use crate::ir::{Builder, Opcode, RealPred, Val};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// `p · v` for a partial `p` and a tangent or adjoint `v`; `v_first` orders a product's operands
 /// as written by hand (`da · b` and `a · db` for a product `a · b`, `cos(x) · dx` for a call).
 pub fn scale(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
+    scale_sharing(b, p, v, v_first, &mut Quotients::new())
+}
+
+/// `v / den` (a strong zero) already built for the same `v`, by denominator.
+pub type Quotients = HashMap<Val, Val>;
+
+/// [`scale`] for several partials of one instruction applied to the same `v`: once `v / den`
+/// is built for one of them (`fdiv`'s `1 / b`), a later quotient by the same `den`
+/// (`-r / b`) multiplies it (`-(r · (v / b))`) instead of dividing again, so an `fdiv`'s
+/// adjoint divides once, as a hand-written one does.
+pub fn scale_sharing(b: &mut Builder, p: Val, v: Val, v_first: bool, seen: &mut Quotients) -> Val {
     if is_splat_of(p, 1.0) {
         return v;
     }
@@ -31,18 +42,26 @@ pub fn scale(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
         return b.fneg(v);
     }
     if let Some((n, den)) = quotient(p) {
+        if let (Some(n), Some(&t)) = (n, seen.get(&den)) {
+            let q = product(b, n, t, false);
+            return strong_zero(b, v, q);
+        }
         // `(n / den) · v` as `(n · v) / den`: one division either way, no reciprocal.
         let num = match n {
             None => v,
             Some(n) => product(b, n, v, v_first),
         };
         let q = b.fdiv(num, den);
-        return strong_zero(b, num, q);
+        let q = strong_zero(b, num, q);
+        if n.is_none() {
+            seen.insert(den, q);
+        }
+        return q;
     }
     if p.is_instruction() {
         match p.opcode() {
             Opcode::LLVMFNeg => {
-                let s = scale(b, p.operand(0), v, v_first);
+                let s = scale_sharing(b, p.operand(0), v, v_first, seen);
                 return b.fneg(s);
             }
             Opcode::LLVMSelect => {
