@@ -796,7 +796,7 @@ impl<'s> AdjointFn<'s> {
         let sp = self.shadow(i.operand(0), i)?;
         if self.session.runs_in_parallel(self.src) && !crate::openmp::thread_private(i.operand(0)) {
             // Other threads may add into the same adjoint.
-            return super::openmp::atomic_add(&mut self.b, sp, d, i);
+            return super::parallel::atomic_add(&mut self.b, sp, d, i);
         }
         let align = i.alignment();
         let cur = self.b.load(d.ty(), sp, align);

@@ -539,7 +539,7 @@ impl<'s> AugmentedFn<'s> {
             self.check_call_bits(i)?;
         }
         if self.session.runs_in_parallel(self.src) {
-            super::openmp::check_parallel_callee(i, callee)?;
+            super::parallel::check_parallel_callee(i, callee)?;
         }
         match callee {
             ReverseCallee::Primal | ReverseCallee::Math | ReverseCallee::Free => {

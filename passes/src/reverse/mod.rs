@@ -25,6 +25,7 @@ mod cfg;
 mod classify;
 mod needs;
 mod openmp;
+mod parallel;
 mod plan;
 mod tape;
 mod unread_primal;

@@ -7,9 +7,7 @@
 //! declaration with another prototype stays valid; every routine emitted here has a rule, so
 //! derivative code can be differentiated again.
 
-use super::level1::{AXPY, COPY, DOT, SCAL};
-use super::level2::{GEMV, GER};
-use super::level3::GEMM;
+use super::routines::{AXPY, COPY, DOT, GEMM, GEMV, GER, SCAL};
 use super::{Role, Signature};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
 

@@ -6,9 +6,9 @@
 //! ignore) has no derivative either.
 
 use super::emit::position_after;
+use super::routines::{AXPY, COPY, DOT, NRM2, SCAL};
 use super::site::Site;
 use super::tape::{adjoint_site, augmented, save, Keep};
-use super::{Param, Signature};
 use crate::diag::Result;
 use crate::ir::{Builder, IntPred, RealPred, Val};
 use crate::rules::{
@@ -62,23 +62,9 @@ pub(super) static RULES: &[Rule] = &[
 ];
 
 #[cfg(test)]
-pub(super) static SIGNATURES: &[&Signature] = &[&DOT, &NRM2, &AXPY, &SCAL, &COPY];
+pub(super) static SIGNATURES: &[&super::Signature] = &[&DOT, &NRM2, &AXPY, &SCAL, &COPY];
 
 // ----- dot: r = x . y -----
-
-pub(super) static DOT: Signature = Signature {
-    name: "dot",
-    params: &[
-        Param::int("n"),
-        Param::vector("x", "incx").kept(),
-        Param::int("incx"),
-        Param::vector("y", "incy").kept(),
-        Param::int("incy"),
-    ],
-    returns_real: true,
-    output: None,
-    result_kept: false,
-};
 
 /// `acc + v` with `None` as zero.
 fn plus(b: &mut Builder, acc: Option<Val>, v: Val) -> Option<Val> {
@@ -151,18 +137,6 @@ fn dot_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
 
 // ----- nrm2: r = ||x|| -----
 
-pub(super) static NRM2: Signature = Signature {
-    name: "nrm2",
-    params: &[
-        Param::int("n"),
-        Param::vector("x", "incx").kept(),
-        Param::int("incx"),
-    ],
-    returns_real: true,
-    output: None,
-    result_kept: true,
-};
-
 /// `x / r`, zero where `r` is zero (the norm's derivative at the origin is taken as zero).
 fn over_norm(b: &mut Builder, x: Val, r: Val) -> Val {
     let q = b.fdiv(x, r);
@@ -210,21 +184,6 @@ fn nrm2_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
 }
 
 // ----- axpy: y += alpha x -----
-
-pub(super) static AXPY: Signature = Signature {
-    name: "axpy",
-    params: &[
-        Param::int("n"),
-        Param::real("alpha"),
-        Param::vector("x", "incx").kept(),
-        Param::int("incx"),
-        Param::vector("y", "incy"),
-        Param::int("incy"),
-    ],
-    returns_real: false,
-    output: Some("y"),
-    result_kept: false,
-};
 
 fn axpy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     let s = Site::new(&AXPY, c.b.module(), c.src, &c.args);
@@ -288,19 +247,6 @@ fn axpy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
 }
 
 // ----- scal: x = alpha x -----
-
-pub(super) static SCAL: Signature = Signature {
-    name: "scal",
-    params: &[
-        Param::int("n"),
-        Param::real("alpha"),
-        Param::vector("x", "incx").kept(),
-        Param::int("incx"),
-    ],
-    returns_real: false,
-    output: Some("x"),
-    result_kept: false,
-};
 
 /// The number of elements `scal` scales: none for a non-positive stride (the BLAS then do
 /// nothing), so neither do its derivatives.
@@ -371,20 +317,6 @@ fn scal_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
 }
 
 // ----- copy: y = x -----
-
-pub(super) static COPY: Signature = Signature {
-    name: "copy",
-    params: &[
-        Param::int("n"),
-        Param::vector("x", "incx"),
-        Param::int("incx"),
-        Param::vector("y", "incy"),
-        Param::int("incy"),
-    ],
-    returns_real: false,
-    output: Some("y"),
-    result_kept: false,
-};
 
 fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     let s = Site::new(&COPY, c.b.module(), c.src, &c.args);

@@ -6,9 +6,9 @@
 //! layout (only the adjoint's saved copies are contiguous).
 
 use super::emit::{flip, is, position_after, sel, storage, NO_TRANS, TRANS};
+use super::routines::{GEMV, GER};
 use super::site::Site;
 use super::tape::{adjoint_site, augmented, save, Keep};
-use super::{Param, Signature};
 use crate::diag::Result;
 use crate::ir::{Builder, Val};
 use crate::rules::{
@@ -38,30 +38,9 @@ pub(super) static RULES: &[Rule] = &[
 ];
 
 #[cfg(test)]
-pub(super) static SIGNATURES: &[&Signature] = &[&GEMV, &GER];
+pub(super) static SIGNATURES: &[&super::Signature] = &[&GEMV, &GER];
 
 // ----- gemv: y = alpha op(A) x + beta y -----
-
-pub(super) static GEMV: Signature = Signature {
-    name: "gemv",
-    params: &[
-        Param::order(),
-        Param::trans("trans"),
-        Param::int("m"),
-        Param::int("n"),
-        Param::real("alpha"),
-        Param::matrix("A", "lda").kept(),
-        Param::int("lda"),
-        Param::vector("x", "incx").kept(),
-        Param::int("incx"),
-        Param::real("beta"),
-        Param::vector("y", "incy").kept(),
-        Param::int("incy"),
-    ],
-    returns_real: false,
-    output: Some("y"),
-    result_kept: false,
-};
 
 /// The lengths of x and y: `(n, m)`, or `(m, n)` when A is transposed.
 fn gemv_lens(b: &mut Builder, t: Val, m: Val, n: Val) -> (Val, Val) {
@@ -191,25 +170,6 @@ fn gemv_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
 }
 
 // ----- ger: A += alpha x y^T -----
-
-pub(super) static GER: Signature = Signature {
-    name: "ger",
-    params: &[
-        Param::order(),
-        Param::int("m"),
-        Param::int("n"),
-        Param::real("alpha"),
-        Param::vector("x", "incx").kept(),
-        Param::int("incx"),
-        Param::vector("y", "incy").kept(),
-        Param::int("incy"),
-        Param::matrix("A", "lda"),
-        Param::int("lda"),
-    ],
-    returns_real: false,
-    output: Some("A"),
-    result_kept: false,
-};
 
 fn ger_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     let s = Site::new(&GER, c.b.module(), c.src, &c.args);

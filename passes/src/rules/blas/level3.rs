@@ -6,9 +6,9 @@
 //! copies (of dC, and of the saved inputs).
 
 use super::emit::{flip, is, position_after, sel, storage, GeOp, NO_TRANS, TRANS};
+use super::routines::GEMM;
 use super::site::Site;
 use super::tape::{adjoint_site, augmented, save, Keep};
-use super::{Param, Signature};
 use crate::diag::Result;
 use crate::ir::{Builder, Val};
 use crate::rules::{
@@ -28,32 +28,9 @@ pub(super) static RULES: &[Rule] = &[blas!(
 )];
 
 #[cfg(test)]
-pub(super) static SIGNATURES: &[&Signature] = &[&GEMM];
+pub(super) static SIGNATURES: &[&super::Signature] = &[&GEMM];
 
 // ----- gemm: C = alpha op(A) op(B) + beta C -----
-
-pub(super) static GEMM: Signature = Signature {
-    name: "gemm",
-    params: &[
-        Param::order(),
-        Param::trans("transa"),
-        Param::trans("transb"),
-        Param::int("m"),
-        Param::int("n"),
-        Param::int("k"),
-        Param::real("alpha"),
-        Param::matrix("A", "lda").kept(),
-        Param::int("lda"),
-        Param::matrix("B", "ldb").kept(),
-        Param::int("ldb"),
-        Param::real("beta"),
-        Param::matrix("C", "ldc").kept(),
-        Param::int("ldc"),
-    ],
-    returns_real: false,
-    output: Some("C"),
-    result_kept: false,
-};
 
 /// The stored shape `(rows, cols)` of a matrix whose op is `r x c` under flag `t`.
 fn stored(b: &mut Builder, t: Val, r: Val, c: Val) -> (Val, Val) {

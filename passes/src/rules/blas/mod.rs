@@ -64,6 +64,7 @@ mod emit;
 mod level1;
 mod level2;
 mod level3;
+mod routines;
 mod signature;
 mod site;
 mod tape;

@@ -1,0 +1,54 @@
+//! What a sweep that runs on several threads at once (an OpenMP region's outlined function)
+//! must do differently, for the visitors to call without depending on [`super::openmp`]
+//! (which extends them): add adjoints atomically, and refuse calls whose adjoints would add
+//! into shared memory without synchronisation.
+
+use crate::diag::{Error, Result};
+use crate::ir::{Builder, Ty, Val};
+
+/// `*sp += d` with atomic adds (lane by lane for vectors): an adjoint other threads may add to
+/// at the same time. Types without an atomic add are refused at `at`.
+pub(super) fn atomic_add(b: &mut Builder, sp: Val, d: Val, at: Val) -> Result<()> {
+    let ty = d.ty();
+    let ok = |t: Ty| matches!(t.print().as_str(), "float" | "double" | "half" | "bfloat");
+    if ok(ty) {
+        b.atomic_fadd(sp, d);
+        return Ok(());
+    }
+    if ty.is_vector() && ok(ty.element()) {
+        let i64t = Ty::int(ty.context(), 64);
+        for k in 0..ty.vector_len() {
+            let lane = b.extract_lane(d, k);
+            let p = b.gep(ty.element(), sp, &[i64t.int_const(k as u64)], true);
+            b.atomic_fadd(p, lane);
+        }
+        return Ok(());
+    }
+    Err(Error::at(
+        at,
+        format!(
+            "cannot differentiate this load inside an OpenMP parallel region: its adjoint ({}) has no atomic add, and other threads may add to the same memory",
+            ty.print()
+        ),
+    ))
+}
+
+/// In a function that runs on several threads at once, calls whose adjoints add into memory
+/// are refused unless they synchronise (the OpenMP rules); scalar math, primal-only calls and
+/// derived callees (themselves differentiated as running in parallel) are fine.
+pub(super) fn check_parallel_callee(i: Val, callee: super::classify::ReverseCallee) -> Result<()> {
+    use super::classify::ReverseCallee::*;
+    let refused = match callee {
+        Custom(rule, _) => rule.area != crate::rules::Area::OpenMp,
+        User(_) => true,
+        _ => false,
+    };
+    if refused {
+        let name = i.called_function().map(|f| f.name()).unwrap_or_default();
+        return Err(Error::at(
+            i,
+            format!("reverse mode cannot differentiate the call to '{name}' inside an OpenMP parallel region yet: its adjoint would add into memory other threads may share without synchronisation"),
+        ));
+    }
+    Ok(())
+}
