@@ -143,6 +143,9 @@ impl<'s> AugmentedFn<'s> {
                             .map(|(_, l)| l.clone())
                             .unwrap_or_default()
                         {
+                            if pending.iter().any(|&(_, o)| o == off) {
+                                continue; // written for an earlier member
+                            }
                             let v = self.need_value(n, i)?;
                             pending.push((v, off));
                         }

@@ -24,6 +24,8 @@ pub struct Batch {
     pub layout: Vec<(Val, Vec<(Need, u64)>)>,
     /// Total bytes.
     pub bytes: u64,
+    /// Where each distinct need is written.
+    offsets: HashMap<Need, u64>,
 }
 
 impl Batch {
@@ -65,6 +67,7 @@ pub fn batches(
     let mut current = Batch {
         layout: Vec::new(),
         bytes: 0,
+        offsets: HashMap::new(),
     };
     let close = |current: &mut Batch, out: &mut Vec<Batch>, member: &mut HashMap<Val, usize>| {
         if current.bytes > 0 {
@@ -76,10 +79,12 @@ pub fn batches(
                 Batch {
                     layout: Vec::new(),
                     bytes: 0,
+                    offsets: HashMap::new(),
                 },
             ));
         } else {
             current.layout.clear();
+            current.offsets.clear();
         }
     };
     for i in b.instructions() {
@@ -96,12 +101,19 @@ pub fn batches(
         }
         let mut placed = Vec::new();
         for n in needs {
+            // A value several members need (a load's result used by a product and a libm
+            // call) is written once; each member's layout points at the same bytes.
+            if let Some(&off) = current.offsets.get(&n) {
+                placed.push((n, off));
+                continue;
+            }
             let ty = match n {
                 Need::Primal(v) | Need::Shadow(v) => v.ty(),
                 // Saved values come from custom rules, which are barriers.
                 Need::Saved(_) => crate::ir::Ty::ptr(m.context()),
             };
             placed.push((n, current.bytes));
+            current.offsets.insert(n, current.bytes);
             current.bytes += m.alloc_size(ty);
         }
         current.layout.push((i, placed));

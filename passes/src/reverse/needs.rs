@@ -22,7 +22,7 @@ pub fn user_tape(u: UserRule) -> bool {
 }
 
 /// One value the adjoint sweep needs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Need {
     /// The primal value of a source value.
     Primal(Val),
