@@ -1,12 +1,14 @@
 ; The values a run of instructions tapes go onto the tape in one push: here both factors of
 ; a * b, read from memory the loop then overwrites, are kept per iteration in one 16-byte push
-; (one capacity check) and come back in one 16-byte pop, each read at its offset.
+; (one capacity check) and come back in one 16-byte pop, each read at its offset. (The loop
+; ends where the data says, so its iterations cannot be counted ahead: a countable loop keeps
+; them in one region instead, see loop-region.ll.)
 ; RUN: %opt-umbra -passes=umbra %s | FileCheck %s
 ; RUN: %umbra %s --emit=llvm-ir -O0 -o - | FileCheck %s
 
 declare void @__enzyme_autodiff(ptr, ...)
 
-; for i: m = x[i] * y[i]; x[i] = m; y[i] = m
+; do { m = x[i] * y[i]; x[i] = m; y[i] = m; i++ } while (m < 1)
 define void @f(ptr %x, ptr %y, i64 %n) {
 entry:
   br label %loop
@@ -21,7 +23,7 @@ loop:
   store double %m, ptr %px, align 8
   store double %m, ptr %py, align 8
   %i1 = add i64 %i, 1
-  %more = icmp ult i64 %i1, %n
+  %more = fcmp olt double %m, 1.0
   br i1 %more, label %loop, label %done
 
 done:

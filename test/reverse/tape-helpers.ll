@@ -57,19 +57,17 @@ entry:
 
 ; Exactly one definition of each helper, internal. The tape's integers are loaded with their
 ; own TBAA type, so an outer gradient (reverse over reverse) knows they are not float bits.
+; push and pop are small enough to inline; their rare cases (a new chunk, going back to the
+; previous chunk) are cold, out-of-line helpers.
 ; CHECK-NOT:   define {{.*}}@umbra.tape.
-; CHECK:       define internal ptr @umbra.tape.push(ptr %0, i64 %1) {
-; CHECK-NEXT:  entry:
-; CHECK-NEXT:    [[SIZEP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 1
-; CHECK-NEXT:    [[CAPP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 2
-; CHECK-NEXT:    [[SIZE:%[0-9]+]] = load i64, ptr [[SIZEP]], align 8, !tbaa [[TBAA:![0-9]+]]
-; CHECK-NEXT:    [[CAP:%[0-9]+]] = load i64, ptr [[CAPP]], align 8, !tbaa [[TBAA]]
-; CHECK-NEXT:    [[NEW:%[0-9]+]] = add i64 [[SIZE]], %1
-; CHECK-NEXT:    [[FULL:%[0-9]+]] = icmp ugt i64 [[NEW]], [[CAP]]
-; CHECK-NEXT:    br i1 [[FULL]], label %grow, label %done
 ; Growing never moves what was pushed (no realloc): a new chunk of max(2 * capacity, bytes +
 ; 32 + 4096) bytes starts with the tape as it was (previous chunk, size, capacity).
-; CHECK:       grow:
+; CHECK:       define internal ptr @umbra.tape.grow(ptr %0, i64 %1) [[COLD:#[0-9]+]] {
+; CHECK-NEXT:  entry:
+; CHECK-NEXT:    [[GSIZEP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 1
+; CHECK-NEXT:    [[GCAPP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 2
+; CHECK-NEXT:    [[SIZE:%[0-9]+]] = load i64, ptr [[GSIZEP]], align 8, !tbaa [[TBAA:![0-9]+]]
+; CHECK-NEXT:    [[CAP:%[0-9]+]] = load i64, ptr [[GCAPP]], align 8, !tbaa [[TBAA]]
 ; CHECK-NEXT:    [[DBL:%[0-9]+]] = add i64 [[CAP]], [[CAP]]
 ; CHECK-NEXT:    [[MIN:%[0-9]+]] = add i64 %1, 4128
 ; CHECK-NEXT:    [[BIG:%[0-9]+]] = icmp ugt i64 [[DBL]], [[MIN]]
@@ -88,20 +86,44 @@ entry:
 ; CHECK-NEXT:    [[HC:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[CHUNK]], i64 0, i32 2
 ; CHECK-NEXT:    store i64 [[CAP]], ptr [[HC]], align 8
 ; CHECK-NEXT:    store ptr [[CHUNK]], ptr %0, align 8
-; CHECK-NEXT:    store i64 [[NCAP]], ptr [[CAPP]], align 8
-; CHECK-NEXT:    br label %done
-; The slot is at the old end (after the header in a new chunk); the size grows.
-; CHECK:       done:
-; CHECK-NEXT:    [[AT:%[0-9]+]] = phi i64 [ [[SIZE]], %entry ], [ 32, %grow ]
-; CHECK-NEXT:    [[END:%[0-9]+]] = add i64 [[AT]], %1
-; CHECK-NEXT:    store i64 [[END]], ptr [[SIZEP]], align 8
+; CHECK-NEXT:    store i64 [[NCAP]], ptr [[GCAPP]], align 8
+; The slot is right after the new chunk's header; the size is the header and the bytes.
+; CHECK-NEXT:    [[GEND:%[0-9]+]] = add i64 %1, 32
+; CHECK-NEXT:    store i64 [[GEND]], ptr [[GSIZEP]], align 8
+; CHECK-NEXT:    [[GSLOT:%[0-9]+]] = getelementptr inbounds i8, ptr [[CHUNK]], i64 32
+; CHECK-NEXT:    ret ptr [[GSLOT]]
+; CHECK-NEXT:  }
+; CHECK-NOT:   define {{.*}}@umbra.tape.grow
+; The slot is at the old end; the size grows.
+; CHECK:       define internal ptr @umbra.tape.push(ptr %0, i64 %1) {
+; CHECK-NEXT:  entry:
+; CHECK-NEXT:    [[SIZEP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 1
+; CHECK-NEXT:    [[CAPP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 2
+; CHECK-NEXT:    [[PSZ:%[0-9]+]] = load i64, ptr [[SIZEP]], align 8, !tbaa [[TBAA]]
+; CHECK-NEXT:    [[PCAP:%[0-9]+]] = load i64, ptr [[CAPP]], align 8, !tbaa [[TBAA]]
+; CHECK-NEXT:    [[NEW:%[0-9]+]] = add i64 [[PSZ]], %1
+; CHECK-NEXT:    [[FULL:%[0-9]+]] = icmp ugt i64 [[NEW]], [[PCAP]]
+; CHECK-NEXT:    br i1 [[FULL]], label %grow, label %fits
+; CHECK:       fits:
+; CHECK-NEXT:    store i64 [[NEW]], ptr [[SIZEP]], align 8
 ; CHECK-NEXT:    [[DATA:%[0-9]+]] = load ptr, ptr %0, align 8
-; CHECK-NEXT:    [[SLOT:%[0-9]+]] = getelementptr inbounds i8, ptr [[DATA]], i64 [[AT]]
+; CHECK-NEXT:    [[SLOT:%[0-9]+]] = getelementptr inbounds i8, ptr [[DATA]], i64 [[PSZ]]
 ; CHECK-NEXT:    ret ptr [[SLOT]]
+; CHECK:       grow:
+; CHECK-NEXT:    [[GROWN:%[0-9]+]] = call ptr @umbra.tape.grow(ptr %0, i64 %1)
+; CHECK-NEXT:    ret ptr [[GROWN]]
 ; CHECK-NEXT:  }
 ; CHECK-NOT:   define {{.*}}@umbra.tape.push
 ; A pop from an empty chunk frees it and goes back to the previous one; the slot is at the new
 ; end, after the size shrinks.
+; CHECK:       define internal i64 @umbra.tape.back(ptr %0) [[COLD]] {
+; CHECK-NEXT:  entry:
+; CHECK-NEXT:    [[BSIZEP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 1
+; CHECK-NEXT:    [[CUR:%[0-9]+]] = load ptr, ptr %0, align 8
+; CHECK-NEXT:    [[PREV:%[0-9]+]] = load ptr, ptr [[CUR]], align 8
+; CHECK:         store ptr [[PREV]], ptr %0, align 8
+; CHECK:         call void @free(ptr [[CUR]])
+; CHECK-NEXT:    ret i64
 ; CHECK:       define internal ptr @umbra.tape.pop(ptr %0, i64 %1) {
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    [[PSIZEP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 1
@@ -109,13 +131,10 @@ entry:
 ; CHECK-NEXT:    [[EMPTY:%[0-9]+]] = icmp eq i64 [[PSIZE]], 32
 ; CHECK-NEXT:    br i1 [[EMPTY]], label %previous, label %[[DONE:done]]
 ; CHECK:       previous:
-; CHECK-NEXT:    [[CUR:%[0-9]+]] = load ptr, ptr %0, align 8
-; CHECK-NEXT:    [[PREV:%[0-9]+]] = load ptr, ptr [[CUR]], align 8
-; CHECK:         store ptr [[PREV]], ptr %0, align 8
-; CHECK:         call void @free(ptr [[CUR]])
+; CHECK-NEXT:    [[BACK:%[0-9]+]] = call i64 @umbra.tape.back(ptr %0)
 ; CHECK-NEXT:    br label %done
 ; CHECK:       done:
-; CHECK-NEXT:    [[PAT:%[0-9]+]] = phi i64 [ [[PSIZE]], %entry ], [ {{%[0-9]+}}, %previous ]
+; CHECK-NEXT:    [[PAT:%[0-9]+]] = phi i64 [ [[PSIZE]], %entry ], [ [[BACK]], %previous ]
 ; CHECK-NEXT:    [[PNEW:%[0-9]+]] = sub i64 [[PAT]], %1
 ; CHECK-NEXT:    store i64 [[PNEW]], ptr [[PSIZEP]], align 8
 ; CHECK-NEXT:    [[PDATA:%[0-9]+]] = load ptr, ptr %0, align 8
@@ -132,5 +151,6 @@ entry:
 ; CHECK:       allocate:
 ; CHECK-NEXT:    [[SCHUNK:%[0-9]+]] = call ptr @malloc(i64 [[SH]])
 ; CHECK-NOT:   define {{.*}}@umbra.tape.{{push|pop|start}}
+; CHECK:       attributes [[COLD]] = { cold noinline }
 ; CHECK:       [[TBAA]] = !{[[TY:![0-9]+]], [[TY]], i64 0}
 ; CHECK:       [[TY]] = !{!"umbra tape integer", {{![0-9]+}}, i64 0}

@@ -472,6 +472,10 @@ impl Val {
             .map(|i| Block(unsafe { c::LLVMGetSuccessor(self.0, i) }))
             .collect()
     }
+    /// The predicate of an `icmp` instruction.
+    pub fn int_predicate(self) -> super::IntPred {
+        unsafe { c::LLVMGetICmpPredicate(self.0) }
+    }
     /// Integer value of a constant integer (zero-extended), if it is one.
     pub fn const_int_value(self) -> Option<u64> {
         unsafe {

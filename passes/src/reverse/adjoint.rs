@@ -7,6 +7,7 @@
 
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
+use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, RegionSlot};
 use super::needs::{user_tape, Need};
 use super::plan::ReversePlan;
 use super::{call_activity, returns_adjoint, tape};
@@ -68,6 +69,12 @@ pub(super) struct AdjointFn<'s> {
     batches: Vec<super::batch::Batch>,
     batch_of: HashMap<Val, usize>,
     batch_slots: HashMap<usize, Val>,
+    /// The source block being reversed.
+    block: Option<Block>,
+    /// Loops whose iterations' batches are in one region of the tape.
+    loop_tapes: LoopTapes,
+    /// Structured loop → the slots holding its region's address and reserved count.
+    regions: HashMap<usize, (Val, Val)>,
 }
 
 impl<'s> AdjointFn<'s> {
@@ -85,6 +92,7 @@ impl<'s> AdjointFn<'s> {
             .map(|&blk| (blk, dst.append_block("")))
             .collect();
         let exit = dst.append_block("exit");
+        let loop_tapes = LoopTapes::new(session.module, &cfg, &plan, &active, &session.rules);
         AdjointFn {
             session,
             src,
@@ -114,6 +122,9 @@ impl<'s> AdjointFn<'s> {
             batches: Vec::new(),
             batch_of: HashMap::new(),
             batch_slots: HashMap::new(),
+            block: None,
+            loop_tapes,
+            regions: HashMap::new(),
         }
     }
 
@@ -443,6 +454,7 @@ impl<'s> AdjointFn<'s> {
         );
         self.batches = batches;
         self.batch_of = batch_of;
+        self.block = Some(b);
         self.batch_slots.clear();
         self.rebuilt.clear();
         let insts = b.instructions();
@@ -466,22 +478,40 @@ impl<'s> AdjointFn<'s> {
         self.b.clear_fast_math();
         self.popped.clear();
         self.rebuilt.clear();
-        // Entering a structured loop backwards: the counter starts at the last iteration.
-        for k in self.plan.exits_at(b).to_vec().into_iter().rev() {
-            let (iv, start) = (self.plan.loops()[k].iv, self.plan.loops()[k].start);
-            let last = tape::pop(&mut self.b, self.tape, iv.ty());
-            let c = self.counter(iv);
-            self.b.store(last, c, 0);
-            if start.is_instruction() {
-                let first = tape::pop(&mut self.b, self.tape, start.ty());
-                let s = self.start_slot(iv);
-                self.b.store(first, s, 0);
+        // Entering structured loops backwards: each counter starts at its last iteration.
+        let (fields, bytes) = exit_record(self.session.module, &self.plan, &self.loop_tapes, b);
+        if bytes > 0 {
+            let slot = tape::pop_bytes(&mut self.b, self.tape, bytes);
+            for (k, field, ty, off) in fields {
+                let iv = self.plan.loops()[k].iv;
+                let at = tape::at_offset(&mut self.b, slot, off);
+                let v = tape::load(&mut self.b, ty, at);
+                let (to, int) = match field {
+                    ExitField::Start => (self.start_slot(iv), false),
+                    ExitField::Last => (self.counter(iv), false),
+                    ExitField::Base => (self.region_slots(k).0, false),
+                    ExitField::Count => (self.region_slots(k).1, true),
+                };
+                let st = self.b.store(v, to, 0);
+                if int {
+                    // Integer data for an outer gradient (see `tape::INT_TBAA`).
+                    st.set_tbaa_scalar(tape::INT_TBAA);
+                }
             }
         }
         let preds = self.cfg.preds(b).to_vec();
         let which = if self.plan.records_predecessor(&self.cfg, b) {
             let i32t = Ty::int(self.session.module.context(), 32);
-            Some(tape::pop(&mut self.b, self.tape, i32t))
+            let place = self.loop_tapes.place(b);
+            Some(
+                match place.and_then(|p| p.predecessor.map(|off| (p.lp, off))) {
+                    Some((k, off)) => {
+                        let slot = self.region_slot(k, off, 4);
+                        tape::load(&mut self.b, i32t, slot)
+                    }
+                    None => tape::pop(&mut self.b, self.tape, i32t),
+                },
+            )
         } else {
             None
         };
@@ -556,7 +586,25 @@ impl<'s> AdjointFn<'s> {
         let cur = self.b.load(l.iv.ty(), c, 0);
         let at_start = self.b.icmp(crate::ir::IntPred::LLVMIntEQ, cur, start);
         let down = self.dst.append_block("");
-        self.b.cond_br(at_start, to_pre, down);
+        let k = self.plan.loop_index(l.header);
+        match k.and_then(|k| self.loop_tapes.region(k).map(|r| (k, r.stride))) {
+            Some((k, stride)) => {
+                // Leaving the loop: its region is released.
+                let release = self.dst.append_block("release.region");
+                self.b.cond_br(at_start, release, down);
+                self.b.position_at_end(release);
+                let i64t = Ty::int(self.session.module.context(), 64);
+                let (_, count_slot) = self.region_slots(k);
+                let count = tape::load(&mut self.b, i64t, count_slot);
+                let bytes = self.b.mul(count, i64t.int_const(stride));
+                let pop = tape::pop_helper(self.session.module);
+                self.b.call_function(pop, &[self.tape, bytes]);
+                self.b.br(to_pre);
+            }
+            None => {
+                self.b.cond_br(at_start, to_pre, down);
+            }
+        }
         self.b.position_at_end(down);
         let prev = self.b.sub(cur, l.step);
         self.b.store(prev, c, 0);
@@ -589,7 +637,8 @@ impl<'s> AdjointFn<'s> {
             Some(&s) => s,
             None => {
                 debug_assert_eq!(last, Some(i));
-                let s = tape::pop_bytes(&mut self.b, self.tape, bytes);
+                let before: u64 = self.batches[..k].iter().map(|x| x.bytes).sum();
+                let s = self.batch_slot(before, bytes);
                 self.batch_slots.insert(k, s);
                 s
             }
@@ -614,6 +663,62 @@ impl<'s> AdjointFn<'s> {
                 }
             }
         }
+    }
+
+    /// Where the batch of `bytes` at offset `before` among the reversed block's batches is: in
+    /// the region of the block's loop (see [`super::loop_tape`]), or popped.
+    fn batch_slot(&mut self, before: u64, bytes: u64) -> Val {
+        match self.block.and_then(|b| self.loop_tapes.place(b)) {
+            Some(p) => self.region_slot(p.lp, p.batches + before, bytes),
+            None => tape::pop_bytes(&mut self.b, self.tape, bytes),
+        }
+    }
+
+    /// The slot of `bytes` at offset `off` in the current iteration's bytes of loop `k`'s
+    /// region (or popped, past the reserved count).
+    fn region_slot(&mut self, k: usize, off: u64, bytes: u64) -> Val {
+        let tape = self.tape;
+        let stride = self.loop_tapes.region(k).map_or(0, |r| r.stride);
+        let l = self.plan.loops()[k].clone();
+        let (base_slot, count_slot) = self.region_slots(k);
+        let ctx = self.session.module.context();
+        let base = self.b.load(Ty::ptr(ctx), base_slot, 0);
+        let count = tape::load(&mut self.b, Ty::int(ctx, 64), count_slot);
+        let c = self.counter(l.iv);
+        let iv = self.b.load(l.iv.ty(), c, 0);
+        let start = if l.start.is_instruction() {
+            let s = self.start_slot(l.iv);
+            self.b.load(l.start.ty(), s, 0)
+        } else {
+            // A constant or an argument: always at hand.
+            self.args.get(&l.start).copied().unwrap_or(l.start)
+        };
+        let index = iteration_index(&mut self.b, &l, iv, start);
+        let slot = RegionSlot {
+            base,
+            count,
+            index,
+            stride,
+            offset: off,
+        };
+        slot.emit(&mut self.b, |b| tape::pop_bytes(b, tape, bytes))
+    }
+
+    /// The slots holding structured loop `k`'s region address and reserved count.
+    fn region_slots(&mut self, k: usize) -> (Val, Val) {
+        if let Some(&s) = self.regions.get(&k) {
+            return s;
+        }
+        let here = self.b.current_block();
+        if let Some(end) = self.entry_end {
+            self.b.position_before(end);
+        }
+        let ctx = self.session.module.context();
+        let base = self.b.alloca(Ty::ptr(ctx), "region");
+        let count = self.b.alloca(Ty::int(ctx, 64), "region.count");
+        self.b.position_at_end(here);
+        self.regions.insert(k, (base, count));
+        (base, count)
     }
 
     /// Pops the needs of `i`, one push each, in reverse order.

@@ -6,6 +6,7 @@
 
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
+use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, RegionSlot};
 use super::needs::Need;
 use super::plan::ReversePlan;
 use super::{call_activity, returns_shadow, tape};
@@ -39,6 +40,10 @@ pub(super) struct AugmentedFn<'s> {
     pred_index: Vec<(Block, Val)>,
     /// What custom rules saved for the adjoint sweep, by source call.
     pub(super) saved: HashMap<Val, Val>,
+    /// Loops whose iterations write into one reserved region of the tape.
+    loop_tapes: LoopTapes,
+    /// Structured loop → its region's address and reserved count, once reserved.
+    regions: HashMap<usize, (Val, Val)>,
 }
 
 impl<'s> AugmentedFn<'s> {
@@ -65,6 +70,7 @@ impl<'s> AugmentedFn<'s> {
             let lines = types::describe(session.types(), session.module, src);
             session.report.extend(lines);
         }
+        let loop_tapes = LoopTapes::new(session.module, &cfg, &plan, &active, &session.rules);
         AugmentedFn {
             session,
             src,
@@ -79,6 +85,8 @@ impl<'s> AugmentedFn<'s> {
             phis: Vec::new(),
             pred_index: Vec::new(),
             saved: HashMap::new(),
+            loop_tapes,
+            regions: HashMap::new(),
         }
     }
 
@@ -107,18 +115,35 @@ impl<'s> AugmentedFn<'s> {
             if self.plan.records_predecessor(&self.cfg, b) {
                 let idx = self.b.phi(Ty::int(self.session.module.context(), 32));
                 self.pred_index.push((b, idx));
-                tape::push(&mut self.b, self.tape, idx);
+                let place = self.loop_tapes.place(b);
+                match place.and_then(|p| p.predecessor.map(|off| (p.lp, off))) {
+                    Some((k, off)) => {
+                        let slot = self.region_slot(b, k, off, 4)?;
+                        self.b.store(idx, slot, 1).set_tbaa_scalar(tape::INT_TBAA);
+                    }
+                    None => tape::push(&mut self.b, self.tape, idx),
+                }
             }
 
-            // Leaving a structured loop: its last induction value, once per loop execution.
-            for k in self.plan.exits_at(b).to_vec() {
-                let l = &self.plan.loops()[k];
-                let (iv, start) = (self.vals.map(l.iv), l.start);
-                if start.is_instruction() {
-                    let s = self.vals.map(start);
-                    tape::push(&mut self.b, self.tape, s);
+            // Leaving structured loops: their last induction values (and regions), once per
+            // loop execution, in one push.
+            let (fields, bytes) = exit_record(self.session.module, &self.plan, &self.loop_tapes, b);
+            if bytes > 0 {
+                let slot = tape::push_bytes(&mut self.b, self.tape, bytes);
+                for (k, field, _, off) in fields {
+                    let l = &self.plan.loops()[k];
+                    let v = match field {
+                        ExitField::Start => self.vals.map(l.start),
+                        ExitField::Last => self.vals.map(l.iv),
+                        ExitField::Base => self.regions[&k].0,
+                        ExitField::Count => self.regions[&k].1,
+                    };
+                    let at = tape::at_offset(&mut self.b, slot, off);
+                    let st = self.b.store(v, at, 1);
+                    if v.ty().is_int() {
+                        st.set_tbaa_scalar(tape::INT_TBAA);
+                    }
                 }
-                tape::push(&mut self.b, self.tape, iv);
             }
             let (batches, batch_of) = super::batch::batches(
                 self.session.module,
@@ -128,7 +153,13 @@ impl<'s> AugmentedFn<'s> {
                 &self.plan,
             );
             let mut pending: Vec<(Val, u64)> = Vec::new();
+            let region_loop = self.loop_tapes.reserved_in(&self.plan, b);
             for i in rest {
+                if Some(i) == b.terminator() {
+                    if let Some(k) = region_loop {
+                        self.reserve_region(k);
+                    }
+                }
                 self.b.set_fast_math_from(i);
                 let span = i.is_invoke().then(|| crate::unwind::Span::begin(&self.b));
                 self.refuse_mixed_aggregate(i)?;
@@ -150,8 +181,11 @@ impl<'s> AugmentedFn<'s> {
                             pending.push((v, off));
                         }
                         if batch.last() == Some(i) {
-                            // One push for the whole run of instructions.
-                            let slot = tape::push_bytes(&mut self.b, self.tape, batch.bytes);
+                            // One push for the whole run of instructions (or its place in
+                            // the loop's region).
+                            let k = batch_of[&i];
+                            let before: u64 = batches[..k].iter().map(|x| x.bytes).sum();
+                            let slot = self.batch_slot(b, before, batch.bytes)?;
                             for (v, off) in pending.drain(..) {
                                 let at = tape::at_offset(&mut self.b, slot, off);
                                 self.b.store(v, at, 1);
@@ -168,6 +202,53 @@ impl<'s> AugmentedFn<'s> {
             self.vals.set_exit_block(b, exit);
         }
         self.fill_phis()
+    }
+
+    /// Reserves the region of structured loop `k` at the builder's position (its preheader's
+    /// end).
+    fn reserve_region(&mut self, k: usize) {
+        let Some(region) = self.loop_tapes.region(k) else {
+            return;
+        };
+        let vals = &self.vals;
+        let (base, count) = region.reserve(&mut self.b, self.tape, |v| vals.map(v));
+        self.regions.insert(k, (base, count));
+    }
+
+    /// Where the batch of `bytes` at offset `before` among source block `b`'s batches goes: its
+    /// slot in the region of `b`'s loop, or a push.
+    fn batch_slot(&mut self, b: Block, before: u64, bytes: u64) -> Result<Val> {
+        match self.loop_tapes.place(b) {
+            Some(p) => self.region_slot(b, p.lp, p.batches + before, bytes),
+            None => Ok(tape::push_bytes(&mut self.b, self.tape, bytes)),
+        }
+    }
+
+    /// The slot of `bytes` at offset `off` in the current iteration's bytes of loop `k`'s
+    /// region (or pushed, past the reserved count), for source block `b`.
+    fn region_slot(&mut self, b: Block, k: usize, off: u64, bytes: u64) -> Result<Val> {
+        let tape = self.tape;
+        let (Some(&(base, count)), Some(region)) =
+            (self.regions.get(&k), self.loop_tapes.region(k))
+        else {
+            // The preheader dominates the loop and comes first in reverse post-order.
+            let at = b.first_instruction().unwrap_or(self.src);
+            return Err(Error::internal(
+                at,
+                "reverse mode: loop region used before it is reserved",
+            ));
+        };
+        let l = &self.plan.loops()[k];
+        let (iv, start) = (self.vals.map(l.iv), self.vals.map(l.start));
+        let index = iteration_index(&mut self.b, l, iv, start);
+        let slot = RegionSlot {
+            base,
+            count,
+            index,
+            stride: region.stride,
+            offset: off,
+        };
+        Ok(slot.emit(&mut self.b, |b| tape::push_bytes(b, tape, bytes)))
     }
 
     /// A block only exceptions reach (a landing pad, a handler): the primal's code, without

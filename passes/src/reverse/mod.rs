@@ -23,6 +23,7 @@ mod augmented;
 mod batch;
 mod cfg;
 mod classify;
+mod loop_tape;
 mod needs;
 mod openmp;
 mod parallel;

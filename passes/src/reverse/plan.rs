@@ -294,6 +294,11 @@ impl ReversePlan {
         &self.loops
     }
 
+    /// The index (into [`ReversePlan::loops`]) of the structured loop headed by `b`, if any.
+    pub fn loop_index(&self, b: Block) -> Option<usize> {
+        self.by_header.get(&b).copied()
+    }
+
     /// The structured loop headed by `b`, if any.
     pub fn loop_at_header(&self, b: Block) -> Option<&StructuredLoop> {
         self.by_header.get(&b).map(|&k| &self.loops[k])

@@ -56,32 +56,67 @@ fn load_int(b: &mut Builder, p: Val) -> Val {
 }
 
 /// `ptr umbra.tape.push(ptr tape, i64 bytes)`: reserves `bytes` and returns where to store.
+/// Small enough to inline: the common case is an add, a compare and a store; a push that does
+/// not fit calls [`grow_helper`].
 pub fn push_helper(m: Module) -> Val {
     if let Some(f) = m.function(PUSH) {
         return f;
     }
     let ctx = m.context();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let grow_fn = grow_helper(m);
     let f = m.add_function(PUSH, Ty::function(ptr, &[ptr, i64t], false));
     f.set_internal();
     let (tape, n) = (f.params()[0], f.params()[1]);
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
+    let fits = f.append_block("fits");
     let grow = f.append_block("grow");
-    let done = f.append_block("done");
     b.position_at_end(entry);
     let (size_p, cap_p) = (field(&mut b, tape, 1), field(&mut b, tape, 2));
     let size = load_int(&mut b, size_p);
     let cap = load_int(&mut b, cap_p);
     let new_size = b.add(size, n);
     let full = b.icmp(IntPred::LLVMIntUGT, new_size, cap);
-    b.cond_br(full, grow, done);
+    b.cond_br(full, grow, fits);
+
+    b.position_at_end(fits);
+    b.store(new_size, size_p, 8);
+    let data = b.load(ptr, tape, 8);
+    let slot = b.gep(Ty::int(ctx, 8), data, &[size], true);
+    b.ret(slot);
+
+    b.position_at_end(grow);
+    let slot = b.call_function(grow_fn, &[tape, n]);
+    b.ret(slot);
+    f
+}
+
+/// `ptr umbra.tape.grow(ptr tape, i64 bytes)`: [`push_helper`]'s rare case, out of line: a new
+/// chunk for `bytes` that do not fit the current one, returning where to store them.
+fn grow_helper(m: Module) -> Val {
+    const GROW: &str = "umbra.tape.grow";
+    if let Some(f) = m.function(GROW) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = m.add_function(GROW, Ty::function(ptr, &[ptr, i64t], false));
+    f.set_internal();
+    f.set_fn_attr("noinline", true);
+    f.set_fn_attr("cold", true);
+    let (tape, n) = (f.params()[0], f.params()[1]);
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    b.position_at_end(entry);
+    let (size_p, cap_p) = (field(&mut b, tape, 1), field(&mut b, tape, 2));
+    let size = load_int(&mut b, size_p);
+    let cap = load_int(&mut b, cap_p);
 
     // A new chunk, at least twice the last, remembering the tape as it was. Outgrowing a
     // chunk raises the hint that gradient tapes start from ([`start_helper`]) to everything
     // held now and half as much again: the full chunk, plus about as much in earlier chunks
     // (each half the next) unless it is the first.
-    b.position_at_end(grow);
     let doubled = b.add(cap, cap);
     let at_least = b.add(n, i64t.int_const(HEADER + 4096));
     let new_cap = umax(&mut b, doubled, at_least);
@@ -112,16 +147,9 @@ pub fn push_helper(m: Module) -> Val {
     b.store(cap, p, 8);
     b.store(chunk, tape, 8);
     b.store(new_cap, cap_p, 8);
-    b.br(done);
-
-    b.position_at_end(done);
-    let at = b.phi(i64t);
-    at.add_incoming(size, entry);
-    at.add_incoming(i64t.int_const(HEADER), grow);
-    let end = b.add(at, n);
+    let end = b.add(n, i64t.int_const(HEADER));
     b.store(end, size_p, 8);
-    let data = b.load(ptr, tape, 8);
-    let slot = b.gep(Ty::int(ctx, 8), data, &[at], true);
+    let slot = b.gep(Ty::int(ctx, 8), chunk, &[i64t.int_const(HEADER)], true);
     b.ret(slot);
     f
 }
@@ -188,12 +216,14 @@ fn hint_global(m: Module) -> Val {
 }
 
 /// `ptr umbra.tape.pop(ptr tape, i64 bytes)`: releases the last `bytes` and returns them.
+/// Small enough to inline; popping from an empty chunk calls [`back_helper`] first.
 pub fn pop_helper(m: Module) -> Val {
     if let Some(f) = m.function(POP) {
         return f;
     }
     let ctx = m.context();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let back_fn = back_helper(m);
     let f = m.add_function(POP, Ty::function(ptr, &[ptr, i64t], false));
     f.set_internal();
     let (tape, n) = (f.params()[0], f.params()[1]);
@@ -210,6 +240,39 @@ pub fn pop_helper(m: Module) -> Val {
     b.cond_br(empty, back, done);
 
     b.position_at_end(back);
+    let prev_size = b.call_function(back_fn, &[tape]);
+    b.br(done);
+
+    b.position_at_end(done);
+    let at = b.phi(i64t);
+    at.add_incoming(size, entry);
+    at.add_incoming(prev_size, back);
+    let new_size = b.sub(at, n);
+    b.store(new_size, size_p, 8);
+    let data = b.load(ptr, tape, 8);
+    let slot = b.gep(Ty::int(ctx, 8), data, &[new_size], true);
+    b.ret(slot);
+    f
+}
+
+/// `i64 umbra.tape.back(ptr tape)`: [`pop_helper`]'s rare case, out of line: frees the empty
+/// current chunk, makes the previous one current and returns its size.
+fn back_helper(m: Module) -> Val {
+    const BACK: &str = "umbra.tape.back";
+    if let Some(f) = m.function(BACK) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = m.add_function(BACK, Ty::function(i64t, &[ptr], false));
+    f.set_internal();
+    f.set_fn_attr("noinline", true);
+    f.set_fn_attr("cold", true);
+    let tape = f.params()[0];
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    b.position_at_end(entry);
+    let size_p = field(&mut b, tape, 1);
     let chunk = b.load(ptr, tape, 8);
     let prev = b.load(ptr, chunk, 8);
     let p = field(&mut b, chunk, 1);
@@ -222,17 +285,7 @@ pub fn pop_helper(m: Module) -> Val {
     b.store(prev_cap, cap_p, 8);
     let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
     b.call_function(free, &[chunk]);
-    b.br(done);
-
-    b.position_at_end(done);
-    let at = b.phi(i64t);
-    at.add_incoming(size, entry);
-    at.add_incoming(prev_size, back);
-    let new_size = b.sub(at, n);
-    b.store(new_size, size_p, 8);
-    let data = b.load(ptr, tape, 8);
-    let slot = b.gep(Ty::int(ctx, 8), data, &[new_size], true);
-    b.ret(slot);
+    b.ret(prev_size);
     f
 }
 
