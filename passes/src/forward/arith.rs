@@ -113,7 +113,8 @@ impl ForwardFn<'_> {
 
 /// `Σ partial · tangent` of `partials` at `args` (result `r`): the tangent of an instruction or
 /// math call. Partials of operands without a tangent are not kept. Batched (`width > 1`), the
-/// partials are built once and each lane sums them with its own tangents.
+/// partials are built once; vector tangents (of scalar floats) are combined with them in one
+/// vector instruction per term, other tangents lane by lane.
 pub(super) fn apply_partials(
     b: &mut crate::ir::Builder,
     partials: Partials,
@@ -129,6 +130,15 @@ pub(super) fn apply_partials(
     let before = linear::mark(b);
     let ps = partials(b, args, r);
     let built = linear::built_since(b, &before);
+    if width > 1 && tangents.iter().flatten().all(|t| t.ty().is_vector()) {
+        // The lanes of scalar tangents are one vector: each term is one vector instruction,
+        // the scalar partials broadcast to it.
+        let terms: Vec<(Option<Val>, Option<Val>)> =
+            ps.iter().copied().zip(tangents.iter().copied()).collect();
+        let t = linear::combine(b, &terms, &tangent_first);
+        linear::erase_unused(built);
+        return t;
+    }
     let mut lanes = Vec::with_capacity(width as usize);
     for k in 0..width {
         let terms: Vec<(Option<Val>, Option<Val>)> = ps
