@@ -103,11 +103,18 @@ impl ForwardFn<'_> {
         let px = self.map(x);
         let tx = self.tangent_or_zero(x, i)?;
         let xf = self.b.cast(Opcode::LLVMBitCast, px, fty);
-        let tf = self.b.cast(Opcode::LLVMBitCast, tx, fty);
         let neg = self.b.fcmp(RealPred::LLVMRealOLT, xf, fty.zero());
-        let flipped = self.b.fneg(tf);
-        let t = self.b.select(neg, flipped, tf);
-        Ok(self.b.cast(Opcode::LLVMBitCast, t, i.ty()))
+        // Batched, the integer tangent is an array of lanes: each lane is flipped alike.
+        let lanes = (0..self.width)
+            .map(|k| {
+                let l = self.lane(tx, k);
+                let tf = self.b.cast(Opcode::LLVMBitCast, l, fty);
+                let flipped = self.b.fneg(tf);
+                let t = self.b.select(neg, flipped, tf);
+                self.b.cast(Opcode::LLVMBitCast, t, i.ty())
+            })
+            .collect();
+        Ok(self.gather(lanes))
     }
 }
 
