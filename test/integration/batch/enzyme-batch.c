@@ -27,6 +27,7 @@ Floats __enzyme_batch_floats(void *, ...);
 Ints __enzyme_batch_ints(void *, ...);
 v2 __enzyme_batch_v2(void *, ...);
 void __enzyme_batch_void(void *, ...);
+double __enzyme_batch_one(void *, ...);
 
 /* The Enzyme tutorial's example. */
 double square(double x) { return x * x; }
@@ -78,7 +79,17 @@ int main(void) {
   CHECK("square lane 2", r.x3, square(v[2]));
   CHECK("square lane 3", r.x4, square(v[3]));
 
+  /* One lane: the result itself, as Enzyme returns it at width 1. */
+  double one = __enzyme_batch_one((void *)square, enzyme_width, 1, 3.0);
+  CHECK("square, one lane", one, square(3.0));
+
   double c[3] = {1.5, -2.0, 0.25};
+  /* Nothing varies: every lane gets the same result. */
+  Pair same = __enzyme_batch_pair((void *)poly, enzyme_width, 2, enzyme_scalar, 0.3,
+                                  enzyme_scalar, c, enzyme_scalar, 3);
+  CHECK("poly, shared lane 0", same.a, poly(0.3, c, 3));
+  CHECK("poly, shared lane 1", same.b, poly(0.3, c, 3));
+
   Pair p = __enzyme_batch_pair((void *)poly, enzyme_width, 2, 0.3, 1.7, enzyme_scalar, c,
                                enzyme_scalar, 3);
   CHECK("poly lane 0", p.a, poly(0.3, c, 3));
