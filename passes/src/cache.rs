@@ -77,6 +77,25 @@ pub struct Session {
     /// The functions that may run on several threads at once (OpenMP regions), found on first
     /// use.
     parallel: std::cell::OnceCell<std::collections::HashSet<Val>>,
+    /// `__enzyme_batch`: the batched function of each (function, lane-varying parameters,
+    /// width), declared before its body is built ([`crate::batch`]).
+    batched: HashMap<(Val, Vec<bool>, u32), Val>,
+    /// Batched functions declared whose bodies are still to be built: (source, batched,
+    /// lane-varying parameters, width).
+    batch_pending: Vec<BatchJob>,
+}
+
+/// A batched function declared but not yet given a body ([`crate::batch`]).
+#[derive(Clone, Debug)]
+pub struct BatchJob {
+    /// The function run on several argument sets.
+    pub function: Val,
+    /// The declared batched function to fill in.
+    pub batched: Val,
+    /// Per parameter: whether it receives one value per lane.
+    pub varies: Vec<bool>,
+    /// The number of lanes.
+    pub width: u32,
 }
 
 impl Session {
@@ -98,6 +117,8 @@ impl Session {
                 .filter(|f| !f.is_declaration())
                 .collect(),
             parallel: std::cell::OnceCell::new(),
+            batched: HashMap::new(),
+            batch_pending: Vec::new(),
         }
     }
 
@@ -171,9 +192,9 @@ impl Session {
             .collect()
     }
 
-    /// Number of derived functions created so far.
+    /// Number of derived (and batched) functions created so far.
     pub fn derived_count(&self) -> usize {
-        self.cache.len()
+        self.cache.len() + self.batched.len()
     }
 
     /// The next declared derived function whose body is still to be built.
@@ -237,6 +258,28 @@ impl Session {
             derived: Derived::Forward(derived),
         });
         Ok(derived)
+    }
+
+    /// The batched function of `f` already declared for these lane-varying parameters and
+    /// width, if any.
+    pub fn batched(&self, f: Val, varies: &[bool], width: u32) -> Option<Val> {
+        self.batched.get(&(f, varies.to_vec(), width)).copied()
+    }
+
+    /// Records `batched`, just declared, as the batched function of `f` and queues its body.
+    pub fn add_batched(&mut self, f: Val, varies: &[bool], width: u32, batched: Val) {
+        self.batched.insert((f, varies.to_vec(), width), batched);
+        self.batch_pending.push(BatchJob {
+            function: f,
+            batched,
+            varies: varies.to_vec(),
+            width,
+        });
+    }
+
+    /// The next batched function whose body is still to be built.
+    pub fn next_batch_job(&mut self) -> Option<BatchJob> {
+        self.batch_pending.pop()
     }
 
     /// A zero-filled internal constant with the type of constant global `g`: the shadow of

@@ -8,11 +8,13 @@
 //! 2. [`preprocess`] canonicalises (SROA, mem2reg) the functions to be differentiated;
 //! 3. [`forward`] builds one derived function per (function, activity), lazily and cached in
 //!    [`cache`], calling [`rules`] for functions without a body;
-//! 4. each request call is replaced by a call to its derived function.
+//! 4. each request call is replaced by a call to its derived function; `__enzyme_batch`
+//!    requests by a call to a [`batch`]ed function.
 #![deny(missing_docs)]
 
 pub mod analysis;
 pub mod api;
+pub mod batch;
 pub mod cache;
 pub mod capi;
 pub mod clone;

@@ -11,7 +11,7 @@
 
 use crate::api::Activity;
 use crate::diag::{Error, Result};
-use crate::ir::{Module, Ty, Val};
+use crate::ir::{Builder, Module, Ty, Val};
 
 /// The floating-point types that `f`'s integer parameters and integer return value carry as
 /// bits, as the type analysis proved them ([`crate::analysis::types::float_bits`]); `None` for
@@ -61,13 +61,52 @@ pub fn returns_shadow(f: Val) -> bool {
     r.contains_ptr() && !r.contains_float()
 }
 
-/// The type of `width` tangents of a `ty` value: `ty` itself for one, else `[width x ty]`.
+/// The type of `width` tangents of a `ty` value: `ty` itself for one; `<width x ty>` for a
+/// scalar `float` or `double`, so that one vector instruction computes every lane's tangent
+/// (the SLP vectoriser packs lanes emitted one by one only partly); else `[width x ty]`
+/// (pointers, integers carrying float bits, aggregates, vectors and the wider float formats,
+/// whose lanes are handled one by one).
 pub fn wide(ty: Ty, width: u32) -> Ty {
     if width == 1 {
         ty
+    } else if is_vector_lane(ty) {
+        Ty::vector(ty, width)
     } else {
         Ty::array(ty, width as u64)
     }
+}
+
+/// True for the types whose batched tangents are vectors of lanes ([`wide`]).
+pub fn is_vector_lane(ty: Ty) -> bool {
+    let ctx = ty.context();
+    ty == Ty::double(ctx) || ty == Ty::float(ctx)
+}
+
+/// Lane `k` of `t`, a [`wide`] value of more than one lane.
+pub fn lane_of(b: &mut Builder, t: Val, k: u32) -> Val {
+    if t.ty().is_vector() {
+        b.extract_lane(t, k)
+    } else {
+        b.extract_value(t, k)
+    }
+}
+
+/// The [`wide`] value made of `lanes` (the one lane itself when there is one).
+pub fn pack_lanes(b: &mut Builder, lanes: &[Val]) -> Val {
+    if lanes.len() == 1 {
+        return lanes[0];
+    }
+    let ty = wide(lanes[0].ty(), lanes.len() as u32);
+    let mut agg = ty.poison();
+    for (k, &l) in lanes.iter().enumerate() {
+        agg = if ty.is_vector() {
+            let idx = Ty::int(ty.context(), 32).int_const(k as u64);
+            b.insert_element(agg, l, idx)
+        } else {
+            b.insert_value(agg, l, k as u32)
+        };
+    }
+    agg
 }
 
 /// Declares the forward derivative of `f` for `activity` (no body yet), carrying `width`

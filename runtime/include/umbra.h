@@ -69,6 +69,27 @@
  *   struct pair __enzyme_fwddiff_pair(void *, ...);
  *   struct pair g = __enzyme_fwddiff_pair((void *)f, enzyme_width, 2, x, 1.0, 0.0, y, 0.0, 1.0);
  *
+ * Inside, the N tangents of a float or double are one <N x T> vector, computed by vector
+ * instructions.
+ *
+ * Batch mode (Enzyme's __enzyme_batch): f itself on N argument sets at once, the lanes in
+ * lockstep. enzyme_width, N right after the function; then per parameter N values (the
+ * default, or after enzyme_vector), one value for every lane (enzyme_scalar), or
+ * enzyme_buffer, a byte stride and one pointer (lane k's at pointer + k * stride). It returns
+ * the N results as the struct, array or vector of N it is declared to return (declare your own
+ * prototype, any name containing __enzyme_batch):
+ *
+ *   struct quad { double a, b, c, d; };
+ *   struct quad __enzyme_batch(void *, ...);
+ *   struct quad r = __enzyme_batch((void *)square, enzyme_width, 4, x1, x2, x3, x4);
+ *   struct pair p = __enzyme_batch_pair((void *)poly, enzyme_width, 2, x, y,
+ *                                       enzyme_scalar, coeffs, enzyme_scalar, n);
+ *
+ * Lockstep means: every lane must take the same branches (a branch on a lane-varying value is
+ * an error: select instead, or branch on an enzyme_scalar value); a lane-varying value stored to
+ * memory every lane shares (a global, an enzyme_scalar pointer) is an error; each lane gets its
+ * own stack arrays and heap allocations; work that depends on no lane runs once.
+ *
  * Split mode (Enzyme's): the forward and reverse sweeps of a gradient at different times. The
  * caller keeps the tape's 32-byte header (__enzyme_augmentsize returns 32) in a buffer:
  *
@@ -111,7 +132,7 @@
  *   double dx = __enzyme_autodiff<double>((void *)f, enzyme_out, x);
  *
  * Calls to other functions whose names contain `__enzyme_` or `__umbra_` (Enzyme's
- * __enzyme_todense, __enzyme_batch, ...) and markers other than the above (enzyme_noret,
+ * __enzyme_todense, __enzyme_fwdsplit, ...) and markers other than the above (enzyme_noret,
  * ...) are errors naming them: Umbra does not implement them yet.
  *
  * ----------------------------------------------------------------------------------------------
@@ -213,6 +234,10 @@ void *__enzyme_augmentfwd(void *f, ...);
 void __enzyme_reverse(void *f, ...);
 extern int enzyme_allocated;
 extern int enzyme_tape;
+/* __enzyme_batch's markers (the request itself is declared by the caller, for its result). */
+extern int enzyme_vector;
+extern int enzyme_scalar;
+extern int enzyme_buffer;
 
 /* User rules (see "User rules" above). The registration globals must be visible (not static)
  * and kept (`used`); the unique suffix allows several per translation unit. */

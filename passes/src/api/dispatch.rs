@@ -1,7 +1,7 @@
-//! Lowering one request: by its kind (forward, reverse, split sweeps), then, for a request that
+//! Lowering one request: by its kind (forward, reverse, split sweeps, batch), then, for a request that
 //! was an `invoke`, the unwinding edges of the code that replaced it.
 
-use super::{lower, split, Mode, Request};
+use super::{batch, lower, split, Mode, Request};
 
 /// Lowers one request: generates (or reuses) its derived function and rewrites the call.
 pub fn lower_request(
@@ -15,6 +15,7 @@ pub fn lower_request(
         .then(|| crate::unwind::Span::before(req.call));
     match req.mode {
         _ if req.split.is_some() => split::lower_split(session, req),
+        _ if req.batch.is_some() => batch::lower_batch(session, req),
         Mode::Forward => lower::lower_forward(session, req),
         Mode::Reverse => lower::lower_reverse(session, req),
     }?;

@@ -252,7 +252,7 @@ pub(super) fn lower_forward(session: &mut Session, req: &Request) -> Result<()> 
 
 /// The request's primal arguments and shadows, converted to the parameter types, in the
 /// derived functions' order (each parameter followed by its shadow when duplicated; batched,
-/// by the `[width x T]` of its lanes' shadows).
+/// by the [`crate::signature::wide`] value of its lanes' shadows).
 pub(super) fn request_args(b: &mut Builder, req: &Request) -> Result<Vec<Val>> {
     let params = req.function.function_type().param_types();
     let mut args = Vec::new();
@@ -278,16 +278,12 @@ pub(super) fn request_args(b: &mut Builder, req: &Request) -> Result<Vec<Val>> {
             };
             lanes.push(lane);
         }
-        let mut agg = crate::signature::wide(pty, req.width).poison();
-        for (l, v) in lanes.into_iter().enumerate() {
-            agg = b.insert_value(agg, v, l as u32);
-        }
-        args.push(agg);
+        args.push(crate::signature::pack_lanes(b, &lanes));
     }
     Ok(args)
 }
 
-/// Batched forward mode: the `[width x T]` tangents as the request's declared result, a struct
+/// Batched forward mode: the lanes of the result's tangent as the request's declared result, a struct
 /// of `width` floating-point fields, an array or a vector of `width` of them.
 fn batched_result(b: &mut Builder, req: &Request, t: Val, want: Ty) -> Result<Val> {
     let n = req.width as usize;
@@ -309,7 +305,7 @@ fn batched_result(b: &mut Builder, req: &Request, t: Val, want: Ty) -> Result<Va
     };
     let mut agg = want.poison();
     for (k, &field) in fields.iter().enumerate() {
-        let d = b.extract_value(t, k as u32);
+        let d = crate::signature::lane_of(b, t, k as u32);
         let d = convert_result(b, req, d, field)?;
         agg = if want.is_vector() {
             let idx = Ty::int(b.module().context(), 32).int_const(k as u64);
@@ -368,7 +364,7 @@ pub fn remove_request_declarations(module: Module) {
     for f in module.functions() {
         let is_request = matches!(
             super::names::classify(&f.name()),
-            Some(super::names::ApiName::Request(_))
+            Some(super::names::ApiName::Request(_) | super::names::ApiName::Batch)
         );
         if is_request && !f.has_uses() && f.is_declaration() {
             f.delete_global();

@@ -26,15 +26,28 @@ pub enum Marker {
     Tape,
     /// Split mode: `enzyme_nofree` (keep the tape after the reverse sweep).
     NoFree,
+    /// `__enzyme_batch`: how the next parameter's values are given.
+    Batch(BatchMarker),
     /// A name like a marker's (`enzyme_width`, ...) that Umbra does not support.
     Unknown(String),
+}
+
+/// The markers of `__enzyme_batch`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BatchMarker {
+    /// `enzyme_scalar`: one value for every lane.
+    Scalar,
+    /// `enzyme_vector`: one value per lane (the default).
+    Vector,
+    /// `enzyme_buffer, stride`: one pointer; lane `k`'s is `stride * k` bytes further.
+    Buffer,
 }
 
 const PREFIXES: [&str; 2] = ["umbra_", "enzyme_"];
 
 /// The marker names Umbra implements, for messages.
 pub const SUPPORTED: &str =
-    "dup, dupnoneed, const, out, width, dupv, dupnoneedv, and in split mode allocated and tape (with the prefix enzyme_ or umbra_)";
+    "dup, dupnoneed, const, out, width, dupv, dupnoneedv, in split mode allocated and tape, and in __enzyme_batch scalar, vector and buffer (with the prefix enzyme_ or umbra_)";
 
 /// Decodes `arg` as a marker; `None` when it is an ordinary argument.
 pub fn decode(arg: Val) -> Option<Marker> {
@@ -56,6 +69,9 @@ pub fn decode(arg: Val) -> Option<Marker> {
         "allocated" => Marker::Allocated,
         "tape" => Marker::Tape,
         "nofree" => Marker::NoFree,
+        "scalar" => Marker::Batch(BatchMarker::Scalar),
+        "vector" => Marker::Batch(BatchMarker::Vector),
+        "buffer" => Marker::Batch(BatchMarker::Buffer),
         _ => Marker::Unknown(id.to_string()),
     })
 }

@@ -4,9 +4,12 @@
 //! function. Calls to other functions of the API's namespaces are errors.
 //!
 //! Guarantees: every request is either lowered completely or reported as an error naming the
-//! call site; marker loads that become dead are removed so that `extern int enzyme_dup;` needs
+//! call site; `__enzyme_batch` requests are lowered to batched functions ([`crate::batch`]);
+//! marker loads that become dead are removed so that `extern int enzyme_dup;` needs
 //! no definition at link time.
 
+pub mod batch;
+pub mod batch_args;
 pub mod dispatch;
 pub mod lower;
 mod markers;

@@ -18,6 +18,8 @@ pub enum ApiName {
     /// One part of a split-mode gradient (`__enzyme_augmentsize`, `__enzyme_augmentfwd`,
     /// `__enzyme_reverse`).
     Split(Sweep),
+    /// `__enzyme_batch`: the primal on several argument sets at once.
+    Batch,
     /// One of Enzyme's entry points that Umbra does not implement (yet); the canonical name.
     Unsupported(&'static str),
     /// Some other name in the API's namespaces (`__enzyme_`, `__umbra_`): not an entry point of
@@ -36,11 +38,11 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
     ("__enzyme_augmentsize", Entry::Split(Sweep::Size)),
     ("__enzyme_augmentfwd", Entry::Split(Sweep::Forward)),
     ("__enzyme_reverse", Entry::Split(Sweep::Reverse)),
+    ("__enzyme_batch", Entry::Batch),
     // Enzyme's other entry points (its Enzyme.cpp and documentation).
     ("__enzyme_autodiff_deferred", Entry::None),
     ("__enzyme_fwddiff_deferred", Entry::None),
     ("__enzyme_fwdsplit", Entry::None),
-    ("__enzyme_batch", Entry::None),
     ("__enzyme_todense", Entry::None),
     ("__enzyme_virtualreverse", Entry::None),
     ("__enzyme_iter", Entry::None),
@@ -61,6 +63,7 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
 enum Entry {
     Request(Mode),
     Split(Sweep),
+    Batch,
     /// Enzyme's, not implemented by Umbra.
     None,
 }
@@ -80,6 +83,7 @@ pub fn classify(name: &str) -> Option<ApiName> {
     Some(match best {
         Some((_, Entry::Request(mode))) => ApiName::Request(*mode),
         Some((_, Entry::Split(sweep))) => ApiName::Split(*sweep),
+        Some((_, Entry::Batch)) => ApiName::Batch,
         Some((entry, Entry::None)) => ApiName::Unsupported(entry),
         None => ApiName::Unknown,
     })
@@ -191,6 +195,11 @@ mod tests {
             Some(ApiName::Split(Sweep::Size))
         );
         assert_eq!(classify("__umbra_jacobian"), Some(ApiName::Unknown));
+        assert_eq!(classify("__enzyme_batch"), Some(ApiName::Batch));
+        assert_eq!(
+            classify("_Z14__enzyme_batchIJdEEvPvDpT_"),
+            Some(ApiName::Batch)
+        );
     }
 
     #[test]

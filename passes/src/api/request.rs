@@ -102,18 +102,21 @@ pub struct Request {
     pub width: u32,
     /// Split mode (`mode` is then `Reverse`).
     pub split: Option<Split>,
+    /// `__enzyme_batch`: the values of each parameter (`args` is then empty, `mode` unused).
+    pub batch: Option<Vec<super::batch_args::BatchArg>>,
 }
 
 /// Finds and decodes every request call in `module`, in module order (functions, then blocks,
 /// then instructions), so every host lowers them identically.
 pub fn find_requests(module: Module) -> Result<Vec<Request>> {
-    let mut requests: Vec<(Val, Mode, Option<Sweep>)> = Vec::new();
+    let mut requests: Vec<(Val, Kind)> = Vec::new();
     for f in module.functions() {
         let name = f.name();
-        let (mode, sweep) = match names::classify(&name) {
+        let kind = match names::classify(&name) {
             None => continue,
-            Some(ApiName::Request(mode)) => (mode, None),
-            Some(ApiName::Split(sweep)) => (Mode::Reverse, Some(sweep)),
+            Some(ApiName::Request(mode)) => Kind::Derivative(mode, None),
+            Some(ApiName::Split(sweep)) => Kind::Derivative(Mode::Reverse, Some(sweep)),
+            Some(ApiName::Batch) => Kind::Batch,
             Some(other) => {
                 if let Some(&user) = f.users().first() {
                     return Err(not_implemented(user, &name, other));
@@ -131,7 +134,7 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
                 ));
             }
         }
-        requests.push((f, mode, sweep));
+        requests.push((f, kind));
     }
     let mut out = Vec::new();
     if requests.is_empty() {
@@ -144,8 +147,8 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
                     continue;
                 }
                 let callee = i.called_value();
-                if let Some(&(_, mode, sweep)) = requests.iter().find(|(r, _, _)| *r == callee) {
-                    out.push(decode(i, mode, sweep)?);
+                if let Some(&(_, kind)) = requests.iter().find(|(r, _)| *r == callee) {
+                    out.push(decode(i, kind)?);
                 }
             }
         }
@@ -228,7 +231,7 @@ fn not_implemented(user: Val, name: &str, what: ApiName) -> Error {
     };
     let message = match what {
         ApiName::Unsupported(entry) => format!(
-            "{shown} is Enzyme's {entry}, which umbra does not support yet; umbra implements __enzyme_autodiff and __enzyme_fwddiff (and the __umbra_ spellings)"
+            "{shown} is Enzyme's {entry}, which umbra does not support yet; umbra implements __enzyme_autodiff, __enzyme_fwddiff (and the __umbra_ spellings), split mode and __enzyme_batch"
         ),
         _ => format!(
             "{shown} is neither an umbra nor an Enzyme function; requests are __enzyme_autodiff, __enzyme_fwddiff, __umbra_autodiff and __umbra_fwddiff"
@@ -237,7 +240,20 @@ fn not_implemented(user: Val, name: &str, what: ApiName) -> Error {
     Error::user_at(user, message).with_kind(ErrorKind::Unsupported)
 }
 
-fn decode(call: Val, mode: Mode, sweep: Option<Sweep>) -> Result<Request> {
+/// What a request function asks for.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A derivative (split mode: which sweep).
+    Derivative(Mode, Option<Sweep>),
+    /// `__enzyme_batch`.
+    Batch,
+}
+
+fn decode(call: Val, kind: Kind) -> Result<Request> {
+    let (mode, sweep) = match kind {
+        Kind::Derivative(mode, sweep) => (mode, sweep),
+        Kind::Batch => (Mode::Forward, None),
+    };
     let req_name = call.called_value().name();
     let mut args = call.call_args();
     // A struct result returned through memory arrives as a hidden first argument.
@@ -272,6 +288,9 @@ fn decode(call: Val, mode: Mode, sweep: Option<Sweep>) -> Result<Request> {
     }
     if sweep == Some(Sweep::Size) {
         return decode_size(call, function, &args);
+    }
+    if let Kind::Batch = kind {
+        return super::batch_args::decode(call, function, &args, sret);
     }
     let mut split = sweep.map(|sweep| Split {
         sweep,
@@ -334,6 +353,15 @@ fn decode(call: Val, mode: Mode, sweep: Option<Sweep>) -> Result<Request> {
                         call,
                         format!(
                             "enzyme_width (argument {} of '{req_name}') must come right after the function",
+                            i + 1
+                        ),
+                    ))
+                }
+                Marker::Batch(_) => {
+                    return Err(Error::user_at(
+                        call,
+                        format!(
+                            "marker at argument {} of '{req_name}' is for __enzyme_batch only; derivative requests take enzyme_dup, enzyme_const, ...",
                             i + 1
                         ),
                     ))
@@ -441,6 +469,7 @@ fn decode(call: Val, mode: Mode, sweep: Option<Sweep>) -> Result<Request> {
         sret,
         width,
         split,
+        batch: None,
     })
 }
 
@@ -527,6 +556,7 @@ fn decode_size(call: Val, function: Val, args: &[Val]) -> Result<Request> {
         marker_loads,
         sret: None,
         width: 1,
+        batch: None,
         split: Some(Split {
             sweep: Sweep::Size,
             allocated: None,

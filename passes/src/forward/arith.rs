@@ -103,17 +103,25 @@ impl ForwardFn<'_> {
         let px = self.map(x);
         let tx = self.tangent_or_zero(x, i)?;
         let xf = self.b.cast(Opcode::LLVMBitCast, px, fty);
-        let tf = self.b.cast(Opcode::LLVMBitCast, tx, fty);
         let neg = self.b.fcmp(RealPred::LLVMRealOLT, xf, fty.zero());
-        let flipped = self.b.fneg(tf);
-        let t = self.b.select(neg, flipped, tf);
-        Ok(self.b.cast(Opcode::LLVMBitCast, t, i.ty()))
+        // Batched, the integer tangent is an array of lanes: each lane is flipped alike.
+        let lanes = (0..self.width)
+            .map(|k| {
+                let l = self.lane(tx, k);
+                let tf = self.b.cast(Opcode::LLVMBitCast, l, fty);
+                let flipped = self.b.fneg(tf);
+                let t = self.b.select(neg, flipped, tf);
+                self.b.cast(Opcode::LLVMBitCast, t, i.ty())
+            })
+            .collect();
+        Ok(self.gather(lanes))
     }
 }
 
 /// `Σ partial · tangent` of `partials` at `args` (result `r`): the tangent of an instruction or
 /// math call. Partials of operands without a tangent are not kept. Batched (`width > 1`), the
-/// partials are built once and each lane sums them with its own tangents.
+/// partials are built once; vector tangents (of scalar floats) are combined with them in one
+/// vector instruction per term, other tangents lane by lane.
 pub(super) fn apply_partials(
     b: &mut crate::ir::Builder,
     partials: Partials,
@@ -129,6 +137,15 @@ pub(super) fn apply_partials(
     let before = linear::mark(b);
     let ps = partials(b, args, r);
     let built = linear::built_since(b, &before);
+    if width > 1 && tangents.iter().flatten().all(|t| t.ty().is_vector()) {
+        // The lanes of scalar tangents are one vector: each term is one vector instruction,
+        // the scalar partials broadcast to it.
+        let terms: Vec<(Option<Val>, Option<Val>)> =
+            ps.iter().copied().zip(tangents.iter().copied()).collect();
+        let t = linear::combine(b, &terms, &tangent_first);
+        linear::erase_unused(built);
+        return t;
+    }
     let mut lanes = Vec::with_capacity(width as usize);
     for k in 0..width {
         let terms: Vec<(Option<Val>, Option<Val>)> = ps

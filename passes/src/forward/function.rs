@@ -37,8 +37,9 @@ pub(crate) struct ForwardFn<'s> {
     vals: Cloner,
     /// (source phi, primal phi, tangent phi) awaiting their incoming edges.
     pub(super) phis: Vec<(Val, Val, Option<Val>)>,
-    /// Tangents per value (batched forward mode): at width `n > 1` every tangent is an
-    /// `[n x T]` of lanes, and each tangent computation is emitted once per lane.
+    /// Tangents per value (batched forward mode): at width `n > 1` the tangent of a scalar
+    /// `float`/`double` is an `<n x T>` computed by vector instructions, every other tangent an
+    /// `[n x T]` of lanes computed lane by lane ([`crate::signature::wide`]).
     pub(super) width: u32,
 }
 
@@ -47,21 +48,14 @@ pub(super) fn lane(b: &mut Builder, t: Val, k: u32, width: u32) -> Val {
     if width == 1 {
         t
     } else {
-        b.extract_value(t, k)
+        crate::signature::lane_of(b, t, k)
     }
 }
 
-/// The tangent made of `lanes` (the one lane at width 1). Constant lanes fold to a constant.
+/// The tangent made of `lanes` (the one lane at width 1): a vector for scalar float lanes
+/// ([`crate::signature::wide`]). Constant lanes fold to a constant.
 pub(super) fn gather(b: &mut Builder, lanes: Vec<Val>) -> Val {
-    if lanes.len() == 1 {
-        return lanes[0];
-    }
-    let ty = crate::signature::wide(lanes[0].ty(), lanes.len() as u32);
-    let mut agg = ty.poison();
-    for (k, l) in lanes.into_iter().enumerate() {
-        agg = b.insert_value(agg, l, k as u32);
-    }
-    agg
+    crate::signature::pack_lanes(b, &lanes)
 }
 
 impl<'s> ForwardFn<'s> {
@@ -279,8 +273,40 @@ impl<'s> ForwardFn<'s> {
     /// GEP and load on shadows).
     /// Batched: one copy per lane.
     pub(super) fn emit_with_tangents(&mut self, i: Val, diff: &[u32]) -> Result<Val> {
+        if let Some(t) = self.emit_vector(i, diff)? {
+            return Ok(t);
+        }
         let lanes = self.emit_lanes(i, diff)?;
         Ok(self.gather(lanes))
+    }
+
+    /// Batched: the tangent of a float conversion or a `select` of scalar floats as one vector
+    /// instruction on the vector of lanes (`None` where the lanes go one by one).
+    fn emit_vector(&mut self, i: Val, diff: &[u32]) -> Result<Option<Val>> {
+        let wide = crate::signature::wide(i.ty(), self.width);
+        if self.width == 1 || !wide.is_vector() {
+            return Ok(None);
+        }
+        let mut ts = Vec::with_capacity(diff.len());
+        for &k in diff {
+            let t = self.tangent_or_zero(i.operand(k), i)?;
+            if !t.ty().is_vector() {
+                return Ok(None);
+            }
+            ts.push(t);
+        }
+        Ok(match (i.opcode(), ts.as_slice()) {
+            (Opcode::LLVMFPExt | Opcode::LLVMFPTrunc, &[t]) => {
+                Some(self.b.cast(i.opcode(), t, wide))
+            }
+            // One condition for every lane (a vector condition would select within the primal's
+            // lanes, which are not these).
+            (Opcode::LLVMSelect, &[t, f]) if !i.operand(0).ty().is_vector() => {
+                let c = self.map(i.operand(0));
+                Some(self.b.select(c, t, f))
+            }
+            _ => None,
+        })
     }
 
     /// [`Self::emit_with_tangents`] without gathering the lanes (for `store`, which has no

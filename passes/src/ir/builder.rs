@@ -196,6 +196,16 @@ impl Builder {
         self.extract_element(vec, idx)
     }
 
+    /// `v` in each of `n` lanes (`insertelement` then a zero-mask `shufflevector`, the form
+    /// instruction selection recognises as a broadcast). Constants fold to a constant vector.
+    pub fn splat(&mut self, v: Val, n: u32) -> Val {
+        let vty = Ty::vector(v.ty(), n);
+        let i32t = Ty::int(self.module.context(), 32);
+        let one = self.insert_element(vty.poison(), v, i32t.zero());
+        let mask = Ty::vector(i32t, n).zero();
+        Val(unsafe { c::LLVMBuildShuffleVector(self.raw, one.0, vty.poison().0, mask.0, NO_NAME) })
+    }
+
     // ----- memory -----
 
     /// `alloca ty` at the insertion point.

@@ -489,23 +489,20 @@ fn build_case(m: Module, case: &Case, p: Precision) {
     let fwdw = m.add_function("fwdw", Ty::function(Ty::void(ctx), &[ptr, ptr, ptr], false));
     b.position_at_end(fwdw.append_block("entry"));
     let [x, dx, out] = [fwdw.params()[0], fwdw.params()[1], fwdw.params()[2]];
-    let lanes = Ty::array(fty, WIDTH as u64);
     let mut args = Vec::new();
     for k in 0..n as u64 {
         args.push(load_arg(&mut b, x, k));
-        let mut t = lanes.poison();
-        for l in 0..WIDTH as u64 {
-            let v = load_arg(&mut b, dx, k * WIDTH as u64 + l);
-            t = b.insert_value(t, v, l as u32);
-        }
-        args.push(t);
+        let lanes: Vec<Val> = (0..WIDTH as u64)
+            .map(|l| load_arg(&mut b, dx, k * WIDTH as u64 + l))
+            .collect();
+        args.push(crate::signature::pack_lanes(&mut b, &lanes));
     }
     let res = b.call_function(dw, &args);
     let v = b.extract_value(res, 0);
     store_out(&mut b, v, out, 0);
     let ts = b.extract_value(res, 1);
     for l in 0..WIDTH as u32 {
-        let v = b.extract_value(ts, l);
+        let v = crate::signature::lane_of(&mut b, ts, l);
         store_out(&mut b, v, out, 1 + l as u64);
     }
     b.ret_void();

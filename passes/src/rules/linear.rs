@@ -14,6 +14,10 @@
 //!   adjoint is zero, instead of `0 · inf = NaN`;
 //! - anything else is a multiplication.
 //!
+//! In batched forward mode the tangents of a scalar are one vector of lanes; a scalar partial
+//! is then broadcast where it meets them ([`fit`]), so each lane's term is one vector
+//! instruction for all lanes.
+//!
 //! A partial that nothing uses after scaling (the dead `1 / x` of the rewrite, or the partial of
 //! an inactive operand) is erased by [`erase_unused`], so the derived code holds no instruction
 //! the derivative does not use.
@@ -51,6 +55,7 @@ pub fn scale_sharing(b: &mut Builder, p: Val, v: Val, v_first: bool, seen: &mut 
             None => v,
             Some(n) => product(b, n, v, v_first),
         };
+        let den = fit(b, den, num);
         let q = b.fdiv(num, den);
         let q = strong_zero(b, num, q);
         if n.is_none() {
@@ -112,10 +117,23 @@ fn strong_zero(b: &mut Builder, num: Val, q: Val) -> Val {
 }
 
 fn product(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
+    let p = fit(b, p, v);
     if v_first {
         b.fmul(v, p)
     } else {
         b.fmul(p, v)
+    }
+}
+
+/// `x` shaped like `like`: broadcast to every lane when `like` is a vector of tangents or
+/// adjoints and `x` a scalar partial (batched forward mode computes the lanes of a scalar's
+/// tangents as one vector, from partials built once on the scalar primal).
+fn fit(b: &mut Builder, x: Val, like: Val) -> Val {
+    let ty = like.ty();
+    if ty.is_vector() && !x.ty().is_vector() {
+        b.splat(x, ty.vector_len())
+    } else {
+        x
     }
 }
 
@@ -175,6 +193,7 @@ pub fn combine(
                     });
                 }
                 return num.map(|n| {
+                    let den = fit(b, den, n);
                     let q = b.fdiv(n, den);
                     strong_zero(b, n, q)
                 });

@@ -11,6 +11,7 @@
 // one call, through loops, calls to defined functions, libm rules and memcpy (a hand-written
 // rule, run once per lane), against finite differences.
 #include "fdcheck.h"
+#include <stdint.h>
 #include <string.h>
 
 extern int enzyme_width, enzyme_dup, enzyme_dupv, enzyme_const, enzyme_dupnoneed;
@@ -38,6 +39,17 @@ void g(const double *x, double *out, int n) {
 
 double h3(double x, double y, double z) { return x * y * z + fabs(x - z) * y; }
 
+/* fabs by hand on the bits (at -O0 an integer `and` clearing the sign bit): per lane. */
+double bits_abs(double x, double y) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  u &= 0x7fffffffffffffffULL;
+  double a;
+  memcpy(&a, &u, sizeof a);
+  return a * y;
+}
+static double bits_abs_at(const double *x, void *c) { (void)c; return bits_abs(x[0], x[1]); }
+
 static double f_at(const double *x, void *c) { (void)c; return f(x[0], x[1]); }
 static double h3_at(const double *x, void *c) { (void)c; return h3(x[0], x[1], x[2]); }
 static void g_at(const double *x, double *y, void *c) { (void)c; g(x, y, 3); }
@@ -61,6 +73,13 @@ int main(void) {
   fd_check("h3 gradient [0]", t.a, fd[0]);
   fd_check("h3 gradient [1]", t.b, fd[1]);
   fd_check("h3 gradient [2]", t.c, fd[2]);
+
+  double b[2] = {-1.5, 0.75};
+  Pair db = __enzyme_fwddiff_pair((void *)bits_abs, enzyme_width, 2, b[0], 1.0, 0.0, b[1], 0.0,
+                                  1.0);
+  fd_grad(bits_abs_at, NULL, b, 2, fd);
+  fd_check("bits_abs gradient [0]", db.a, fd[0]);
+  fd_check("bits_abs gradient [1]", db.b, fd[1]);
 
   /* The Jacobian of g, one column per lane, in one call. */
   double x[2] = {0.9, 1.4}, out[2], c1[2] = {0, 0}, c2[2] = {0, 0}, col[2];
