@@ -77,6 +77,9 @@ pub struct Session {
     /// The functions that may run on several threads at once (OpenMP regions), found on first
     /// use.
     parallel: std::cell::OnceCell<std::collections::HashSet<Val>>,
+    /// The personality function of the first function with exception handling, if any: the
+    /// module may unwind through derived code only when it has one.
+    personality: Option<Val>,
 }
 
 impl Session {
@@ -98,7 +101,16 @@ impl Session {
                 .filter(|f| !f.is_declaration())
                 .collect(),
             parallel: std::cell::OnceCell::new(),
+            personality: module.functions().into_iter().find_map(|f| f.personality()),
         }
+    }
+
+    /// The personality function of the module's exception handling (that of its first function
+    /// with one), or `None` when no function handles exceptions (C, `-fno-exceptions`): then no
+    /// exception is expected to unwind through derived code, and none of the bookkeeping for
+    /// one is emitted ([`crate::reverse::owned`]).
+    pub fn personality(&self) -> Option<Val> {
+        self.personality
     }
 
     /// Which bytes hold floats, for every value of the module ([`crate::analysis::types`]).

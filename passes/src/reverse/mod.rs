@@ -25,6 +25,7 @@ mod cfg;
 mod classify;
 mod needs;
 mod openmp;
+pub mod owned;
 mod parallel;
 mod plan;
 mod tape;
