@@ -466,7 +466,7 @@ impl<'s> AugmentedFn<'s> {
         self.b.memset_zero(shadow, bytes, p.alignment().max(1));
         let free =
             m.get_or_add_function("free", Ty::function(Ty::void(m.context()), &[ptr], false));
-        super::owned::record(&mut self.b, self.session, shadow, free, &[]);
+        super::owned::record(&mut self.b, shadow, free, &[]);
         self.vals.set_shadow(i, Some(shadow));
         Ok(())
     }
@@ -537,7 +537,7 @@ impl<'s> AugmentedFn<'s> {
             if let Some(dealloc) = i.called_function() {
                 let args: Vec<Val> = i.call_args().iter().map(|&a| self.vals.map(a)).collect();
                 if let Some((&p, extras)) = args.split_first() {
-                    super::owned::record(&mut self.b, self.session, p, dealloc, extras);
+                    super::owned::record(&mut self.b, p, dealloc, extras);
                 }
             }
             return Ok(());

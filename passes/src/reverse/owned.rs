@@ -13,10 +13,11 @@
 //!   release the blocks). If the sweep unwinds, the guard's landing pad releases every listed
 //!   block with its deallocator, frees every chunk of the tape ([`tape::discard_helper`]), and
 //!   resumes the exception;
-//! - the augmented sweep, wherever it runs (callees at any depth included), records each shadow
-//!   allocation and each deferred primal free on the list ([`record`]): the block, a thunk that
-//!   calls the right deallocator, and up to two extra deallocator arguments (an alignment, a
-//!   size).
+//! - the augmented sweep, wherever it runs (callees at any depth included), records on the list
+//!   ([`record`]) each block it leaves for the adjoint to free: shadow allocations (of heap
+//!   blocks and of stack variables), primal blocks whose free it deferred, the BLAS rules' saved
+//!   buffers, an OpenMP region's per-thread tapes. An entry is the block, a thunk that calls the
+//!   right deallocator, and up to two extra deallocator arguments (an alignment, a size).
 //!
 //! A single list per gradient evaluation, rather than a landing pad in every derived function:
 //! a shadow block may outlive the function that allocated it (returned, stored in an object)
@@ -30,8 +31,8 @@
 //!
 //! Costs and limits: nothing at all is emitted in a module without exception handling (no
 //! function has a personality: C, `-fno-exceptions`). Otherwise each recorded block costs 32
-//! bytes on the list. Blocks allocated by worker threads of an OpenMP region, by user-registered
-//! augmented functions, and the per-thread tapes of a region, are not recorded. The bookkeeping
+//! bytes on the list. Blocks allocated by worker threads of an OpenMP region and by
+//! user-registered augmented functions are not recorded. The bookkeeping
 //! helpers (`umbra.unwind.*`) are inactive when derived code is differentiated again: an outer
 //! gradient releases the inner gradient's blocks, not their outer shadows.
 
@@ -68,11 +69,12 @@ fn owned_global(m: Module) -> Val {
 /// `dealloc(block, extras...)` if an exception unwinds through the sweep. Nothing when the
 /// module has no exception handling, or when `dealloc`'s signature is not `(ptr, [up to two
 /// integers or pointers])` (no deallocator has another).
-pub fn record(b: &mut Builder, session: &Session, block: Val, dealloc: Val, extras: &[Val]) {
-    if session.personality().is_none() {
+pub fn record(b: &mut Builder, block: Val, dealloc: Val, extras: &[Val]) {
+    let m = b.module();
+    // As the session decides for guards ([`Session::personality`]).
+    if !m.functions().into_iter().any(|f| f.personality().is_some()) {
         return;
     }
-    let m = b.module();
     let Some(thunk) = release_thunk(m, dealloc) else {
         return;
     };

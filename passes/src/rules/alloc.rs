@@ -380,7 +380,7 @@ fn record_shadow(c: &mut AugmentCall, shadow: Val, dealloc: &str, extras: &[Val]
     let mut params = vec![Ty::ptr(m.context())];
     params.extend(extras.iter().map(|v| v.ty()));
     let f = m.get_or_add_function(dealloc, Ty::function(Ty::void(m.context()), &params, false));
-    crate::reverse::owned::record(c.b, c.session, shadow, f, extras);
+    crate::reverse::owned::record(c.b, shadow, f, extras);
 }
 
 fn posix_memalign_augment(c: &mut AugmentCall) -> Result<Augmented> {
