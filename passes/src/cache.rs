@@ -77,6 +77,9 @@ pub struct Session {
     /// The functions that may run on several threads at once (OpenMP regions), found on first
     /// use.
     parallel: std::cell::OnceCell<std::collections::HashSet<Val>>,
+    /// The personality function of the first function with exception handling, if any: the
+    /// module may unwind through derived code only when it has one.
+    personality: Option<Val>,
     /// `__enzyme_batch`: the batched function of each (function, lane-varying parameters,
     /// width), declared before its body is built ([`crate::batch`]).
     batched: HashMap<(Val, Vec<bool>, u32), Val>,
@@ -119,7 +122,16 @@ impl Session {
             parallel: std::cell::OnceCell::new(),
             batched: HashMap::new(),
             batch_pending: Vec::new(),
+            personality: module.functions().into_iter().find_map(|f| f.personality()),
         }
+    }
+
+    /// The personality function of the module's exception handling (that of its first function
+    /// with one), or `None` when no function handles exceptions (C, `-fno-exceptions`): then no
+    /// exception is expected to unwind through derived code, and none of the bookkeeping for
+    /// one is emitted ([`crate::reverse::owned`]).
+    pub fn personality(&self) -> Option<Val> {
+        self.personality
     }
 
     /// Which bytes hold floats, for every value of the module ([`crate::analysis::types`]).

@@ -165,6 +165,9 @@ impl Cloner {
             // optimiser threads `begin + n` through `n ? new[n] : nullptr`): like null, never
             // dereferenced, so it is its own shadow.
             None if is_offset_from_null(v) => Ok(self.map(v)),
+            // A function pointer chosen among functions or vtables: no derivative is ever read
+            // through it, so it is its own shadow (as those constants are).
+            None if crate::devirt::is_code_only_choice(v) => Ok(self.map(v)),
             None => substitute_shadow(session, v, at),
         }
     }

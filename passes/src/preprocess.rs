@@ -27,27 +27,37 @@ pub fn canonicalize_reachable(
 ) -> Result<()> {
     let mut seen = HashSet::new();
     let mut stack: Vec<Val> = requests.iter().map(|r| r.function).collect();
-    while let Some(f) = stack.pop() {
-        if f.is_declaration() || rules.is_inactive(&f.name()) || !seen.insert(f) {
-            continue;
-        }
-        canonicalize(f)?;
-        // After canonicalisation, so that vtable and table loads are plain SSA values. The
-        // dispatchers' candidates are then reached below as direct callees.
-        stack.extend(crate::devirt::devirtualize(f, rules));
-        for b in f.blocks() {
-            for i in b.instructions() {
-                if i.is_call() {
-                    if let Some(callee) = i.called_function() {
-                        stack.push(callee);
+    loop {
+        let mut canonical = Vec::new();
+        while let Some(f) = stack.pop() {
+            if f.is_declaration() || rules.is_inactive(&f.name()) || !seen.insert(f) {
+                continue;
+            }
+            canonicalize(f)?;
+            canonical.push(f);
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    if i.is_call() {
+                        if let Some(callee) = i.called_function() {
+                            stack.push(callee);
+                        }
+                        // A parallel region's body runs through the OpenMP runtime.
+                        stack.extend(crate::openmp::outlined(i));
                     }
-                    // A parallel region's body runs through the OpenMP runtime.
-                    stack.extend(crate::openmp::outlined(i));
                 }
             }
         }
+        if canonical.is_empty() {
+            return Ok(());
+        }
+        // Once every function reached so far is canonical, so that vtable and table loads are
+        // plain SSA values, and so are the callees devirtualisation reads (a function returning
+        // an element's address, as `std::array::operator[]` at -O0). The dispatchers, and
+        // through them their candidates, are canonicalised in the next round.
+        for f in canonical {
+            stack.extend(crate::devirt::devirtualize(f, rules));
+        }
     }
-    Ok(())
 }
 
 fn canonicalize(f: Val) -> Result<()> {

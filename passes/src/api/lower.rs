@@ -46,7 +46,9 @@ pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> 
     let tape = crate::reverse::new_tape(&mut b, caller, req.call);
     let mut args = vec![tape];
     args.extend(request_args(&mut b, req)?);
-    let aug_call = b.call_function(aug, &args);
+    // Should the forward sweep throw, its guard frees what it allocated.
+    let guarded = crate::reverse::owned::guarded(session, aug, false);
+    let aug_call = b.call_function(guarded, &args);
     aug_call.copy_debug_location(req.call);
     if session.opts.tape_stats {
         // Between the sweeps the tape holds everything the forward sweep kept: its peak.

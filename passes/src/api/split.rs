@@ -128,25 +128,30 @@ fn lower_sweep(session: &mut Session, req: &Request, split: &Split) -> Result<()
     let params = f.function_type().param_types();
     match split.sweep {
         Sweep::Forward => {
-            let (header, returned) = match (split.allocated, split.tape) {
-                (Some(_), Some(buffer)) => (buffer, None),
-                (None, Some(slot)) => {
-                    let h = malloc(&mut b, HEADER_BYTES);
-                    b.store(h, slot, 8);
-                    (h, None)
-                }
+            let (header, slot, returned) = match (split.allocated, split.tape) {
+                (Some(_), Some(buffer)) => (buffer, None, None),
+                (None, Some(slot)) => (malloc(&mut b, HEADER_BYTES), Some(slot), None),
                 _ => {
                     let h = malloc(&mut b, HEADER_BYTES);
-                    (h, Some(h))
+                    (h, None, Some(h))
                 }
             };
             b.store(crate::reverse::tape_type(m).zero(), header, 8);
+            // The key is set once the sweep has returned: a sweep that an exception cut short
+            // leaves a tape no reverse sweep accepts. Its guard frees what it allocated (the
+            // header too when it is on the heap: the caller never received it).
             let key_p = b.gep(Ty::int(ctx, 8), header, &[i64t.int_const(KEY_OFFSET)], true);
-            b.store(key, key_p, 8);
+            b.store(i64t.zero(), key_p, 8);
             let mut call_args = vec![header];
             call_args.extend(args);
-            let result = b.call_function(aug, &call_args);
+            let on_heap = split.allocated.is_none();
+            let guarded = crate::reverse::owned::guarded(session, aug, on_heap);
+            let result = b.call_function(guarded, &call_args);
             result.copy_debug_location(req.call);
+            b.store(key, key_p, 8);
+            if let Some(slot) = slot {
+                b.store(header, slot, 8);
+            }
             deliver_forward(&mut b, req, returned, result)?;
         }
         Sweep::Reverse => {

@@ -313,6 +313,17 @@ impl Builder {
             )
         })
     }
+    /// `landingpad ty cleanup` with `personality` (set on the function too, as LLVM requires):
+    /// a landing pad that catches nothing and only runs cleanup code before `resume`.
+    pub fn landing_pad_cleanup(&mut self, ty: Ty, personality: Val) -> Val {
+        let lp = unsafe { c::LLVMBuildLandingPad(self.raw, ty.0, personality.0, 0, NO_NAME) };
+        unsafe { c::LLVMSetCleanup(lp, 1) };
+        Val(lp)
+    }
+    /// `resume exn`.
+    pub fn resume(&mut self, exn: Val) -> Val {
+        Val(unsafe { c::LLVMBuildResume(self.raw, exn.0) })
+    }
     /// Calls a function value directly.
     pub fn call_function(&mut self, f: Val, args: &[Val]) -> Val {
         self.call(f.function_type(), f, args)

@@ -390,6 +390,10 @@ impl Val {
     pub fn set_internal(self) {
         unsafe { c::LLVMSetLinkage(self.0, sys::LLVMLinkage::LLVMInternalLinkage) }
     }
+    /// Makes a global variable thread-local (one instance per thread).
+    pub fn set_thread_local(self) {
+        unsafe { c::LLVMSetThreadLocal(self.0, 1) }
+    }
     /// Sets the alignment of a global, alloca, load or store.
     pub fn set_alignment(self, align: u32) {
         unsafe { c::LLVMSetAlignment(self.0, align) }

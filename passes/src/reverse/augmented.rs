@@ -531,7 +531,8 @@ impl<'s> AugmentedFn<'s> {
         Ok(())
     }
 
-    /// Allocas get a heap shadow: the adjoint sweep runs after this function returns.
+    /// Allocas get a heap shadow: the adjoint sweep runs after this function returns (and
+    /// releases it; an exception before that releases it with the other owned blocks).
     fn visit_alloca(&mut self, i: Val) -> Result<()> {
         let p = self.vals.clone_primal(&mut self.b, i);
         if !self.is_active(i) {
@@ -547,6 +548,9 @@ impl<'s> AugmentedFn<'s> {
         let malloc = m.get_or_add_function("malloc", Ty::function(ptr, &[intptr], false));
         let shadow = self.b.call_function(malloc, &[bytes]);
         self.b.memset_zero(shadow, bytes, p.alignment().max(1));
+        let free =
+            m.get_or_add_function("free", Ty::function(Ty::void(m.context()), &[ptr], false));
+        super::owned::record(&mut self.b, shadow, free, &[]);
         self.vals.set_shadow(i, Some(shadow));
         Ok(())
     }
@@ -612,7 +616,14 @@ impl<'s> AugmentedFn<'s> {
     fn visit_call(&mut self, i: Val) -> Result<()> {
         crate::openmp::check_reverse(i)?;
         if self.plan.defers_free(i) {
-            // The adjoint runs it, once it is done re-reading the block.
+            // The adjoint runs it, once it is done re-reading the block; unless an exception
+            // unwinds first, and then the block is released with the others.
+            if let Some(dealloc) = i.called_function() {
+                let args: Vec<Val> = i.call_args().iter().map(|&a| self.vals.map(a)).collect();
+                if let Some((&p, extras)) = args.split_first() {
+                    super::owned::record(&mut self.b, p, dealloc, extras);
+                }
+            }
             return Ok(());
         }
         let callee = reverse_callee(i, &self.active, &self.session.rules);

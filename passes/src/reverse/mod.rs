@@ -26,6 +26,7 @@ mod classify;
 mod loop_tape;
 mod needs;
 mod openmp;
+pub mod owned;
 mod parallel;
 mod plan;
 mod tape;

@@ -149,6 +149,46 @@ fn microtask(m: Module, name: &str, sweep: Val, augment: bool) -> Val {
     f
 }
 
+/// `void umbra.omp.tapes.discard(ptr tapes)`: frees every chunk of every per-thread tape in
+/// the block (however much is still on them), then the block.
+fn discard_tapes(m: Module) -> Val {
+    const NAME: &str = "umbra.omp.tapes.discard";
+    if let Some(f) = m.function(NAME) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = m.add_function(NAME, Ty::function(Ty::void(ctx), &[ptr], false));
+    f.set_internal();
+    let tapes = f.params()[0];
+    let mut b = Builder::new(m);
+    let (entry, head, body, done) = (
+        f.append_block("entry"),
+        f.append_block("head"),
+        f.append_block("body"),
+        f.append_block("done"),
+    );
+    b.position_at_end(entry);
+    let cap = b.load(i64t, tapes, 8);
+    b.br(head);
+    b.position_at_end(head);
+    let t = b.phi(i64t);
+    t.add_incoming(i64t.zero(), entry);
+    let more = b.icmp(IntPred::LLVMIntULT, t, cap);
+    b.cond_br(more, body, done);
+    b.position_at_end(body);
+    let tape = tape_at(&mut b, tapes, t);
+    b.call_function(super::tape::discard_helper(m), &[tape]);
+    let next = b.add(t, i64t.int_const(1));
+    t.add_incoming(next, body);
+    b.br(head);
+    b.position_at_end(done);
+    let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+    b.call_function(free, &[tapes]);
+    b.ret_void();
+    f
+}
+
 impl AugmentedFn<'_> {
     /// The region's augmented sweep on per-thread tapes; the tape block is saved for the
     /// adjoint.
@@ -174,6 +214,8 @@ impl AugmentedFn<'_> {
         let calloc = m.get_or_add_function("calloc", Ty::function(ptr, &[i64t, i64t], false));
         let tapes = self.b.call_function(calloc, &[i64t.int_const(1), bytes]);
         self.b.store(max, tapes, 8);
+        // Should an exception unwind through the sweep after the region, its tapes go too.
+        super::owned::record(&mut self.b, tapes, discard_tapes(m), &[]);
         fork(&mut self.b, i, micro, tapes, &args);
         self.saved.insert(i, tapes);
         Ok(())

@@ -22,7 +22,7 @@ const POP: &str = "umbra.tape.pop";
 
 /// Bytes at the start of every chunk: the tape `{ptr, i64, i64}` before the chunk, padded to
 /// keep slots 16-byte aligned.
-const HEADER: u64 = 32;
+pub(super) const HEADER: u64 = 32;
 
 /// The TBAA access type of integers loaded from the tape (and of the tape's own fields).
 pub const INT_TBAA: &str = "umbra tape integer";
@@ -363,6 +363,44 @@ pub fn release_helper(m: Module) -> Val {
     b.cond_br(more, body, done);
     b.position_at_end(done);
     free_tape(&mut b, list);
+    b.ret_void();
+    f
+}
+
+/// `void umbra.tape.discard(ptr tape)`: frees every chunk `tape` holds, whatever is still on
+/// it, and leaves it empty (zeroed). For a forward sweep that an exception cut short: its
+/// pushes are never popped ([`super::owned`]). Each chunk's header points to the one before.
+pub fn discard_helper(m: Module) -> Val {
+    const DISCARD: &str = "umbra.tape.discard";
+    if let Some(f) = m.function(DISCARD) {
+        return f;
+    }
+    let ctx = m.context();
+    let ptr = Ty::ptr(ctx);
+    let f = m.add_function(DISCARD, Ty::function(Ty::void(ctx), &[ptr], false));
+    f.set_internal();
+    let tape = f.params()[0];
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    let walk = f.append_block("walk");
+    let body = f.append_block("free");
+    let done = f.append_block("done");
+    b.position_at_end(entry);
+    let first = b.load(ptr, tape, 8);
+    b.br(walk);
+    b.position_at_end(walk);
+    let chunk = b.phi(ptr);
+    let some = b.icmp(IntPred::LLVMIntNE, chunk, ptr.zero());
+    b.cond_br(some, body, done);
+    b.position_at_end(body);
+    let prev = b.load(ptr, chunk, 8);
+    let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+    b.call_function(free, &[chunk]);
+    b.br(walk);
+    chunk.add_incoming(first, entry);
+    chunk.add_incoming(prev, body);
+    b.position_at_end(done);
+    b.store(tape_type(m).zero(), tape, 8);
     b.ret_void();
     f
 }

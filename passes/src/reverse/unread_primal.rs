@@ -38,7 +38,8 @@ pub fn remove_unread_primal(functions: &[Val]) {
     }
 }
 
-/// True when `f` returns a value and every use of `f` is a direct call whose result is unused.
+/// True when `f` returns a value and every use of `f` is a direct call whose result is unused,
+/// or only returned by a guard ([`super::owned::guarded`]) whose own result is unread.
 fn result_unread(f: Val) -> bool {
     if f.function_type().return_type().is_void() {
         return false;
@@ -48,8 +49,21 @@ fn result_unread(f: Val) -> bool {
             && (u.is_call() || u.is_invoke())
             && u.called_value() == f
             && !u.call_args().contains(&f)
-            && !u.has_uses()
+            && (!u.has_uses() || returned_by_unread_guard(u))
     })
+}
+
+/// True when call `u` stands in a guard, which only returns its result, and nothing reads the
+/// guard's result.
+fn returned_by_unread_guard(u: Val) -> bool {
+    let Some(g) = u.parent_function() else {
+        return false;
+    };
+    g.name().starts_with(super::owned::GUARD_PREFIX)
+        && u.users()
+            .iter()
+            .all(|r| r.is_instruction() && r.opcode() == Opcode::LLVMRet)
+        && result_unread(g)
 }
 
 fn return_poison(f: Val) {

@@ -40,7 +40,7 @@ macro_rules! alloc {
 macro_rules! release_with {
     ($name:ident, $dealloc:literal) => {
         pub(super) static $name: CustomReverse = CustomReverse {
-            augment: allocate_augment,
+            augment: |c| allocate_augment(c, $dealloc, &[]),
             adjoint: |c| release_saved(c, $dealloc),
             needs: CustomNeeds {
                 args: ArgNeeds::None,
@@ -58,18 +58,18 @@ release_with!(DELETE_ARRAY_SHADOW, "_ZdaPv");
 
 /// Aligned `operator new`: released by the aligned `delete` with the same alignment.
 static DELETE_ALIGNED_SHADOW: CustomReverse = CustomReverse {
-    augment: allocate_augment,
+    augment: |c| allocate_augment(c, "_ZdlPvSt11align_val_t", &[1]),
     adjoint: |c| release_aligned(c, "_ZdlPvSt11align_val_t"),
     needs: NEEDS_ARGS_AND_SHADOW,
 };
 static DELETE_ARRAY_ALIGNED_SHADOW: CustomReverse = CustomReverse {
-    augment: allocate_augment,
+    augment: |c| allocate_augment(c, "_ZdaPvSt11align_val_t", &[1]),
     adjoint: |c| release_aligned(c, "_ZdaPvSt11align_val_t"),
     needs: NEEDS_ARGS_AND_SHADOW,
 };
 /// `__rust_alloc(size, align)`: released by `__rust_dealloc(ptr, size, align)`.
 static RUST_DEALLOC_SHADOW: CustomReverse = CustomReverse {
-    augment: allocate_augment,
+    augment: rust_allocate_augment,
     adjoint: rust_release,
     needs: NEEDS_ARGS_AND_SHADOW,
 };
@@ -346,10 +346,15 @@ fn free_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 /// Augmented sweep of an allocation: the primal call, then the shadow as in forward mode,
-/// saved for the adjoint sweep to release.
-fn allocate_augment(c: &mut AugmentCall) -> Result<Augmented> {
+/// saved for the adjoint sweep to release with `dealloc(shadow, args[k] for k in extra)`, and
+/// recorded for release should an exception unwind first ([`crate::reverse::owned`]).
+fn allocate_augment(c: &mut AugmentCall, dealloc: &str, extra: &[usize]) -> Result<Augmented> {
     let call = c.primal_call();
     let shadow = c.forward_shadow(call)?;
+    if let Some(s) = shadow {
+        let extras: Vec<Val> = extra.iter().map(|&k| c.args[k]).collect();
+        record_shadow(c, s, dealloc, &extras);
+    }
     Ok(Augmented {
         result: Some(call),
         shadow,
@@ -357,9 +362,33 @@ fn allocate_augment(c: &mut AugmentCall) -> Result<Augmented> {
     })
 }
 
+/// `__rust_alloc(size, align)`: the shadow is released by the `__rust_dealloc` spelt as the
+/// allocator, with the same size and alignment.
+fn rust_allocate_augment(c: &mut AugmentCall) -> Result<Augmented> {
+    let alloc = c
+        .src
+        .called_function()
+        .map(|f| f.name())
+        .unwrap_or_default();
+    allocate_augment(c, &rust_dealloc_name(&alloc), &[0, 1])
+}
+
+/// Records shadow block `shadow` for release by `dealloc(shadow, extras...)` if an exception
+/// unwinds through the augmented sweep.
+fn record_shadow(c: &mut AugmentCall, shadow: Val, dealloc: &str, extras: &[Val]) {
+    let m = c.session.module;
+    let mut params = vec![Ty::ptr(m.context())];
+    params.extend(extras.iter().map(|v| v.ty()));
+    let f = m.get_or_add_function(dealloc, Ty::function(Ty::void(m.context()), &params, false));
+    crate::reverse::owned::record(c.b, shadow, f, extras);
+}
+
 fn posix_memalign_augment(c: &mut AugmentCall) -> Result<Augmented> {
     let call = c.primal_call();
     let shadow = posix_memalign_shadow(c.b, call, &c.args, &c.shadows)?;
+    if let Some(s) = shadow {
+        record_shadow(c, s, "free", &[]);
+    }
     let null = Ty::ptr(c.b.module().context()).zero();
     Ok(Augmented {
         result: Some(call),
@@ -456,6 +485,7 @@ fn realloc_augment(c: &mut AugmentCall) -> Result<Augmented> {
     let calloc = m.get_or_add_function("calloc", Ty::function(ptr, &[size_t(m), size_t(m)], false));
     let one = size_t(m).int_const(1);
     let shadow = c.b.call_function(calloc, &[one, c.args[1]]);
+    record_shadow(c, shadow, "free", &[]);
     Ok(Augmented {
         result: Some(call),
         shadow: Some(shadow),

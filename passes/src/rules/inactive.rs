@@ -10,6 +10,11 @@
 
 use super::{Area, Effects, Rule, RuleKind};
 
+/// The name prefix of Umbra's own bookkeeping helpers, which carry no derivative when derived
+/// code is differentiated again (the record of what an exception must release,
+/// [`crate::reverse::owned`]): their calls run in the primal only.
+pub const BOOKKEEPING_PREFIX: &str = "umbra.unwind.";
+
 macro_rules! inactive {
     ($effects:expr; $($name:literal),* $(,)?) => {
         &[$(Rule {

@@ -178,6 +178,11 @@ fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
         (Some(sd), Some(ss)) => {
             shadow_call(c, &[(0, sd), (1, ss)]);
         }
+        (Some(sd), None) if crate::devirt::is_code_only_constant(c.src.operand(1)) => {
+            // A table of functions (a local copy of one): its own shadow, as its pointers are.
+            let source = c.args[1];
+            shadow_call(c, &[(0, sd), (1, source)]);
+        }
         (Some(sd), None) => {
             // The source is constant memory: the copied values have zero tangent.
             let len = c.args[2];
@@ -263,7 +268,9 @@ fn copy_pointer_shadows(c: &mut AugmentCall, sd: Val) -> Result<()> {
     if matches!(&layout, PointerLayout::Strided { pointers, .. } if pointers.is_empty()) {
         return Ok(());
     }
-    let Some(ss) = c.shadows[1] else {
+    let code_only_source = crate::devirt::is_code_only_constant(c.src.operand(1));
+    // A table of functions (copied into a local table) is its own shadow, as its pointers are.
+    let Some(ss) = c.shadows[1].or(code_only_source.then_some(c.args[1])) else {
         // Pointers copied from memory without a shadow would leave null shadows behind.
         return Err(Error::at(
             c.src,

@@ -362,7 +362,7 @@ pub fn classify(call: Val, rules: &user::UserRules) -> Callee {
         return Callee::Unknown;
     };
     let name = f.name();
-    if rules.is_inactive(&name) {
+    if rules.is_inactive(&name) || name.starts_with(inactive::BOOKKEEPING_PREFIX) {
         return Callee::Inactive;
     }
     // User rules first: they override built-in rules and apply even to defined functions.

@@ -112,6 +112,13 @@ pub(super) fn save(
         }));
     }
     let buf = bl.malloc(b, total);
+    // The adjoint frees it; an exception unwinding through the forward sweep first does.
+    let m = b.module();
+    let free = m.get_or_add_function(
+        "free",
+        Ty::function(Ty::void(bl.int.context()), &[bl.ptr], false),
+    );
+    crate::reverse::owned::record(b, buf, free, &[]);
     for (i, &v) in scalars.iter().enumerate() {
         let p = slot(b, buf, i);
         b.store(v, p, 8);

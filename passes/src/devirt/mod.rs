@@ -18,13 +18,17 @@
 //! code stops there with a run-time error naming the original call site ([`is_fallback`],
 //! [`fallback_message`]), never a wrong derivative.
 //!
-//! Candidates are the functions of the call's exact type stored in constant data: in the
-//! table the pointer was loaded from when the load leads back to a global with an initializer,
-//! else (a pointer loaded through another loaded pointer: the vtable slot of an object) in
-//! the module's vtables (`_ZTV*`, Itanium ABI). Declarations count only when a rule can
-//! differentiate them (`sin` in a table of `double (*)(double)`). A pointer from anywhere else
-//! (an argument, a field of an object) is left alone: its call keeps the compile-time error,
+//! Candidates are the functions of the call's exact type that the pointer may be, as
+//! [`targets`] reads them off its origin: a table of functions (a global with an initializer)
+//! it is loaded from, the module's vtables (`_ZTV*`, Itanium ABI) for a pointer loaded through
+//! another loaded pointer (an object's vtable slot), the functions a `select` or `phi` chooses
+//! among, and what is written into a local table (stores, copies of constant tables).
+//! Declarations count only when a rule can differentiate them (`sin` in a table of
+//! `double (*)(double)`). A pointer from anywhere else (an argument, a field of an object, a
+//! local table whose address escapes) is left alone: its call keeps the compile-time error,
 //! which says where the pointer came from ([`unknown_origin`]).
+
+mod targets;
 
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
 use crate::rules::user::UserRules;
@@ -32,82 +36,9 @@ use crate::rules::user::UserRules;
 /// The name prefix of dispatchers.
 const PREFIX: &str = "umbra.dispatch.";
 
-/// Where an indirect call's target pointer comes from.
-enum Origin {
-    /// Loaded from (an element of) this global's initializer.
-    Table(Val),
-    /// Loaded through a pointer that was itself loaded: a vtable slot.
-    Vtable,
-    /// Anything else; the phrase says what.
-    Unknown(&'static str),
-}
-
-/// Strips getelementptrs (instructions or constant expressions) off pointer `p`.
-fn strip_geps(mut p: Val) -> Val {
-    loop {
-        let is_gep = (p.is_instruction() && p.opcode() == Opcode::LLVMGetElementPtr)
-            || (p.is_constant_expr() && p.const_opcode() == Opcode::LLVMGetElementPtr);
-        if !is_gep {
-            return p;
-        }
-        p = p.operand(0);
-    }
-}
-
-fn origin(callee: Val) -> Origin {
-    if callee.is_argument() {
-        return Origin::Unknown("it is an argument of the calling function");
-    }
-    if !(callee.is_instruction() && callee.opcode() == Opcode::LLVMLoad) {
-        return Origin::Unknown("it is computed, not loaded from a table or a vtable");
-    }
-    let base = strip_geps(callee.operand(0));
-    if base.is_global_variable() {
-        return match base.initializer() {
-            Some(_) => Origin::Table(base),
-            None => Origin::Unknown("it is loaded from a global defined in another module"),
-        };
-    }
-    if base.is_instruction() && base.opcode() == Opcode::LLVMLoad {
-        return Origin::Vtable;
-    }
-    Origin::Unknown("it is loaded from memory that is neither a global table nor a vtable")
-}
-
-/// The functions stored anywhere in constant `c` (nested aggregates and constant expressions),
-/// in order, without repeats.
-fn functions_in(c: Val, out: &mut Vec<Val>) {
-    if c.is_function() {
-        if !out.contains(&c) {
-            out.push(c);
-        }
-        return;
-    }
-    if c.is_global_variable() || !(c.is_constant() || c.is_constant_expr()) {
-        return;
-    }
-    for k in 0..c.num_operands() {
-        functions_in(c.operand(k), out);
-    }
-}
-
 /// The possible targets of indirect call `i`, or why there are none to be had.
 fn candidates(i: Val, rules: &UserRules) -> Result<Vec<Val>, &'static str> {
-    let mut found = Vec::new();
-    match origin(i.called_value()) {
-        Origin::Table(g) => functions_in(g.initializer().expect("origin checked it"), &mut found),
-        Origin::Vtable => {
-            let m = i.parent_function().expect("in a function").module();
-            for g in m.globals() {
-                if g.name().starts_with("_ZTV") {
-                    if let Some(init) = g.initializer() {
-                        functions_in(init, &mut found);
-                    }
-                }
-            }
-        }
-        Origin::Unknown(why) => return Err(why),
-    }
+    let mut found = targets::possible_targets(i.called_value())?;
     let fty = i.call_function_type();
     found.retain(|f| {
         f.function_type() == fty
@@ -121,7 +52,7 @@ fn candidates(i: Val, rules: &UserRules) -> Result<Vec<Val>, &'static str> {
     });
     if found.is_empty() {
         return Err(
-            "no function of the call's type is stored in the table or vtables it is loaded from",
+            "none of the functions it may be (from the tables, vtables or values it comes from) has the call's type",
         );
     }
     Ok(found)
@@ -284,6 +215,27 @@ pub fn fallback_message(i: Val) -> String {
 /// Such a pointer may stand in as its own shadow.
 pub fn is_code_only_constant(v: Val) -> bool {
     code_only(v, &mut Vec::new())
+}
+
+/// True for a `select` or `phi` that picks among [`is_code_only_constant`] pointers (and
+/// null or undef) only, through other such choices: a function pointer chosen at run time.
+/// Like those constants it stands in as its own shadow (its primal copy).
+pub fn is_code_only_choice(v: Val) -> bool {
+    fn choice(v: Val, seen: &mut Vec<Val>) -> bool {
+        if !v.is_instruction() {
+            return v.is_undef() || is_code_only_constant(v);
+        }
+        if seen.contains(&v) {
+            return true;
+        }
+        seen.push(v);
+        match v.opcode() {
+            Opcode::LLVMSelect => choice(v.operand(1), seen) && choice(v.operand(2), seen),
+            Opcode::LLVMPHI => v.incoming().into_iter().all(|(x, _)| choice(x, seen)),
+            _ => false,
+        }
+    }
+    v.is_instruction() && v.ty().is_ptr() && choice(v, &mut Vec::new())
 }
 
 fn code_only(v: Val, seen: &mut Vec<Val>) -> bool {
