@@ -142,7 +142,7 @@ pub(super) fn apply_partials(
         // the scalar partials broadcast to it.
         let terms: Vec<(Option<Val>, Option<Val>)> =
             ps.iter().copied().zip(tangents.iter().copied()).collect();
-        let t = linear::combine(b, &terms, &tangent_first);
+        let t = linear::combine(b, &terms, &tangent_first, &built);
         linear::erase_unused(built);
         return t;
     }
@@ -153,7 +153,7 @@ pub(super) fn apply_partials(
             .zip(tangents)
             .map(|(&p, t)| (p, t.map(|t| lane(b, t, k, width))))
             .collect();
-        lanes.push(linear::combine(b, &terms, &tangent_first));
+        lanes.push(linear::combine(b, &terms, &tangent_first, &built));
     }
     linear::erase_unused(built);
     // Every lane has the same partials, so either all lanes have a tangent or none has.

@@ -219,7 +219,7 @@ impl<'s> AdjointFn<'s> {
         }
         let t = self.adjoint_ty(v).unwrap_or(v.ty());
         let s = self.b.alloca(t, "");
-        self.b.store(t.zero(), s, 0);
+        self.b.store(no_adjoint(t), s, 0);
         self.b.position_at_end(here);
         self.slots.insert(v, s);
         s
@@ -279,7 +279,7 @@ impl<'s> AdjointFn<'s> {
         let t = self.adjoint_ty(v)?;
         let s = self.slot(v);
         let d = self.b.load(t, s, 0);
-        self.b.store(t.zero(), s, 0);
+        self.b.store(no_adjoint(t), s, 0);
         Some(d)
     }
 
@@ -310,6 +310,11 @@ impl<'s> AdjointFn<'s> {
                 // An integer carrying float bits returns the float's adjoint.
                 let t = self.adjoint_ty(p).unwrap_or(p.ty());
                 let d = match self.slots.get(&p) {
+                    // `+ 0.0` turns the empty adjoint's `-0.0` into `0.0` for the caller.
+                    Some(&s) if t.is_fp_or_fp_vector() => {
+                        let d = self.b.load(t, s, 0);
+                        self.b.fadd(d, t.zero())
+                    }
                     Some(&s) => self.b.load(t, s, 0),
                     None => t.zero(),
                 };
@@ -997,7 +1002,7 @@ impl<'s> AdjointFn<'s> {
         let before = linear::mark(&self.b);
         let ps = partials(&mut self.b, &args, r);
         let built = linear::built_since(&self.b, &before);
-        let mut quotients = linear::Quotients::new();
+        let mut quotients = linear::Quotients::of_rule(&built);
         for (k, (&a, p)) in ops.iter().zip(ps).enumerate() {
             if let Some(p) = p {
                 if self.is_active(a) {
@@ -1187,6 +1192,17 @@ impl<'s> AdjointFn<'s> {
         let ptr = Ty::ptr(ctx);
         let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
         self.b.call_function(free, &[p]);
+    }
+}
+
+/// What an adjoint slot holds before anything is added to it: `-0.0` for floating-point data,
+/// the identity of `+` (`x + -0.0` is `x` for every `x`, `-0.0` included, where `x + 0.0`
+/// turns `-0.0` into `0.0`), so the optimiser folds the first addition away; zero otherwise.
+fn no_adjoint(t: Ty) -> Val {
+    if t.is_fp_or_fp_vector() {
+        t.float_const(-0.0)
+    } else {
+        t.zero()
     }
 }
 

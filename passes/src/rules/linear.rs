@@ -28,11 +28,49 @@ use std::collections::{HashMap, HashSet};
 /// `p · v` for a partial `p` and a tangent or adjoint `v`; `v_first` orders a product's operands
 /// as written by hand (`da · b` and `a · db` for a product `a · b`, `cos(x) · dx` for a call).
 pub fn scale(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
-    scale_sharing(b, p, v, v_first, &mut Quotients::new())
+    scale_sharing(b, p, v, v_first, &mut Quotients::default())
 }
 
-/// `v / den` (a strong zero) already built for the same `v`, by denominator.
-pub type Quotients = HashMap<Val, Val>;
+/// The divisions of one instruction's partials: `v / den` (a strong zero) already built for
+/// the same `v`, by denominator; and, when known, which partials the rule built. Only those
+/// are rewritten as quotients: a partial that is a division the program computes anyway (`z`
+/// in `z · z` where `z = a / s`) is multiplied, since rewriting `z · v` as `(a · v) / s` would
+/// divide again.
+#[derive(Default)]
+pub struct Quotients {
+    shared: HashMap<Val, Val>,
+    rule_built: Option<HashSet<Val>>,
+}
+
+impl Quotients {
+    /// For partials a rule built in `built` (from [`built_since`]); other partials are values
+    /// of the program.
+    pub fn of_rule(built: &[Val]) -> Quotients {
+        Quotients {
+            shared: HashMap::new(),
+            rule_built: Some(built.iter().copied().collect()),
+        }
+    }
+
+    /// `p = n / den` as a quotient to rewrite (`n` = `None` for `1 / den`).
+    fn quotient(&self, p: Val) -> Option<(Option<Val>, Val)> {
+        if self.rule_built.as_ref().is_some_and(|s| !s.contains(&p)) {
+            return None;
+        }
+        quotient(p)
+    }
+
+    /// `p = ±(n / den)`: the quotient to rewrite and whether it is negated.
+    fn signed_quotient(&self, p: Val) -> Option<(Option<Val>, Val, bool)> {
+        if let Some((n, den)) = self.quotient(p) {
+            return Some((n, den, false));
+        }
+        if p.is_instruction() && p.opcode() == Opcode::LLVMFNeg {
+            return self.quotient(p.operand(0)).map(|(n, den)| (n, den, true));
+        }
+        None
+    }
+}
 
 /// [`scale`] for several partials of one instruction applied to the same `v`: once `v / den`
 /// is built for one of them (`fdiv`'s `1 / b`), a later quotient by the same `den`
@@ -45,8 +83,8 @@ pub fn scale_sharing(b: &mut Builder, p: Val, v: Val, v_first: bool, seen: &mut 
     if is_splat_of(p, -1.0) {
         return b.fneg(v);
     }
-    if let Some((n, den)) = quotient(p) {
-        if let (Some(n), Some(&t)) = (n, seen.get(&den)) {
+    if let Some((n, den)) = seen.quotient(p) {
+        if let (Some(n), Some(&t)) = (n, seen.shared.get(&den)) {
             let q = product(b, n, t, false);
             return strong_zero(b, v, q);
         }
@@ -59,7 +97,7 @@ pub fn scale_sharing(b: &mut Builder, p: Val, v: Val, v_first: bool, seen: &mut 
         let q = b.fdiv(num, den);
         let q = strong_zero(b, num, q);
         if n.is_none() {
-            seen.insert(den, q);
+            seen.shared.insert(den, q);
         }
         return q;
     }
@@ -146,27 +184,19 @@ fn quotient(p: Val) -> Option<(Option<Val>, Val)> {
     Some(((!is_splat_of(n, 1.0)).then_some(n), p.operand(1)))
 }
 
-/// `p = ±(n / den)`: the quotient and whether it is negated.
-fn signed_quotient(p: Val) -> Option<(Option<Val>, Val, bool)> {
-    if let Some((n, den)) = quotient(p) {
-        return Some((n, den, false));
-    }
-    if p.is_instruction() && p.opcode() == Opcode::LLVMFNeg {
-        return quotient(p.operand(0)).map(|(n, den)| (n, den, true));
-    }
-    None
-}
-
 /// `Σ p_k · t_k` over the pairs whose partial and tangent both exist (`None`: zero). A negated
 /// partial after the first term subtracts, so `fsub`'s tangent is `da - db`; when every term is
 /// a quotient by the same denominator, the sum is divided once (`fdiv`'s tangent is
 /// `(da - r · db) / b`). `order` says, per term, whether the tangent comes first in a product
 /// (see [`scale`]).
+/// `built` (from [`built_since`]) says which partials the rule built (see [`Quotients`]).
 pub fn combine(
     b: &mut Builder,
     terms: &[(Option<Val>, Option<Val>)],
     order: impl Fn(usize) -> bool,
+    built: &[Val],
 ) -> Option<Val> {
+    let seen = Quotients::of_rule(built);
     let present: Vec<(usize, Val, Val)> = terms
         .iter()
         .enumerate()
@@ -174,7 +204,10 @@ pub fn combine(
         .collect();
     let quotients: Option<Vec<_>> = present
         .iter()
-        .map(|&(k, p, t)| signed_quotient(p).map(|(n, den, neg)| (k, n, den, neg, t)))
+        .map(|&(k, p, t)| {
+            seen.signed_quotient(p)
+                .map(|(n, den, neg)| (k, n, den, neg, t))
+        })
         .collect();
     if let Some(qs) = quotients {
         if let Some(&(_, _, den, _, _)) = qs.first() {
@@ -205,14 +238,15 @@ pub fn combine(
         acc = Some(match acc {
             Some(a) if is_splat_of(p, -1.0) => b.fsub(a, t),
             Some(a) if p.is_instruction() && p.opcode() == Opcode::LLVMFNeg => {
-                let term = scale(b, p.operand(0), t, order(k));
+                let term =
+                    scale_sharing(b, p.operand(0), t, order(k), &mut Quotients::of_rule(built));
                 b.fsub(a, term)
             }
             Some(a) => {
-                let term = scale(b, p, t, order(k));
+                let term = scale_sharing(b, p, t, order(k), &mut Quotients::of_rule(built));
                 b.fadd(a, term)
             }
-            None => scale(b, p, t, order(k)),
+            None => scale_sharing(b, p, t, order(k), &mut Quotients::of_rule(built)),
         });
     }
     acc
