@@ -5,6 +5,7 @@
 //! passed, so loop iterations do not leak into each other); phi adjoints travel along per-edge
 //! blocks to the incoming values of the edge actually taken, chosen by the popped predecessor.
 
+use super::bytes::ByteOp;
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
 use super::needs::{user_tape, Need};
@@ -12,6 +13,7 @@ use super::plan::ReversePlan;
 use super::{call_activity, returns_adjoint, tape};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::types;
+use crate::analysis::types::bytes::{self, byte_copy, ByteCopy};
 use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::diag::{Error, Result};
@@ -812,6 +814,11 @@ impl<'s> AdjointFn<'s> {
         if !self.is_active(p) || v.ty().contains_ptr() {
             return Ok(());
         }
+        if super::augmented::is_integer_data(v.ty()) {
+            if let Some(bc) = byte_copy(i).filter(|bc| self.is_active(bc.load.operand(0))) {
+                return self.reverse_byte_copy(i, &bc);
+            }
+        }
         let sp = self.shadow(p, i)?;
         let align = i.alignment();
         if let Some(t) = self.is_active(v).then(|| self.adjoint_ty(v)).flatten() {
@@ -819,6 +826,28 @@ impl<'s> AdjointFn<'s> {
             self.accumulate(v, d);
         }
         self.b.store(v.ty().zero(), sp, align);
+        Ok(())
+    }
+
+    /// A byte-wise copy from differentiable memory: the adjoint of every float its bytes
+    /// touch moves whole from the destination's shadow into the source's ([`super::bytes`]).
+    /// Pointer and integer bytes keep their shadows, as after a memcpy.
+    fn reverse_byte_copy(&mut self, i: Val, bc: &ByteCopy) -> Result<()> {
+        let m = self.session.module;
+        let layout = bytes::byte_layout(self.session.types(), m, i, bc)?;
+        if layout.floats.is_empty() {
+            return Ok(());
+        }
+        let sd = self.shadow(i.operand(1), i)?;
+        let ss = self.shadow(bc.load.operand(0), i)?;
+        let index = match bc.index {
+            Some(x) => Some(self.primal(x, i)?),
+            None => None,
+        };
+        let x = super::bytes::position(&mut self.b, m, bc, index);
+        let w = Ty::int(m.context(), 64).int_const(bc.width);
+        let helper = super::bytes::helper(m, &layout, ByteOp::Transfer);
+        self.b.call_function(helper, &[sd, ss, x, w]);
         Ok(())
     }
 

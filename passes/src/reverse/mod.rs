@@ -21,6 +21,7 @@
 mod adjoint;
 mod augmented;
 mod batch;
+mod bytes;
 mod cfg;
 mod classify;
 mod needs;

@@ -6,12 +6,14 @@
 //! loads and stores, struct and array GEPs, TBAA, float operations, float↔int bitcasts, known
 //! rule signatures (math, allocation) and copy lengths, and carried through phis, selects,
 //! casts, integer extensions, truncations and shifts by whole bytes (packed values), calls
-//! (arguments and returns, context-insensitively), returns and memory.
+//! (arguments and returns, context-insensitively), returns and memory. Byte-wise copies
+//! ([`bytes`]) make their two sides hold the same data.
 //!
 //! Floats win over integers ([`Kind::join`]): bytes that some access reads as a float are float
 //! data even where another reads them as an integer (a `double` memcpy'd into a `uint64_t`, a
 //! union), because for differentiation such an integer carries the float's derivative.
 
+pub mod bytes;
 pub mod tree;
 
 pub use tree::{FloatKind, Kind, Tree};
@@ -337,7 +339,16 @@ impl Analysis {
         let m = self.m;
         match i.opcode() {
             LLVMLoad => self.access(i, i, i.operand(0), i.ty()),
-            LLVMStore => self.access(i, i.operand(0), i.operand(1), i.operand(0).ty()),
+            LLVMStore => {
+                self.access(i, i.operand(0), i.operand(1), i.operand(0).ty());
+                // A byte-wise copy: both bases hold the same data (as a memcpy of unknown
+                // length says), whatever the bytes themselves are read as.
+                if let Some(bc) = bytes::byte_copy(i) {
+                    let (d, s) = (self.get(bc.dst).pointee(), self.get(bc.src).pointee());
+                    self.add_pointee(bc.dst, s);
+                    self.add_pointee(bc.src, d);
+                }
+            }
             LLVMAlloca => {
                 let t = type_tree(m, i.allocated_type());
                 self.add_pointee(i, t);
