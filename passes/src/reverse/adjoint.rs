@@ -128,7 +128,10 @@ impl<'s> AdjointFn<'s> {
                 self.arg_shadows.insert(p, s);
             }
         }
-        if returns_adjoint(self.src, &self.session.float_bits_of(self.src)) {
+        if returns_adjoint(
+            self.src,
+            &self.session.float_bits_of(self.src, self.session.context()),
+        ) {
             self.dret = self.dst.params().last().copied();
         }
         let (entry, dispatch, exit) = (self.entry, self.dispatch, self.exit);
@@ -727,14 +730,20 @@ impl<'s> AdjointFn<'s> {
             // Any other integer operation on float bits (shifts, masks, arithmetic) has no
             // derivative reverse mode knows: refused rather than dropped.
             _ if i.ty().is_int() => {
+                // Say what to write instead: packing floats into one integer (shifts, or,
+                // extensions, truncations) differs from bit tricks on one float.
+                let advice = match i.opcode() {
+                    LLVMShl | LLVMLShr | LLVMAShr | LLVMOr | LLVMZExt | LLVMTrunc => "it packs or unpacks floats in one integer: keep them as floating-point values (separate arguments, or a struct or array of floats), or let the call passing the packed integer be inlined",
+                    _ => "use floating-point operations such as fabs or copysign",
+                };
                 return Err(Error::at(
                     i,
                     format!(
-                        "'{}' operates on the bits of floating-point data ({}) as an integer; reverse mode cannot carry a derivative through it (use floating-point operations such as fabs or copysign)",
+                        "'{}' operates on the bits of floating-point data ({}) as an integer; reverse mode cannot carry a derivative through it ({advice})",
                         crate::clone::short(i),
                         d.ty().print()
                     ),
-                ))
+                ));
             }
             _ => {}
         }
@@ -1047,8 +1056,9 @@ impl<'s> AdjointFn<'s> {
             acts.push(act);
         }
         let stable = self.plan.callee_memory_stable(i);
-        let (_, adj) = self.session.declare_reverse(g, &acts, stable)?;
-        let bits = self.session.float_bits_of(g);
+        let ctx = self.session.callee_context(i);
+        let (_, adj) = self.session.declare_reverse(g, &acts, stable, ctx)?;
+        let bits = self.session.float_bits_of(g, ctx);
         if returns_adjoint(g, &bits) {
             let t = crate::signature::result_derivative_ty(g, &bits);
             match d {
