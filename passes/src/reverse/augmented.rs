@@ -431,7 +431,11 @@ impl<'s> AugmentedFn<'s> {
         let v = i.operand(0);
         if v.ty().is_int()
             && self.is_active(v)
-            && self.session.float_bits_of(self.src).ret.is_none()
+            && self
+                .session
+                .float_bits_of(self.src, self.session.context())
+                .ret
+                .is_none()
         {
             let m = self.session.module;
             types::check_no_float_bits(self.session.types(), m, v, i, "returns")?;
@@ -552,7 +556,9 @@ impl<'s> AugmentedFn<'s> {
             return Ok(());
         }
         let bits = match call.called_function() {
-            Some(g) => self.session.float_bits_of(g),
+            Some(g) => self
+                .session
+                .float_bits_of(g, self.session.callee_context(call)),
             None => Default::default(),
         };
         let (info, m) = (self.session.types(), self.session.module);
@@ -725,7 +731,8 @@ impl<'s> AugmentedFn<'s> {
             acts.push(act);
         }
         let stable = self.plan.callee_memory_stable(i);
-        let (aug, _) = self.session.declare_reverse(g, &acts, stable)?;
+        let ctx = self.session.callee_context(i);
+        let (aug, _) = self.session.declare_reverse(g, &acts, stable, ctx)?;
         let call = self.b.call_function(aug, &args);
         if returns_shadow(g) {
             let p = self.b.extract_value(call, 0);

@@ -46,6 +46,7 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
     let Derived::Reverse { augmented, adjoint } = job.derived else {
         return Ok(());
     };
+    session.set_context(job.key.ctx);
     augmented::AugmentedFn::new(session, &job.key, augmented).run()?;
     adjoint::AdjointFn::new(session, &job.key, adjoint).run()
 }

@@ -173,7 +173,7 @@ pub struct ByteLayout {
 /// The layout of the memory the byte copy `bc` (at `store`) moves, or why it cannot be known:
 /// no access anywhere says what it holds, it is accessed with incompatible types, or the
 /// analysis did not settle.
-pub fn byte_layout(info: &TypeInfo, m: Module, store: Val, bc: &ByteCopy) -> Result<ByteLayout> {
+pub fn byte_layout(info: TypeInfo, m: Module, store: Val, bc: &ByteCopy) -> Result<ByteLayout> {
     let what = format!(
         "copies memory byte by byte ('{}', {})",
         crate::diag::short(bc.load),
@@ -305,7 +305,8 @@ mod tests {
             .into_iter()
             .filter(|f| !f.is_declaration())
             .collect();
-        let info = analyze(m, &funcs, crate::rules::type_seed);
+        let results = analyze(m, &funcs, crate::rules::type_seed);
+        let info = results.view(0);
         assert!(info.converged);
         let copy = m.function("copy").unwrap();
         let store = copy.blocks()[1].instructions()[4];
@@ -315,7 +316,7 @@ mod tests {
         // The source learns the destination's doubles through the copy.
         let s = info.pointee(m, copy.params()[1]);
         assert_eq!(s.get(24), Some(D), "{s}");
-        let layout = byte_layout(&info, m, store, &bc).unwrap();
+        let layout = byte_layout(info, m, store, &bc).unwrap();
         assert_eq!(layout.floats.len(), 4);
         assert!(layout.pointers.is_empty());
 
