@@ -28,6 +28,9 @@ pub struct Key {
     /// Forward mode: how many tangents one call carries (batched forward mode,
     /// `enzyme_width`); 1 otherwise.
     pub width: u32,
+    /// The type context the function's values are analysed in (0, or a call site's own for a
+    /// helper its callers pass differently typed memory, [`crate::analysis::types`]).
+    pub ctx: u32,
 }
 
 /// The functions derived for one key.
@@ -67,7 +70,9 @@ pub struct Session {
     /// Lines for `--print-activity` / `--print-types`, in generation order.
     pub report: Vec<String>,
     /// The module's type analysis, computed on first use (most requests never need it).
-    types: std::cell::OnceCell<crate::analysis::types::TypeInfo>,
+    types: std::cell::OnceCell<crate::analysis::types::TypeResults>,
+    /// The type context of the derived function being built ([`Session::set_context`]).
+    ctx: u32,
     /// What calls to rules say about types (set by [`Session::set_type_seed`]).
     type_seed: fn(Val) -> crate::analysis::types::CallSeed,
     /// The functions with a body before differentiation began: the type analysis covers these
@@ -113,6 +118,7 @@ impl Session {
             zero_shadows: HashMap::new(),
             report: Vec::new(),
             types: std::cell::OnceCell::new(),
+            ctx: 0,
             type_seed: crate::analysis::types::no_seed,
             primal_functions: module
                 .functions()
@@ -134,23 +140,47 @@ impl Session {
         self.personality
     }
 
-    /// Which bytes hold floats, for every value of the module ([`crate::analysis::types`]).
-    pub fn types(&self) -> &crate::analysis::types::TypeInfo {
-        self.types.get_or_init(|| {
-            crate::analysis::types::analyze(self.module, &self.primal_functions, self.type_seed)
-        })
+    /// Which bytes hold floats, for every value of the module ([`crate::analysis::types`]), in
+    /// the type context of the derived function being built.
+    pub fn types(&self) -> crate::analysis::types::TypeInfo<'_> {
+        self.types
+            .get_or_init(|| {
+                crate::analysis::types::analyze(self.module, &self.primal_functions, self.type_seed)
+            })
+            .view(self.ctx)
     }
 
-    /// The float types `f`'s integer parameters and return value carry as bits (the shape of
-    /// its derived signatures). The type analysis runs only for a function with a body and an
-    /// integer parameter or return value.
-    pub fn float_bits_of(&self, f: Val) -> crate::signature::FloatBits {
+    /// The type context of the derived function being built.
+    pub fn context(&self) -> u32 {
+        self.ctx
+    }
+
+    /// Sets the type context the following queries answer in (that of the job being built).
+    pub fn set_context(&mut self, ctx: u32) {
+        self.ctx = ctx;
+    }
+
+    /// The type context the callee of `call` (in the function being built) is analysed in:
+    /// the key its derived function must be declared with.
+    pub fn callee_context(&self, call: Val) -> u32 {
+        match call.called_function() {
+            Some(g) if !g.is_declaration() && self.primal_functions.contains(&g) => {
+                self.types().callee_context(call)
+            }
+            _ => 0,
+        }
+    }
+
+    /// The float types `f`'s integer parameters and return value carry as bits in type
+    /// context `ctx` (the shape of its derived signatures). The type analysis runs only for a
+    /// function with a body and an integer parameter or return value.
+    pub fn float_bits_of(&self, f: Val, ctx: u32) -> crate::signature::FloatBits {
         let fty = f.function_type();
         let ints = fty.param_types().iter().any(|t| t.is_int()) || fty.return_type().is_int();
         if f.is_declaration() || !ints || !self.primal_functions.contains(&f) {
             return Default::default();
         }
-        let (info, m) = (self.types(), self.module);
+        let (info, m) = (self.types().in_context(ctx), self.module);
         let params = f
             .params()
             .into_iter()
@@ -160,10 +190,10 @@ impl Session {
         crate::signature::FloatBits { params, ret }
     }
 
-    /// The forward activity of `f` for `activity`, calls passing float bits through integers
-    /// included ([`crate::analysis::activity::forward_activity`]).
+    /// The forward activity of `f` (in the current type context) for `activity`, calls passing
+    /// float bits through integers included ([`crate::analysis::activity::forward_activity`]).
     pub fn activity(&self, f: Val, activity: &[Activity]) -> crate::analysis::activity::ActiveSet {
-        let bits = |g: Val| self.float_bits_of(g);
+        let bits = |call: Val, g: Val| self.float_bits_of(g, self.callee_context(call));
         crate::analysis::activity::forward_activity(f, activity, &self.rules, &bits)
     }
 
@@ -220,6 +250,7 @@ impl Session {
         f: Val,
         activity: &[Activity],
         memory_stable: bool,
+        ctx: u32,
     ) -> Result<(Val, Val)> {
         let key = Key {
             function: f,
@@ -227,13 +258,14 @@ impl Session {
             activity: activity.to_vec(),
             memory_stable,
             width: 1,
+            ctx,
         };
         if let Some(&Derived::Reverse { augmented, adjoint }) = self.cache.get(&key) {
             return Ok((augmented, adjoint));
         }
-        let bits = self.float_bits_of(f);
+        let bits = self.float_bits_of(f, ctx);
         let (augmented, adjoint) =
-            crate::signature::declare_reverse(self.module, f, activity, memory_stable, &bits)?;
+            crate::signature::declare_reverse(self.module, f, activity, memory_stable, &bits, ctx)?;
         let derived = Derived::Reverse { augmented, adjoint };
         self.cache.insert(key.clone(), derived);
         self.pending.push(Job { key, derived });
@@ -241,8 +273,8 @@ impl Session {
     }
 
     /// Declares (or finds) the forward derivative of `f`; its body is built later.
-    pub fn declare_forward(&mut self, f: Val, activity: &[Activity]) -> Result<Val> {
-        self.declare_forward_wide(f, activity, 1)
+    pub fn declare_forward(&mut self, f: Val, activity: &[Activity], ctx: u32) -> Result<Val> {
+        self.declare_forward_wide(f, activity, 1, ctx)
     }
 
     /// Declares (or finds) the forward derivative of `f` carrying `width` tangents per call.
@@ -251,6 +283,7 @@ impl Session {
         f: Val,
         activity: &[Activity],
         width: u32,
+        ctx: u32,
     ) -> Result<Val> {
         let key = Key {
             function: f,
@@ -258,12 +291,14 @@ impl Session {
             activity: activity.to_vec(),
             memory_stable: false,
             width,
+            ctx,
         };
         if let Some(&Derived::Forward(d)) = self.cache.get(&key) {
             return Ok(d);
         }
-        let bits = self.float_bits_of(f);
-        let derived = crate::signature::declare_forward(self.module, f, activity, width, &bits)?;
+        let bits = self.float_bits_of(f, ctx);
+        let derived =
+            crate::signature::declare_forward(self.module, f, activity, width, &bits, ctx)?;
         self.cache.insert(key.clone(), Derived::Forward(derived));
         self.pending.push(Job {
             key,

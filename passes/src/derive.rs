@@ -21,7 +21,7 @@ pub fn forward_function_wide(
     activity: &[Activity],
     width: u32,
 ) -> Result<Val> {
-    let derived = session.declare_forward_wide(f, activity, width)?;
+    let derived = session.declare_forward_wide(f, activity, width, 0)?;
     build_pending(session)?;
     Ok(derived)
 }
@@ -34,12 +34,19 @@ pub fn reverse_functions(
     activity: &[Activity],
     memory_stable: bool,
 ) -> Result<(Val, Val)> {
-    let pair = session.declare_reverse(f, activity, memory_stable)?;
+    let pair = session.declare_reverse(f, activity, memory_stable, 0)?;
     build_pending(session)?;
     Ok(pair)
 }
 
 fn build_pending(session: &mut Session) -> Result<()> {
+    let result = build_all(session);
+    // Requests and reports ask about the functions they name, in their default type context.
+    session.set_context(0);
+    result
+}
+
+fn build_all(session: &mut Session) -> Result<()> {
     while let Some(job) = session.next_job() {
         match job.derived {
             Derived::Forward(_) => crate::forward::generate(session, &job)?,

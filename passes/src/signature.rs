@@ -109,6 +109,14 @@ pub fn pack_lanes(b: &mut Builder, lanes: &[Val]) -> Val {
     agg
 }
 
+/// A derived function for a call-site type context of its own (a helper its callers pass
+/// differently typed memory) is its own function: `.t<ctx>` in its name.
+fn push_context(codes: &mut String, type_ctx: u32) {
+    if type_ctx != 0 {
+        codes.push_str(&format!(".t{type_ctx}"));
+    }
+}
+
 /// Declares the forward derivative of `f` for `activity` (no body yet), carrying `width`
 /// tangents per call: each shadow parameter and the result's tangent are [`wide`].
 pub fn declare_forward(
@@ -117,6 +125,7 @@ pub fn declare_forward(
     activity: &[Activity],
     width: u32,
     bits: &FloatBits,
+    type_ctx: u32,
 ) -> Result<Val> {
     let fty = f.function_type();
     if fty.is_var_arg() {
@@ -143,6 +152,7 @@ pub fn declare_forward(
     if width > 1 {
         codes.push_str(&format!(".w{width}"));
     }
+    push_context(&mut codes, type_ctx);
     let d = module.add_function(
         &format!("fwddiffe.{}.{}", f.name(), codes),
         Ty::function(new_ret, &params, false),
@@ -160,6 +170,7 @@ pub fn declare_reverse(
     activity: &[Activity],
     memory_stable: bool,
     bits: &FloatBits,
+    type_ctx: u32,
 ) -> Result<(Val, Val)> {
     let fty = f.function_type();
     if fty.is_var_arg() {
@@ -200,6 +211,7 @@ pub fn declare_reverse(
     if memory_stable {
         codes.push_str(".s");
     }
+    push_context(&mut codes, type_ctx);
     let aug = module.add_function(
         &format!("augfwd.{}.{}", f.name(), codes),
         Ty::function(aug_ret, &params, false),

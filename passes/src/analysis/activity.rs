@@ -67,7 +67,7 @@ impl ActiveSet {
 
 /// What the callee's derived signatures carry as float bits ([`crate::signature::FloatBits`]),
 /// asked only for defined callees receiving an active integer.
-pub type FloatBitsOf<'a> = &'a dyn Fn(Val) -> crate::signature::FloatBits;
+pub type FloatBitsOf<'a> = &'a dyn Fn(Val, Val) -> crate::signature::FloatBits;
 
 /// Computes forward activity for `f` with parameter activities `acts`.
 pub fn forward_activity(
@@ -126,7 +126,7 @@ impl ActiveSet {
         let Callee::Defined(g) = rules::classify(call, rules) else {
             return false;
         };
-        let carried = bits(g);
+        let carried = bits(call, g);
         let mut changed = false;
         for k in fresh {
             if carried.param(k).is_some() {

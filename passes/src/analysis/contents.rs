@@ -26,7 +26,7 @@ pub fn describe_types(
     derived: &str,
     active: impl Fn(Val) -> bool,
     is_copy: impl Fn(Val) -> bool,
-    types: &TypeInfo,
+    types: TypeInfo,
 ) -> Vec<String> {
     let mut out = vec![format!("memory types of @{} in @{derived}:", f.name())];
     for b in super::cfg::reverse_post_order(f) {
@@ -161,7 +161,7 @@ pub fn accessed_locally(f: Val, copy: Val) -> bool {
 /// The layout of the memory `copy` moves, from the module-wide type analysis (what callers and
 /// callees do with the same pointers): elements of the tree's period (or the whole constant
 /// length) with their float and pointer slots. Unknown or conflicting bytes are an error.
-pub fn layout_from_types(info: &TypeInfo, m: Module, copy: Val) -> Result<PointerLayout> {
+pub fn layout_from_types(info: TypeInfo, m: Module, copy: Val) -> Result<PointerLayout> {
     if !info.converged {
         return Err(Error::at(
             copy,
@@ -170,7 +170,14 @@ pub fn layout_from_types(info: &TypeInfo, m: Module, copy: Val) -> Result<Pointe
     }
     let mut t = info.pointee(m, copy.operand(0));
     t.merge(&info.pointee(m, copy.operand(1)));
-    let len = copy.operand(2).const_int_value();
+    // In a call site's own context, a length parameter is the constant that call passes.
+    let len = copy.operand(2).const_int_value().or_else(|| {
+        let mut n = copy.operand(2);
+        while n.is_instruction() && matches!(n.opcode(), Opcode::LLVMZExt | Opcode::LLVMSExt) {
+            n = n.operand(0);
+        }
+        info.constant_argument(n)
+    });
     let stride = match (t.stride, len) {
         (Some(s), _) => s,
         (None, Some(n)) => n,
@@ -213,7 +220,9 @@ pub fn layout_from_types(info: &TypeInfo, m: Module, copy: Val) -> Result<Pointe
         }
         fl.push((o, float_ty(m, k)));
     }
-    if fl.is_empty() {
+    // Integers only (no pointers either) need neither adjoints nor shadows: the strided
+    // layout with no slots says so, where `OnlyPointers` would copy the shadow whole.
+    if fl.is_empty() && !pointers.is_empty() {
         return Ok(PointerLayout::OnlyPointers);
     }
     Ok(PointerLayout::Strided {

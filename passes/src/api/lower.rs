@@ -54,7 +54,7 @@ pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> 
         // Between the sweeps the tape holds everything the forward sweep kept: its peak.
         crate::reverse::report_stats(&mut b, tape);
     }
-    if crate::reverse::returns_adjoint(f, &session.float_bits_of(f)) {
+    if crate::reverse::returns_adjoint(f, &session.float_bits_of(f, 0)) {
         args.push(ret.float_const(1.0));
     }
     let adjoints = b.call_function(adj, &args);
@@ -116,7 +116,7 @@ pub(super) fn check_reverse(session: &Session, req: &Request) -> Result<()> {
         }
     }
     let ret = f.function_type().return_type();
-    if crate::reverse::returns_adjoint(f, &session.float_bits_of(f)) && !ret.is_float() {
+    if crate::reverse::returns_adjoint(f, &session.float_bits_of(f, 0)) && !ret.is_float() {
         return Err(Error::user_at(
             req.call,
             format!(
@@ -224,7 +224,7 @@ pub(super) fn lower_forward(session: &mut Session, req: &Request) -> Result<()> 
     call.copy_debug_location(req.call);
 
     let want = req.sret.map_or(req.call.ty(), |(_, ty)| ty);
-    let bits = session.float_bits_of(f);
+    let bits = session.float_bits_of(f, 0);
     let tangent = crate::forward::returns_tangent(f, &bits).then(|| b.extract_value(call, 1));
     match tangent {
         _ if want.is_void() || !(req.call.has_uses() || req.sret.is_some()) => {}

@@ -158,7 +158,7 @@ fn lower_sweep(session: &mut Session, req: &Request, split: &Split) -> Result<()
             let ret = f.function_type().return_type();
             let mut trailing = split.trailing.iter().copied();
             let mut call_args = args;
-            if crate::reverse::returns_adjoint(f, &session.float_bits_of(f)) {
+            if crate::reverse::returns_adjoint(f, &session.float_bits_of(f, 0)) {
                 // Enzyme: the result's adjoint comes first after the arguments; without one,
                 // 1.0 when the tape is given by marker.
                 let dret = match trailing.len() {

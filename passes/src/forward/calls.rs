@@ -27,7 +27,9 @@ impl ForwardFn<'_> {
             // Float bits passed or returned as an integer travel as the float where the callee's
             // signature says so (FloatBits); anywhere else they have no tangent path: refused.
             let bits = match callee {
-                Callee::Defined(f) => self.session.float_bits_of(f),
+                Callee::Defined(f) => self
+                    .session
+                    .float_bits_of(f, self.session.callee_context(i)),
                 _ => Default::default(),
             };
             let (info, m) = (self.session.types(), self.session.module);
@@ -79,7 +81,8 @@ impl ForwardFn<'_> {
 
     /// Calls the forward derivative of `f`, passing a shadow for every active argument.
     fn call_derived(&mut self, i: Val, f: Val) -> Result<()> {
-        let bits = self.session.float_bits_of(f);
+        let ctx = self.session.callee_context(i);
+        let bits = self.session.float_bits_of(f, ctx);
         let mut acts = Vec::new();
         let mut args = Vec::new();
         for (k, a) in i.call_args().into_iter().enumerate() {
@@ -95,7 +98,9 @@ impl ForwardFn<'_> {
                 acts.push(Activity::Const);
             }
         }
-        let derived = self.session.declare_forward_wide(f, &acts, self.width)?;
+        let derived = self
+            .session
+            .declare_forward_wide(f, &acts, self.width, ctx)?;
         let call = self.b.call_function(derived, &args);
         if super::returns_tangent(f, &bits) {
             let p = self.b.extract_value(call, 0);

@@ -50,7 +50,7 @@ impl ForwardFn<'_> {
             return Ok(());
         }
         let v = i.operand(0);
-        let bits = self.session.float_bits_of(self.src);
+        let bits = self.session.float_bits_of(self.src, self.session.context());
         if v.ty().is_int() && self.is_active(v) && bits.ret.is_none() {
             let (info, m) = (self.session.types(), self.session.module);
             crate::analysis::types::check_no_float_bits(info, m, v, i, "returns")?;

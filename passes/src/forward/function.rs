@@ -118,7 +118,7 @@ impl<'s> ForwardFn<'s> {
     /// Integer parameters carrying float bits receive the float's tangent: inside, it is the
     /// integer's tangent bits.
     fn float_bits_params(&mut self) {
-        let bits = self.session.float_bits_of(self.src);
+        let bits = self.session.float_bits_of(self.src, self.session.context());
         for (k, p) in self.src.params().into_iter().enumerate() {
             if let (Some(_), Some(t)) = (bits.param(k), self.tangent(p)) {
                 let t = self.cast_lanes(t, p.ty());

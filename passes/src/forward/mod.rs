@@ -23,5 +23,6 @@ pub use crate::signature::returns_tangent;
 
 /// Builds the body of a declared forward derivative.
 pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
+    session.set_context(job.key.ctx);
     function::ForwardFn::new(session, job).run()
 }

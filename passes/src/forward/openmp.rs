@@ -49,7 +49,7 @@ impl ForwardFn<'_> {
                 acts.push(Activity::Const);
             }
         }
-        let derived = self.session.declare_forward(outlined, &acts)?;
+        let derived = self.session.declare_forward(outlined, &acts, 0)?;
         let i32t = Ty::int(args[1].ty().context(), 32);
         new_args[1] = i32t.int_const(passed.len() as u64);
         new_args.push(derived);

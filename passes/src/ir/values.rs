@@ -386,6 +386,14 @@ impl Val {
     pub fn set_initializer(self, init: Val) {
         unsafe { c::LLVMSetInitializer(self.0, init.0) }
     }
+    /// True for a global with internal or private linkage (no other module sees it).
+    pub fn is_local_linkage(self) -> bool {
+        let l = unsafe { c::LLVMGetLinkage(self.0) };
+        matches!(
+            l,
+            sys::LLVMLinkage::LLVMInternalLinkage | sys::LLVMLinkage::LLVMPrivateLinkage
+        )
+    }
     /// Gives a global internal linkage.
     pub fn set_internal(self) {
         unsafe { c::LLVMSetLinkage(self.0, sys::LLVMLinkage::LLVMInternalLinkage) }

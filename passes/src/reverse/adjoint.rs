@@ -5,6 +5,7 @@
 //! passed, so loop iterations do not leak into each other); phi adjoints travel along per-edge
 //! blocks to the incoming values of the edge actually taken, chosen by the popped predecessor.
 
+use super::bytes::ByteOp;
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
 use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, RegionSlot};
@@ -13,6 +14,7 @@ use super::plan::ReversePlan;
 use super::{call_activity, returns_adjoint, tape};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::types;
+use crate::analysis::types::bytes::{self, byte_copy, ByteCopy};
 use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::diag::{Error, Result};
@@ -137,7 +139,10 @@ impl<'s> AdjointFn<'s> {
                 self.arg_shadows.insert(p, s);
             }
         }
-        if returns_adjoint(self.src, &self.session.float_bits_of(self.src)) {
+        if returns_adjoint(
+            self.src,
+            &self.session.float_bits_of(self.src, self.session.context()),
+        ) {
             self.dret = self.dst.params().last().copied();
         }
         let (entry, dispatch, exit) = (self.entry, self.dispatch, self.exit);
@@ -835,14 +840,20 @@ impl<'s> AdjointFn<'s> {
             // Any other integer operation on float bits (shifts, masks, arithmetic) has no
             // derivative reverse mode knows: refused rather than dropped.
             _ if i.ty().is_int() => {
+                // Say what to write instead: packing floats into one integer (shifts, or,
+                // extensions, truncations) differs from bit tricks on one float.
+                let advice = match i.opcode() {
+                    LLVMShl | LLVMLShr | LLVMAShr | LLVMOr | LLVMZExt | LLVMTrunc => "it packs or unpacks floats in one integer: keep them as floating-point values (separate arguments, or a struct or array of floats), or let the call passing the packed integer be inlined",
+                    _ => "use floating-point operations such as fabs or copysign",
+                };
                 return Err(Error::at(
                     i,
                     format!(
-                        "'{}' operates on the bits of floating-point data ({}) as an integer; reverse mode cannot carry a derivative through it (use floating-point operations such as fabs or copysign)",
+                        "'{}' operates on the bits of floating-point data ({}) as an integer; reverse mode cannot carry a derivative through it ({advice})",
                         crate::clone::short(i),
                         d.ty().print()
                     ),
-                ))
+                ));
             }
             _ => {}
         }
@@ -922,6 +933,11 @@ impl<'s> AdjointFn<'s> {
         if !self.is_active(p) || v.ty().contains_ptr() {
             return Ok(());
         }
+        if super::augmented::is_integer_data(v.ty()) {
+            if let Some(bc) = byte_copy(i).filter(|bc| self.is_active(bc.load.operand(0))) {
+                return self.reverse_byte_copy(i, &bc);
+            }
+        }
         let sp = self.shadow(p, i)?;
         let align = i.alignment();
         if let Some(t) = self.is_active(v).then(|| self.adjoint_ty(v)).flatten() {
@@ -929,6 +945,28 @@ impl<'s> AdjointFn<'s> {
             self.accumulate(v, d);
         }
         self.b.store(v.ty().zero(), sp, align);
+        Ok(())
+    }
+
+    /// A byte-wise copy from differentiable memory: the adjoint of every float its bytes
+    /// touch moves whole from the destination's shadow into the source's ([`super::bytes`]).
+    /// Pointer and integer bytes keep their shadows, as after a memcpy.
+    fn reverse_byte_copy(&mut self, i: Val, bc: &ByteCopy) -> Result<()> {
+        let m = self.session.module;
+        let layout = bytes::byte_layout(self.session.types(), m, i, bc)?;
+        if layout.floats.is_empty() {
+            return Ok(());
+        }
+        let sd = self.shadow(i.operand(1), i)?;
+        let ss = self.shadow(bc.load.operand(0), i)?;
+        let index = match bc.index {
+            Some(x) => Some(self.primal(x, i)?),
+            None => None,
+        };
+        let x = super::bytes::position(&mut self.b, m, bc, index);
+        let w = Ty::int(m.context(), 64).int_const(bc.width);
+        let helper = super::bytes::helper(m, &layout, ByteOp::Transfer);
+        self.b.call_function(helper, &[sd, ss, x, w]);
         Ok(())
     }
 
@@ -1128,8 +1166,9 @@ impl<'s> AdjointFn<'s> {
             acts.push(act);
         }
         let stable = self.plan.callee_memory_stable(i);
-        let (_, adj) = self.session.declare_reverse(g, &acts, stable)?;
-        let bits = self.session.float_bits_of(g);
+        let ctx = self.session.callee_context(i);
+        let (_, adj) = self.session.declare_reverse(g, &acts, stable, ctx)?;
+        let bits = self.session.float_bits_of(g, ctx);
         if returns_adjoint(g, &bits) {
             let t = crate::signature::result_derivative_ty(g, &bits);
             match d {

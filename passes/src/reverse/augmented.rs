@@ -4,6 +4,7 @@
 //! after each instruction pushes onto the tape what [`needs`] says its adjoint will use. It also
 //! records the predecessor of each block with several, and which return was taken.
 
+use super::bytes::ByteOp;
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
 use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, RegionSlot};
@@ -13,6 +14,7 @@ use super::{call_activity, returns_shadow, tape};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::{classify, InstClass};
 use crate::analysis::types;
+use crate::analysis::types::bytes::{self, ByteCopy};
 use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::clone::{short, Cloner};
@@ -513,7 +515,11 @@ impl<'s> AugmentedFn<'s> {
         let v = i.operand(0);
         if v.ty().is_int()
             && self.is_active(v)
-            && self.session.float_bits_of(self.src).ret.is_none()
+            && self
+                .session
+                .float_bits_of(self.src, self.session.context())
+                .ret
+                .is_none()
         {
             let m = self.session.module;
             types::check_no_float_bits(self.session.types(), m, v, i, "returns")?;
@@ -567,12 +573,15 @@ impl<'s> AugmentedFn<'s> {
                     s.set_operand(0, sv);
                     s.set_operand(1, sp);
                     self.b.insert(s);
-                } else if v.ty().is_int() {
-                    check_integer_copy(i, v, &self.active, self.session)?;
+                } else if is_integer_data(v.ty()) {
+                    match self.active_byte_copy(i) {
+                        Some(bc) => self.byte_copy_shadows(i, &bc, sp)?,
+                        None => check_integer_copy(i, v, &self.active, self.session)?,
+                    }
                 }
             }
             None if self.is_active(v)
-                && v.ty().carries_derivative()
+                && (v.ty().carries_derivative() || self.copies_float_bytes(i))
                 && !is_inactive_memory(p, &self.session.rules) =>
             {
                 return Err(Error::at(
@@ -588,6 +597,43 @@ impl<'s> AugmentedFn<'s> {
         Ok(())
     }
 
+    /// The byte-wise copy store `i` performs from differentiable memory, if it is one.
+    fn active_byte_copy(&self, i: Val) -> Option<ByteCopy> {
+        bytes::byte_copy(i).filter(|bc| self.is_active(bc.load.operand(0)))
+    }
+
+    /// True when store `i` copies bytes of differentiable memory that may hold floats.
+    fn copies_float_bytes(&self, i: Val) -> bool {
+        self.active_byte_copy(i).is_some_and(|bc| {
+            bytes::byte_layout(self.session.types(), self.session.module, i, &bc)
+                .map_or(true, |l| !l.floats.is_empty())
+        })
+    }
+
+    /// A byte-wise copy from differentiable memory: its layout must be known (the adjoint
+    /// sweep moves the floats it touches), and the shadow bytes of the pointers it moves are
+    /// copied along, so that later loads of those pointers find their shadows.
+    fn byte_copy_shadows(&mut self, i: Val, bc: &ByteCopy, sd: Val) -> Result<()> {
+        let m = self.session.module;
+        let layout = bytes::byte_layout(self.session.types(), m, i, bc)?;
+        if self.session.runs_in_parallel(self.src) && !layout.floats.is_empty() {
+            return Err(Error::at(
+                i,
+                "copies floating-point data byte by byte in a parallel region; reverse mode cannot move its adjoints atomically (copy with memcpy or typed loads)",
+            ));
+        }
+        if layout.pointers.is_empty() {
+            return Ok(());
+        }
+        let ss = self.shadow(bc.load.operand(0), i)?;
+        let index = bc.index.map(|x| self.vals.map(x));
+        let x = super::bytes::position(&mut self.b, m, bc, index);
+        let w = Ty::int(m.context(), 64).int_const(bc.width);
+        let helper = super::bytes::helper(m, &layout, ByteOp::CopyShadow);
+        self.b.call_function(helper, &[sd, ss, x, w]);
+        Ok(())
+    }
+
     /// Float data passed to or returned from a differentiated call as an integer travels as
     /// the float where the callee's signature says so ([`crate::signature::FloatBits`]);
     /// anywhere else it would lose its derivative: refused.
@@ -598,7 +644,9 @@ impl<'s> AugmentedFn<'s> {
             return Ok(());
         }
         let bits = match call.called_function() {
-            Some(g) => self.session.float_bits_of(g),
+            Some(g) => self
+                .session
+                .float_bits_of(g, self.session.callee_context(call)),
             None => Default::default(),
         };
         let (info, m) = (self.session.types(), self.session.module);
@@ -778,7 +826,8 @@ impl<'s> AugmentedFn<'s> {
             acts.push(act);
         }
         let stable = self.plan.callee_memory_stable(i);
-        let (aug, _) = self.session.declare_reverse(g, &acts, stable)?;
+        let ctx = self.session.callee_context(i);
+        let (aug, _) = self.session.declare_reverse(g, &acts, stable, ctx)?;
         let call = self.b.call_function(aug, &args);
         if returns_shadow(g) {
             let p = self.b.extract_value(call, 0);
@@ -801,6 +850,11 @@ pub(super) fn unsupported_call(i: Val, why: &str) -> Error {
         i,
         format!("cannot differentiate the call to '{name}': {why}"),
     )
+}
+
+/// Integers and vectors of integers: bytes that may be float bits moved as integers.
+pub(super) fn is_integer_data(t: Ty) -> bool {
+    t.is_int() || t.is_vector() && t.scalar().is_int()
 }
 
 /// An integer stored into differentiable memory may be floating-point data moved as bits (a

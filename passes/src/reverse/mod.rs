@@ -21,6 +21,7 @@
 mod adjoint;
 mod augmented;
 mod batch;
+mod bytes;
 mod cfg;
 mod classify;
 mod loop_tape;
@@ -47,6 +48,7 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
     let Derived::Reverse { augmented, adjoint } = job.derived else {
         return Ok(());
     };
+    session.set_context(job.key.ctx);
     augmented::AugmentedFn::new(session, &job.key, augmented).run()?;
     adjoint::AdjointFn::new(session, &job.key, adjoint).run()
 }

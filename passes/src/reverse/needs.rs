@@ -9,6 +9,7 @@
 
 use super::classify::{reverse_callee, ReverseCallee};
 use crate::analysis::activity::ActiveSet;
+use crate::analysis::types::bytes::byte_copy;
 use crate::ir::{Opcode, Val};
 use crate::rules::instructions::{inputs_read, instruction_rule, InstructionKind::Linear};
 use crate::rules::user::{augment_layout, UserRule, UserRules};
@@ -87,7 +88,14 @@ pub(super) fn needs(
         }
         // Pointer stores have no adjoint (their shadows were stored in the forward sweep).
         LLVMStore if act(i.operand(1)) && !i.operand(0).ty().contains_ptr() => {
-            add(Need::Shadow(i.operand(1)))
+            add(Need::Shadow(i.operand(1)));
+            // A byte-wise copy moves whole floats from the source's shadow at its position.
+            if let Some(bc) = byte_copy(i).filter(|bc| act(bc.load.operand(0))) {
+                add(Need::Shadow(bc.load.operand(0)));
+                if let Some(x) = bc.index {
+                    add(Need::Primal(x));
+                }
+            }
         }
         LLVMAlloca if act(i) => add(Need::Shadow(i)),
         // An OpenMP reduction's atomic add: the adjoint reads the shared variable's adjoint.

@@ -201,7 +201,7 @@ impl AugmentedFn<'_> {
                 args.push(self.shadow(a, i)?);
             }
         }
-        let (aug, _) = self.session.declare_reverse(g, &acts, false)?;
+        let (aug, _) = self.session.declare_reverse(g, &acts, false, 0)?;
         let m = self.session.module;
         let micro = microtask(m, &format!("{}.omp", aug.name()), aug, true);
         let ctx = m.context();
@@ -239,7 +239,7 @@ impl AdjointFn<'_> {
                 args.push(self.shadow(a, i)?);
             }
         }
-        let (_, adj) = self.session.declare_reverse(g, &acts, false)?;
+        let (_, adj) = self.session.declare_reverse(g, &acts, false, 0)?;
         let m = self.session.module;
         let micro = microtask(m, &format!("{}.omp", adj.name()), adj, false);
         let ctx = m.context();

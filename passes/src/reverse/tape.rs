@@ -25,7 +25,7 @@ const POP: &str = "umbra.tape.pop";
 pub(super) const HEADER: u64 = 32;
 
 /// The TBAA access type of integers loaded from the tape (and of the tape's own fields).
-pub const INT_TBAA: &str = "umbra tape integer";
+pub const INT_TBAA: &str = crate::analysis::types::bytes::TAPE_INTEGER_TBAA;
 
 /// The tape's LLVM type `{ ptr, i64, i64 }`.
 pub fn tape_type(m: Module) -> Ty {

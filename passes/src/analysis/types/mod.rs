@@ -6,12 +6,14 @@
 //! loads and stores, struct and array GEPs, TBAA, float operations, float↔int bitcasts, known
 //! rule signatures (math, allocation) and copy lengths, and carried through phis, selects,
 //! casts, integer extensions, truncations and shifts by whole bytes (packed values), calls
-//! (arguments and returns, context-insensitively), returns and memory.
+//! (arguments and returns, context-insensitively), returns and memory. Byte-wise copies
+//! ([`bytes`]) make their two sides hold the same data.
 //!
 //! Floats win over integers ([`Kind::join`]): bytes that some access reads as a float are float
 //! data even where another reads them as an integer (a `double` memcpy'd into a `uint64_t`, a
 //! union), because for differentiation such an integer carries the float's derivative.
 
+pub mod bytes;
 pub mod tree;
 
 pub use tree::{FloatKind, Kind, Tree};
@@ -23,20 +25,54 @@ use std::collections::HashMap;
 /// instruction; trees are bounded, so this is only a guard against a slow climb).
 const MAX_ROUNDS: usize = 200;
 
-/// The result: a tree for each value seen.
-pub struct TypeInfo {
-    trees: HashMap<Val, Tree>,
-    /// Trees of each function's returned value.
-    returns: HashMap<Val, Tree>,
+/// What the analysis found: a tree for each value seen, per type context. A context is one
+/// copy of a function's analysis: context 0 for every function, and one more per call site of
+/// a helper whose callers pass differently typed memory (a generic `copy(void *, const void *,
+/// size_t)` called on doubles and on ints), so that each call's derivative sees its own types
+/// instead of their conflict. Query it through [`TypeInfo`], a view in one context.
+pub struct TypeResults {
+    /// Trees by (context of the value's function, value).
+    trees: HashMap<(u32, Val), Tree>,
+    /// Trees of each function's returned value, by (context, function).
+    returns: HashMap<(u32, Val), Tree>,
+    /// The callee's context at each call site, by (caller's context, call); absent: 0.
+    callees: HashMap<(u32, Val), u32>,
+    /// How many contexts each specialised function has (absent: one).
+    contexts: HashMap<Val, u32>,
+    /// The direct calls reaching each specialised (function, context) other than context 0:
+    /// (caller's context, call).
+    sites: HashMap<(Val, u32), Vec<(u32, Val)>>,
+    /// False when the fixed point was cut off: every answer is then only a lower bound.
+    converged: bool,
+}
+
+impl TypeResults {
+    /// The view in context `ctx`.
+    pub fn view(&self, ctx: u32) -> TypeInfo<'_> {
+        TypeInfo {
+            r: self,
+            ctx,
+            converged: self.converged,
+        }
+    }
+}
+
+/// The analysis's answers for the values of one type context of a function.
+#[derive(Clone, Copy)]
+pub struct TypeInfo<'a> {
+    r: &'a TypeResults,
+    /// The context answered in.
+    pub ctx: u32,
     /// False when the fixed point was cut off: every answer is then only a lower bound.
     pub converged: bool,
 }
 
-impl TypeInfo {
+impl<'a> TypeInfo<'a> {
     /// The tree of `v` (constants and unseen values: from their LLVM type alone).
     pub fn tree(&self, m: Module, v: Val) -> Tree {
-        self.trees
-            .get(&v)
+        self.r
+            .trees
+            .get(&(self.ctx, v))
             .cloned()
             .unwrap_or_else(|| type_tree(m, v.ty()))
     }
@@ -50,13 +86,63 @@ impl TypeInfo {
     pub fn kind(&self, m: Module, v: Val) -> Option<Kind> {
         self.tree(m, v).get(0)
     }
+
+    /// The tree of `f`'s returned value in this context.
+    fn returned(&self, f: Val) -> Option<&'a Tree> {
+        self.r.returns.get(&(self.ctx, f))
+    }
+
+    /// The context the callee of `call` (a call in this context) is analysed in.
+    pub fn callee_context(&self, call: Val) -> u32 {
+        self.r.callees.get(&(self.ctx, call)).copied().unwrap_or(0)
+    }
+
+    /// The same results in context `ctx`.
+    pub fn in_context(&self, ctx: u32) -> TypeInfo<'a> {
+        self.r.view(ctx)
+    }
+
+    /// The constant every call reaching this context passes for parameter `p`, when all those
+    /// calls are known: a call site's own context, or context 0 of a function no other module
+    /// sees and only direct calls use.
+    pub fn constant_argument(&self, p: Val) -> Option<u64> {
+        if !p.is_argument() {
+            return None;
+        }
+        let f = p.parent_function()?;
+        let k = f.params().into_iter().position(|q| q == p)?;
+        let sites = self.r.sites.get(&(f, self.ctx))?;
+        if self.ctx == 0 {
+            // Context 0 also answers for callers the analysis does not see (other modules,
+            // calls through pointers): there must be none.
+            let known = |u: &Val| {
+                self.r
+                    .sites
+                    .iter()
+                    .any(|(&(g, _), s)| g == f && s.iter().any(|&(_, c)| c == *u))
+            };
+            if !f.is_local_linkage() || !f.users().iter().all(known) {
+                return None;
+            }
+        }
+        let mut values = sites
+            .iter()
+            .map(|&(_, call)| call.call_args()[k].const_int_value());
+        let first = values.next()??;
+        values.all(|v| v == Some(first)).then_some(first)
+    }
+
+    /// How many contexts `f` is analysed in.
+    pub fn contexts_of(&self, f: Val) -> u32 {
+        self.r.contexts.get(&f).copied().unwrap_or(1)
+    }
 }
 
 /// The floating-point type whose bits the integer `v` carries (a `double` moved as an `i64`,
 /// a union read through its integer member), when the analysis found float data filling it:
 /// one float of the integer's width, or a vector of equal floats packed into it (two `float`s
 /// in an `i64`, as `-O2` moves a `{float, float}`).
-pub fn float_bits(info: &TypeInfo, m: Module, v: Val) -> Option<Ty> {
+pub fn float_bits(info: TypeInfo, m: Module, v: Val) -> Option<Ty> {
     if !v.ty().is_int() || !info.converged {
         return None;
     }
@@ -65,12 +151,12 @@ pub fn float_bits(info: &TypeInfo, m: Module, v: Val) -> Option<Ty> {
 
 /// The floating-point type whose bits `f`'s integer return value carries ([`float_bits`] of
 /// the tree its `ret`s return).
-pub fn returned_float_bits(info: &TypeInfo, m: Module, f: Val) -> Option<Ty> {
+pub fn returned_float_bits(info: TypeInfo, m: Module, f: Val) -> Option<Ty> {
     let ty = f.function_type().return_type();
     if !ty.is_int() || !info.converged {
         return None;
     }
-    float_bits_in(m, info.returns.get(&f)?, ty)
+    float_bits_in(m, info.returned(f)?, ty)
 }
 
 /// [`float_bits`] of an integer of type `ty` described by `t`.
@@ -99,7 +185,7 @@ fn float_bits_in(m: Module, t: &Tree, ty: Ty) -> Option<Ty> {
 /// signature does not carry as a float ([`crate::signature::FloatBits`]: only integers filled
 /// by whole floats of one format are), so the derivative would silently vanish there.
 pub fn check_no_float_bits(
-    info: &TypeInfo,
+    info: TypeInfo,
     m: Module,
     v: Val,
     at: Val,
@@ -239,24 +325,63 @@ pub fn no_seed(_: Val) -> CallSeed {
     CallSeed::None
 }
 
-/// The type analysis of `funcs` in `m`, with calls seeded by `seed`.
-pub fn analyze(m: Module, funcs: &[Val], seed: fn(Val) -> CallSeed) -> TypeInfo {
+/// Rounds of specialisation: each may give the call sites of helpers whose parameters
+/// conflict their own contexts (a helper calling a helper needs one round per level).
+const MAX_SPLIT_ROUNDS: usize = 4;
+
+/// The type analysis of `funcs` in `m`, with calls seeded by `seed`, specialised per call
+/// site where a helper's callers pass differently typed memory.
+pub fn analyze(m: Module, funcs: &[Val], seed: fn(Val) -> CallSeed) -> TypeResults {
+    let mut callees = HashMap::new();
+    let mut contexts = HashMap::new();
+    let mut rounds = 0;
+    loop {
+        let mut r = fixed_point(m, funcs, seed, callees, contexts);
+        rounds += 1;
+        if !r.converged || rounds > MAX_SPLIT_ROUNDS {
+            return r;
+        }
+        match specialise(&r, funcs) {
+            Some((c, n)) => (callees, contexts) = (c, n),
+            None => {
+                r.sites = incoming_calls(&r, funcs).into_iter().collect();
+                return r;
+            }
+        }
+    }
+}
+
+/// The fixed point over every context of every function, with the call sites' contexts given.
+fn fixed_point(
+    m: Module,
+    funcs: &[Val],
+    seed: fn(Val) -> CallSeed,
+    callees: HashMap<(u32, Val), u32>,
+    contexts: HashMap<Val, u32>,
+) -> TypeResults {
     let mut a = Analysis {
         m,
-        info: TypeInfo {
+        info: TypeResults {
             trees: HashMap::new(),
             returns: HashMap::new(),
+            callees,
+            contexts,
+            sites: HashMap::new(),
             converged: false,
         },
         changed: false,
         seed,
+        ctx: 0,
     };
     for _ in 0..MAX_ROUNDS {
         a.changed = false;
         for &f in funcs {
-            for b in f.blocks() {
-                for i in b.instructions() {
-                    a.visit(i);
+            for ctx in 0..a.info.contexts.get(&f).copied().unwrap_or(1) {
+                a.ctx = ctx;
+                for b in f.blocks() {
+                    for i in b.instructions() {
+                        a.visit(i);
+                    }
                 }
             }
         }
@@ -268,20 +393,98 @@ pub fn analyze(m: Module, funcs: &[Val], seed: fn(Val) -> CallSeed) -> TypeInfo 
     a.info
 }
 
+/// The call sites to give contexts of their own: every direct call of a function context
+/// whose parameters conflict and that more than one call site reaches. `None` when there is
+/// none (the analysis is final); otherwise the new call-site contexts and context counts.
+#[allow(clippy::type_complexity)]
+fn specialise(
+    r: &TypeResults,
+    funcs: &[Val],
+) -> Option<(HashMap<(u32, Val), u32>, HashMap<Val, u32>)> {
+    let incoming = incoming_calls(r, funcs);
+    let (mut callees, mut contexts) = (r.callees.clone(), r.contexts.clone());
+    let mut split = false;
+    for ((g, k), sites) in incoming {
+        let conflicts = g
+            .params()
+            .into_iter()
+            .any(|p| r.trees.get(&(k, p)).is_some_and(Tree::has_conflict));
+        if sites.len() < 2 || !conflicts {
+            continue;
+        }
+        split = true;
+        // The first call site keeps the context; each other gets a new one, which inherits
+        // the contexts of the callee's own calls.
+        for &site in &sites[1..] {
+            let n = contexts.entry(g).or_insert(1);
+            let new = *n;
+            *n += 1;
+            callees.insert(site, new);
+            let inherited: Vec<(Val, u32)> = r
+                .callees
+                .iter()
+                .filter(|((c, call), _)| *c == k && call.parent_block().parent() == g)
+                .map(|((_, call), &to)| (*call, to))
+                .collect();
+            for (call, to) in inherited {
+                callees.insert((new, call), to);
+            }
+        }
+    }
+    split.then_some((callees, contexts))
+}
+
+/// The direct calls reaching each (defined callee, context), in a deterministic order:
+/// (caller's context, call).
+#[allow(clippy::type_complexity)]
+fn incoming_calls(r: &TypeResults, funcs: &[Val]) -> Vec<((Val, u32), Vec<(u32, Val)>)> {
+    let mut incoming: Vec<((Val, u32), Vec<(u32, Val)>)> = Vec::new();
+    for &f in funcs {
+        for ctx in 0..r.contexts.get(&f).copied().unwrap_or(1) {
+            for b in f.blocks() {
+                for i in b.instructions() {
+                    if i.opcode() != Opcode::LLVMCall {
+                        continue;
+                    }
+                    let Some(g) = i.called_function().filter(|g| funcs.contains(g)) else {
+                        continue;
+                    };
+                    let k = r.callees.get(&(ctx, i)).copied().unwrap_or(0);
+                    match incoming.iter_mut().find(|(key, _)| *key == (g, k)) {
+                        Some((_, sites)) => sites.push((ctx, i)),
+                        None => incoming.push(((g, k), vec![(ctx, i)])),
+                    }
+                }
+            }
+        }
+    }
+    incoming
+}
+
 struct Analysis {
     m: Module,
-    info: TypeInfo,
+    info: TypeResults,
     changed: bool,
     seed: fn(Val) -> CallSeed,
+    /// The context of the function being visited.
+    ctx: u32,
 }
 
 impl Analysis {
     fn get(&self, v: Val) -> Tree {
-        self.info.tree(self.m, v)
+        self.get_in(self.ctx, v)
+    }
+
+    fn get_in(&self, ctx: u32, v: Val) -> Tree {
+        self.info.view(ctx).tree(self.m, v)
     }
 
     /// Adds what `t` says to `v`'s tree (constants keep their own).
     fn add(&mut self, v: Val, t: &Tree) {
+        self.add_in(self.ctx, v, t)
+    }
+
+    fn add_in(&mut self, ctx: u32, v: Val, t: &Tree) {
         if !(v.is_instruction() || v.is_argument()) || t.is_unknown() {
             return;
         }
@@ -289,7 +492,7 @@ impl Analysis {
         let cur = self
             .info
             .trees
-            .entry(v)
+            .entry((ctx, v))
             .or_insert_with(|| type_tree(m, v.ty()));
         self.changed |= cur.merge(t);
     }
@@ -337,7 +540,16 @@ impl Analysis {
         let m = self.m;
         match i.opcode() {
             LLVMLoad => self.access(i, i, i.operand(0), i.ty()),
-            LLVMStore => self.access(i, i.operand(0), i.operand(1), i.operand(0).ty()),
+            LLVMStore => {
+                self.access(i, i.operand(0), i.operand(1), i.operand(0).ty());
+                // A byte-wise copy: both bases hold the same data (as a memcpy of unknown
+                // length says), whatever the bytes themselves are read as.
+                if let Some(bc) = bytes::byte_copy(i) {
+                    let (d, s) = (self.get(bc.dst).pointee(), self.get(bc.src).pointee());
+                    self.add_pointee(bc.dst, s);
+                    self.add_pointee(bc.src, d);
+                }
+            }
             LLVMAlloca => {
                 let t = type_tree(m, i.allocated_type());
                 self.add_pointee(i, t);
@@ -392,7 +604,7 @@ impl Analysis {
             LLVMRet if i.num_operands() == 1 => {
                 let f = i.parent_block().parent();
                 let t = self.get(i.operand(0));
-                let r = self.info.returns.entry(f).or_default();
+                let r = self.info.returns.entry((self.ctx, f)).or_default();
                 self.changed |= r.merge(&t);
                 let back = r.clone();
                 self.add(i.operand(0), &back);
@@ -525,13 +737,17 @@ impl Analysis {
             return;
         };
         if !f.is_declaration() {
+            // The callee's values in the context this call site reaches.
+            let k = self.info.view(self.ctx).callee_context(c);
             for (a, p) in args.iter().zip(f.params()) {
-                self.same(*a, p);
+                let (ta, tp) = (self.get(*a), self.get_in(k, p));
+                self.add(*a, &tp);
+                self.add_in(k, p, &ta);
             }
-            if let Some(r) = self.info.returns.get(&f).cloned() {
+            if let Some(r) = self.info.returns.get(&(k, f)).cloned() {
                 self.add(c, &r);
                 let back = self.get(c);
-                self.changed |= self.info.returns.entry(f).or_default().merge(&back);
+                self.changed |= self.info.returns.entry((k, f)).or_default().merge(&back);
             }
             return;
         }
@@ -573,8 +789,11 @@ fn multiplier(v: Val) -> u64 {
 
 /// The `--print-types` lines for `f`: the tree of each parameter, of the return value, and of
 /// each integer the analysis found to carry float bits.
-pub fn describe(info: &TypeInfo, m: Module, f: Val) -> Vec<String> {
-    let mut out = vec![format!("type trees of @{}:", f.name())];
+pub fn describe(info: TypeInfo, m: Module, f: Val) -> Vec<String> {
+    let mut out = vec![match info.ctx {
+        0 => format!("type trees of @{}:", f.name()),
+        k => format!("type trees of @{} (call-site context {k}):", f.name()),
+    }];
     for (k, p) in f.params().into_iter().enumerate() {
         let name = if p.name().is_empty() {
             format!("#{k}")
@@ -583,7 +802,7 @@ pub fn describe(info: &TypeInfo, m: Module, f: Val) -> Vec<String> {
         };
         out.push(format!("  param {name}: {}", info.tree(m, p)));
     }
-    if let Some(r) = info.returns.get(&f) {
+    if let Some(r) = info.returned(f) {
         out.push(format!("  return: {r}"));
     }
     for b in f.blocks() {
@@ -603,7 +822,7 @@ mod tests {
 
     const D: Kind = Kind::Float(FloatKind::Double);
 
-    fn with_module(ir: &str, check: impl FnOnce(Module, &TypeInfo)) {
+    fn with_module(ir: &str, check: impl FnOnce(Module, TypeInfo)) {
         let ctx = inkwell::context::Context::create();
         let llm = parse_test_module(&ctx, ir);
         let m = Module(llm.as_mut_ptr());
@@ -612,9 +831,10 @@ mod tests {
             .into_iter()
             .filter(|f| !f.is_declaration())
             .collect();
-        let info = analyze(m, &funcs, crate::rules::type_seed);
+        let results = analyze(m, &funcs, crate::rules::type_seed);
+        let info = results.view(0);
         assert!(info.converged);
-        check(m, &info);
+        check(m, info);
     }
 
     #[test]
@@ -643,6 +863,60 @@ mod tests {
                 assert_eq!(s.get(8), Some(Kind::Integer), "{s}");
                 assert_eq!(s.get(48 + 24), Some(D), "{s}");
                 assert_eq!(s.get(96 + 40), Some(Kind::Pointer), "{s}");
+            },
+        );
+    }
+
+    #[test]
+    fn call_sites_passing_different_types_get_contexts_of_their_own() {
+        // Merged, the helper's parameters would conflict (a double and a pointer at 0); each
+        // call site gets its own context, whose trees are its caller's, and whose length
+        // parameter is the constant that call passes.
+        with_module(
+            r#"
+            %View = type { ptr, i32 }
+            declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+            define internal void @copy(ptr %d, ptr %s, i64 %n) {
+              call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)
+              ret void
+            }
+            define double @f(ptr %x) {
+              %t = alloca [2 x double]
+              call void @copy(ptr %t, ptr %x, i64 16)
+              %v = alloca %View
+              store ptr %t, ptr %v
+              %w = alloca %View
+              call void @copy(ptr %w, ptr %v, i64 12)
+              %a = load double, ptr %t
+              ret double %a
+            }
+            "#,
+            |m, info| {
+                let copy = m.function("copy").unwrap();
+                assert_eq!(info.contexts_of(copy), 2);
+                let f = m.function("f").unwrap();
+                let calls: Vec<Val> = f
+                    .entry_block()
+                    .instructions()
+                    .into_iter()
+                    .filter(|i| i.is_call())
+                    .collect();
+                assert_eq!(info.callee_context(calls[0]), 0);
+                assert_eq!(info.callee_context(calls[1]), 1);
+                let d = copy.params()[0];
+                let doubles = info.pointee(m, d);
+                assert_eq!(doubles.get(8), Some(D), "{doubles}");
+                let view = info.in_context(1).pointee(m, d);
+                assert_eq!(view.get(0), Some(Kind::Pointer), "{view}");
+                assert!(!view.has_conflict() && !doubles.has_conflict());
+                let n = copy.params()[2];
+                assert_eq!(info.in_context(1).constant_argument(n), Some(12));
+                assert_eq!(info.constant_argument(n), Some(16));
+                assert_eq!(
+                    info.constant_argument(f.params()[0]),
+                    None,
+                    "f is visible outside"
+                );
             },
         );
     }

@@ -339,6 +339,12 @@ impl Tree {
         t
     }
 
+    /// True when some byte, here or in memory this tree points to, conflicts.
+    pub fn has_conflict(&self) -> bool {
+        self.at.values().any(|&k| k == Kind::Conflict)
+            || self.pointee.as_ref().is_some_and(|p| p.has_conflict())
+    }
+
     /// Every float in `[0, len)` as `(offset, format)`, and whether some byte conflicts.
     pub fn floats_in(&self, len: u64) -> (Vec<(u64, FloatKind)>, bool) {
         let p = self.prefix(len);
