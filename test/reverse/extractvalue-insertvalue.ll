@@ -51,7 +51,7 @@ entry:
 ; CHECK-NEXT:    [[S1:%[0-9]+]] = fadd double [[S0]], %dret
 ; CHECK-NEXT:    store double [[S1]], ptr [[SQ]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SQ]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SQ]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SQ]]
 ; CHECK-NEXT:    [[E1:%[0-9]+]] = extractvalue { double, double } [[C]], 1
 ; CHECK-NEXT:    [[E0:%[0-9]+]] = extractvalue { double, double } [[C]], 0
 ; CHECK-NEXT:    [[Q:%[0-9]+]] = fdiv double [[E0]], [[E1]]
@@ -71,7 +71,7 @@ entry:
 ; CHECK-NEXT:    store double [[N1]], ptr [[SE1]]
 ; e1 = extractvalue c, 1: adj(c) += { 0, de1 }, added field by field
 ; CHECK-NEXT:    [[DE1:%[0-9]+]] = load double, ptr [[SE1]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SE1]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SE1]]
 ; CHECK-NEXT:    [[P1:%[0-9]+]] = insertvalue { double, double } zeroinitializer, double [[DE1]], 1
 ; CHECK-NEXT:    [[C0:%[0-9]+]] = load { double, double }, ptr [[SC:%[0-9]+]]
 ; CHECK-NEXT:    [[C0A:%[0-9]+]] = extractvalue { double, double } [[C0]], 0
@@ -85,7 +85,7 @@ entry:
 ; CHECK-NEXT:    store { double, double } [[C2]], ptr [[SC]]
 ; e0 = extractvalue c, 0: adj(c) += { de0, 0 }
 ; CHECK-NEXT:    [[DE0:%[0-9]+]] = load double, ptr [[SE0]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SE0]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SE0]]
 ; CHECK-NEXT:    [[P0:%[0-9]+]] = insertvalue { double, double } zeroinitializer, double [[DE0]], 0
 ; CHECK-NEXT:    [[C3:%[0-9]+]] = load { double, double }, ptr [[SC]]
 ; CHECK-NEXT:    [[C3A:%[0-9]+]] = extractvalue { double, double } [[C3]], 0
@@ -111,9 +111,11 @@ entry:
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[FX:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[FR:%[0-9]+]] = insertvalue { double, double } poison, double [[FX]], 0
+; CHECK-NEXT:    [[FXZ:%[0-9]+]] = fadd double [[FX]], 0.000000e+00
+; CHECK-NEXT:    [[FR:%[0-9]+]] = insertvalue { double, double } poison, double [[FXZ]], 0
 ; CHECK-NEXT:    [[FY:%[0-9]+]] = load double, ptr [[SY]]
-; CHECK-NEXT:    insertvalue { double, double } [[FR]], double [[FY]], 1
+; CHECK-NEXT:    [[FYZ:%[0-9]+]] = fadd double [[FY]], 0.000000e+00
+; CHECK-NEXT:    insertvalue { double, double } [[FR]], double [[FYZ]], 1
 
 ; CHECK-LABEL: define internal { double, double } @augfwd.g.aa{{[.a-z]*}}(ptr %tape, double %x, double %y)
 ; CHECK-NEXT:    %m = fmul double %x, %y
@@ -162,7 +164,7 @@ entry:
 ; CHECK-NEXT:    insertvalue { double, double } [[DA]], double 0.000000e+00, 0
 ; s = x - y
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = load double, ptr [[SS]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SS]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SS]]
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DS]]
 ; CHECK-NEXT:    store double [[N3]], ptr [[SX]]
@@ -172,7 +174,7 @@ entry:
 ; CHECK-NEXT:    store double [[N4]], ptr [[SY]]
 ; m = x * y
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[T5:%[0-9]+]] = fmul double [[DM]], %y
 ; CHECK-NEXT:    [[O5:%[0-9]+]] = load double, ptr [[SX]]
 ; CHECK-NEXT:    [[N5:%[0-9]+]] = fadd double [[O5]], [[T5]]
@@ -183,6 +185,8 @@ entry:
 ; CHECK-NEXT:    store double [[N6]], ptr [[SY]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[R:%[0-9]+]] = insertvalue { double, double } poison, double [[AX]], 0
+; CHECK-NEXT:    [[AXZ:%[0-9]+]] = fadd double [[AX]], 0.000000e+00
+; CHECK-NEXT:    [[R:%[0-9]+]] = insertvalue { double, double } poison, double [[AXZ]], 0
 ; CHECK-NEXT:    [[AY:%[0-9]+]] = load double, ptr [[SY]]
-; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[AY]], 1
+; CHECK-NEXT:    [[AYZ:%[0-9]+]] = fadd double [[AY]], 0.000000e+00
+; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[AYZ]], 1

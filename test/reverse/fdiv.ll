@@ -26,7 +26,7 @@ entry:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SQ]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SQ]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SQ]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SQ]]
 ; the primal result is rebuilt before the partials are built
 ; CHECK-NEXT:    [[R:%[0-9]+]] = fdiv double %x, %y
 ; adj(x) += d / y
@@ -47,6 +47,8 @@ entry:
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[RT:%[0-9]+]] = insertvalue { double, double } poison, double [[AX]], 0
+; CHECK-NEXT:    [[AXZ:%[0-9]+]] = fadd double [[AX]], 0.000000e+00
+; CHECK-NEXT:    [[RT:%[0-9]+]] = insertvalue { double, double } poison, double [[AXZ]], 0
 ; CHECK-NEXT:    [[AY:%[0-9]+]] = load double, ptr [[SY]]
-; CHECK-NEXT:    insertvalue { double, double } [[RT]], double [[AY]], 1
+; CHECK-NEXT:    [[AYZ:%[0-9]+]] = fadd double [[AY]], 0.000000e+00
+; CHECK-NEXT:    insertvalue { double, double } [[RT]], double [[AYZ]], 1

@@ -27,7 +27,7 @@ entry:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SR]]
 ; CHECK:         [[D:%[0-9]+]] = load double, ptr [[SR]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SR]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SR]]
 ; CHECK-NEXT:    [[TA:%[0-9]+]] = fmul double [[D]], %b
 ; CHECK-NEXT:    [[OA:%[0-9]+]] = load double, ptr [[SA:%[0-9]+]]
 ; CHECK-NEXT:    [[NA:%[0-9]+]] = fadd double [[OA]], [[TA]]
@@ -42,8 +42,11 @@ entry:
 ; CHECK-NEXT:    store double [[NC]], ptr [[SC]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AA:%[0-9]+]] = load double, ptr [[SA]]
-; CHECK-NEXT:    [[R1:%[0-9]+]] = insertvalue { double, double, double } poison, double [[AA]], 0
+; CHECK-NEXT:    [[AAZ:%[0-9]+]] = fadd double [[AA]], 0.000000e+00
+; CHECK-NEXT:    [[R1:%[0-9]+]] = insertvalue { double, double, double } poison, double [[AAZ]], 0
 ; CHECK-NEXT:    [[AB:%[0-9]+]] = load double, ptr [[SB]]
-; CHECK-NEXT:    [[R2:%[0-9]+]] = insertvalue { double, double, double } [[R1]], double [[AB]], 1
+; CHECK-NEXT:    [[ABZ:%[0-9]+]] = fadd double [[AB]], 0.000000e+00
+; CHECK-NEXT:    [[R2:%[0-9]+]] = insertvalue { double, double, double } [[R1]], double [[ABZ]], 1
 ; CHECK-NEXT:    [[AC:%[0-9]+]] = load double, ptr [[SC]]
-; CHECK-NEXT:    insertvalue { double, double, double } [[R2]], double [[AC]], 2
+; CHECK-NEXT:    [[ACZ:%[0-9]+]] = fadd double [[AC]], 0.000000e+00
+; CHECK-NEXT:    insertvalue { double, double, double } [[R2]], double [[ACZ]], 2

@@ -25,7 +25,7 @@ entry:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SS]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SS]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SS]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SS]]
 ; adj(x) += d
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[D]]
@@ -37,6 +37,8 @@ entry:
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[R:%[0-9]+]] = insertvalue { double, double } poison, double [[AX]], 0
+; CHECK-NEXT:    [[AXZ:%[0-9]+]] = fadd double [[AX]], 0.000000e+00
+; CHECK-NEXT:    [[R:%[0-9]+]] = insertvalue { double, double } poison, double [[AXZ]], 0
 ; CHECK-NEXT:    [[AY:%[0-9]+]] = load double, ptr [[SY]]
-; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[AY]], 1
+; CHECK-NEXT:    [[AYZ:%[0-9]+]] = fadd double [[AY]], 0.000000e+00
+; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[AYZ]], 1

@@ -28,7 +28,7 @@ entry:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[C:%[0-9]+]] = fcmp olt double %x, %y
 ; CHECK-NEXT:    [[TX:%[0-9]+]] = select i1 [[C]], double [[D]], double 0.000000e+00
 ; CHECK-NEXT:    [[TY:%[0-9]+]] = select i1 [[C]], double 0.000000e+00, double [[D]]
@@ -40,6 +40,8 @@ entry:
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[R:%[0-9]+]] = insertvalue { double, double } poison, double [[AX]], 0
+; CHECK-NEXT:    [[AXZ:%[0-9]+]] = fadd double [[AX]], 0.000000e+00
+; CHECK-NEXT:    [[R:%[0-9]+]] = insertvalue { double, double } poison, double [[AXZ]], 0
 ; CHECK-NEXT:    [[AY:%[0-9]+]] = load double, ptr [[SY]]
-; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[AY]], 1
+; CHECK-NEXT:    [[AYZ:%[0-9]+]] = fadd double [[AY]], 0.000000e+00
+; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[AYZ]], 1
