@@ -116,8 +116,8 @@
  * The entry points are variadic and declared to return double. For another return type
  * declare your own prototype: as in Enzyme, ANY function whose name contains `__umbra_fwddiff`,
  * `__umbra_autodiff`, `__enzyme_fwddiff` or `__enzyme_autodiff` is a request of that mode
- * (the longest entry-point name contained decides: `__enzyme_autodiff_deferred` is Enzyme's
- * deferred variant, which Umbra does not implement), e.g. in C:
+ * (Enzyme's deferred variants `__enzyme_autodiff_deferred` and `__enzyme_fwddiff_deferred` are
+ * the same requests to Umbra), e.g. in C:
  *
  *   float  __umbra_fwddiff_f(void *, ...);
  *   struct grad2 { double dx, dy; };

@@ -28,8 +28,9 @@ pub enum ApiName {
 }
 
 /// The entry points by name. A name containing several of them means the longest (most
-/// specific): `__enzyme_autodiff_deferred` is not `__enzyme_autodiff`, while suffixes that are
-/// no entry point of their own (`__enzyme_autodiff_two`) keep meaning the request.
+/// specific: `__enzyme_autodiff_deferred` is that entry point, not `__enzyme_autodiff` with a
+/// suffix), while suffixes that are no entry point of their own (`__enzyme_autodiff_two`) keep
+/// meaning the request.
 const ENTRY_POINTS: &[(&str, Entry)] = &[
     ("__enzyme_autodiff", Entry::Request(Mode::Reverse)),
     ("__umbra_autodiff", Entry::Request(Mode::Reverse)),
@@ -39,9 +40,11 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
     ("__enzyme_augmentfwd", Entry::Split(Sweep::Forward)),
     ("__enzyme_reverse", Entry::Split(Sweep::Reverse)),
     ("__enzyme_batch", Entry::Batch),
+    // Enzyme generates these late in its pipeline (for GPU and Julia code); Umbra differentiates
+    // every request at the same point, so for it they mean the requests themselves.
+    ("__enzyme_autodiff_deferred", Entry::Request(Mode::Reverse)),
+    ("__enzyme_fwddiff_deferred", Entry::Request(Mode::Forward)),
     // Enzyme's other entry points (its Enzyme.cpp and documentation).
-    ("__enzyme_autodiff_deferred", Entry::None),
-    ("__enzyme_fwddiff_deferred", Entry::None),
     ("__enzyme_fwdsplit", Entry::None),
     ("__enzyme_todense", Entry::None),
     ("__enzyme_virtualreverse", Entry::None),
@@ -171,7 +174,15 @@ mod tests {
     fn the_longest_entry_point_wins_and_others_are_not_requests() {
         assert_eq!(
             classify("__enzyme_autodiff_deferred"),
-            Some(ApiName::Unsupported("__enzyme_autodiff_deferred"))
+            Some(ApiName::Request(Mode::Reverse))
+        );
+        assert_eq!(
+            classify("_Z25__enzyme_fwddiff_deferredIdJdEET_PvDpT0_"),
+            Some(ApiName::Request(Mode::Forward))
+        );
+        assert_eq!(
+            classify("__enzyme_fwdsplit"),
+            Some(ApiName::Unsupported("__enzyme_fwdsplit"))
         );
         assert_eq!(
             classify("_Z16__enzyme_todensePv"),
