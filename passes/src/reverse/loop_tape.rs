@@ -530,3 +530,101 @@ fn invariant(l: &StructuredLoop, v: Val) -> bool {
         v.is_constant() || v.is_argument()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::parse_test_module;
+    use inkwell::context::Context;
+
+    /// The trip count of `@f`'s loop: blocks `pre`, `loop` (header), `latch` (the header
+    /// itself when there is no block of that name), counter `%i` stepping by `step`.
+    fn count_of(blocks: &str, step: i64) -> Option<(IntPred, i64, i64)> {
+        let ctx = Context::create();
+        let ir = format!(
+            "define void @f(i64 %n, i1 %c) {{\nentry:\n  br label %pre\npre:\n  br label %loop\n{blocks}\nexit:\n  ret void\n}}"
+        );
+        let module = parse_test_module(&ctx, &ir);
+        let m = crate::ir::Module(module.as_mut_ptr());
+        let f = m.function("f").expect("f");
+        let block = |name: &str| f.blocks().into_iter().find(|b| b.as_value().name() == name);
+        let (pre, header) = (block("pre").expect("pre"), block("loop").expect("loop"));
+        let latch = block("latch").unwrap_or(header);
+        let iv = header.instructions()[0];
+        let body = f
+            .blocks()
+            .into_iter()
+            .filter(|b| {
+                *b != pre && b.as_value().name() != "exit" && b.as_value().name() != "entry"
+            })
+            .collect();
+        let l = StructuredLoop {
+            header,
+            preheader: pre,
+            latch,
+            iv,
+            start: iv.incoming()[0].0,
+            step: iv.ty().int_const(step as u64),
+            body,
+        };
+        trip_count(&l).map(|t| (t.pred, t.ahead, t.step))
+    }
+
+    #[test]
+    fn a_rotated_loop_leaving_when_the_increment_reaches_n_goes_on_while_it_differs() {
+        let blocks = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add nuw nsw i64 %i, 1\n  %done = icmp eq i64 %i1, %n\n  br i1 %done, label %exit, label %loop";
+        assert_eq!(count_of(blocks, 1), Some((IntPred::LLVMIntNE, 1, 1)));
+    }
+
+    #[test]
+    fn a_test_in_the_header_counts_with_the_counter_itself() {
+        let blocks = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %latch ]\n  %more = icmp slt i64 %i, %n\n  br i1 %more, label %latch, label %exit\nlatch:\n  %i1 = add nsw i64 %i, 2\n  br label %loop";
+        assert_eq!(count_of(blocks, 2), Some((IntPred::LLVMIntSLT, 0, 2)));
+    }
+
+    #[test]
+    fn the_counted_half_of_an_or_that_leaves_bounds_the_loop() {
+        // `break` on data or `i + 1 == n`: the second alone bounds the iterations.
+        let blocks = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add i64 %i, 1\n  %end = icmp eq i64 %i1, %n\n  %leave = select i1 %c, i1 true, i1 %end\n  br i1 %leave, label %exit, label %loop";
+        assert_eq!(count_of(blocks, 1), Some((IntPred::LLVMIntNE, 1, 1)));
+    }
+
+    #[test]
+    fn a_counter_compared_in_the_wrong_direction_or_an_and_that_leaves_gives_no_count() {
+        // Counting up while `i > n`: only wrap-around would end it.
+        let up = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add i64 %i, 1\n  %more = icmp sgt i64 %i1, %n\n  br i1 %more, label %loop, label %exit";
+        assert_eq!(count_of(up, 1), None);
+        // Leaving only when both hold: neither alone bounds the loop.
+        let and = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add i64 %i, 1\n  %end = icmp eq i64 %i1, %n\n  %leave = and i1 %c, %end\n  br i1 %leave, label %exit, label %loop";
+        assert_eq!(count_of(and, 1), None);
+    }
+
+    #[test]
+    fn a_bound_the_loop_computes_gives_no_count() {
+        let blocks = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add i64 %i, 1\n  %b = mul i64 %i, 3\n  %more = icmp ult i64 %i1, %b\n  br i1 %more, label %loop, label %exit";
+        assert_eq!(count_of(blocks, 1), None);
+    }
+
+    #[test]
+    fn a_block_of_an_inner_cycle_runs_more_than_once_per_iteration() {
+        let ctx = Context::create();
+        let ir = "define void @f(i1 %c) {\nentry:\n  br label %loop\nloop:\n  br label %inner\ninner:\n  br i1 %c, label %inner, label %latch\nlatch:\n  br i1 %c, label %loop, label %exit\nexit:\n  ret void\n}";
+        let module = parse_test_module(&ctx, ir);
+        let m = crate::ir::Module(module.as_mut_ptr());
+        let f = m.function("f").expect("f");
+        let b = f.blocks();
+        let (entry, header, inner, latch) = (b[0], b[1], b[2], b[3]);
+        let l = StructuredLoop {
+            header,
+            preheader: entry,
+            latch,
+            iv: header.as_value(),
+            start: header.as_value(),
+            step: header.as_value(),
+            body: [header, inner, latch].into_iter().collect(),
+        };
+        assert!(once_per_iteration(&l, header));
+        assert!(!once_per_iteration(&l, inner));
+        assert!(once_per_iteration(&l, latch));
+    }
+}
