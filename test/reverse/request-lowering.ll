@@ -46,21 +46,22 @@ done:
 ; CHECK-NEXT:    ret double %m
 ; CHECK-NEXT:  }
 
-; The tape is allocated at the top of the entry block and zeroed where the request was; the
+; The tape and its first chunk (1 KiB, in this frame) are allocated at the top of the entry
+; block and the tape is zeroed where the request was; the
 ; marker loads are gone; dup passes the pointer and its shadow, const the value alone, out the
 ; value (its adjoint comes back); the adjoint is seeded with 1.0; the tape's buffer is freed;
 ; the result is the 'out' adjoint.
 ; CHECK-LABEL: define double @caller(ptr %x, ptr %dx, i32 %n, double %s, i1 %go) {
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    %tape = alloca { ptr, i64, i64 }, align 8
+; CHECK-NEXT:    %tape.stack = alloca [1024 x i8], align 16
 ; CHECK-NEXT:    br i1 %go, label %grad, label %done
 ; CHECK:       grad:
 ; CHECK-NEXT:    store { ptr, i64, i64 } zeroinitializer, ptr %tape, align 8
-; CHECK-NEXT:    call void @umbra.tape.start(ptr %tape)
+; CHECK-NEXT:    call void @umbra.tape.start(ptr %tape, ptr %tape.stack)
 ; CHECK-NEXT:    {{%[0-9]+}} = call double @augfwd.f.dca[[SFX:[.a-z]*]](ptr %tape, ptr %x, ptr %dx, i32 %n, double %s)
 ; CHECK-NEXT:    [[ADJ:%[0-9]+]] = call { double } @adjoint.f.dca[[SFX]](ptr %tape, ptr %x, ptr %dx, i32 %n, double %s, double 1.000000e+00)
-; CHECK-NEXT:    [[BUF:%[0-9]+]] = load ptr, ptr %tape, align 8
-; CHECK-NEXT:    call void @free(ptr [[BUF]])
+; CHECK-NEXT:    call void @umbra.tape.free(ptr %tape)
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = extractvalue { double } [[ADJ]], 0
 ; CHECK-NEXT:    br label %done
 ; CHECK:       done:

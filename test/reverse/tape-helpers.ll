@@ -37,23 +37,24 @@ entry:
 }
 
 ; Requests are lowered in no particular order, so this file only checks order-independent
-; facts: each request gets its own tape, zeroed and given a first chunk as large as the hint,
-; used by both sweeps and freed after them.
+; facts: each request gets its own tape and a 1 KiB first chunk in the caller's frame, the tape
+; zeroed and started (on that chunk, or on a heap chunk as large as the hint), used by both
+; sweeps and freed after them.
 ; CHECK-LABEL: define double @caller(double %x)
 ; CHECK-DAG:     [[TA:%tape[0-9]*]] = alloca { ptr, i64, i64 }, align 8
 ; CHECK-DAG:     [[TB:%tape[0-9]*]] = alloca { ptr, i64, i64 }, align 8
+; CHECK-DAG:     [[SA:%tape.stack[0-9]*]] = alloca [1024 x i8], align 16
+; CHECK-DAG:     [[SB:%tape.stack[0-9]*]] = alloca [1024 x i8], align 16
 ; CHECK:         store { ptr, i64, i64 } zeroinitializer, ptr [[T1:%tape[0-9]*]], align 8
-; CHECK-NEXT:    call void @umbra.tape.start(ptr [[T1]])
+; CHECK-NEXT:    call void @umbra.tape.start(ptr [[T1]], ptr {{%tape.stack[0-9]*}})
 ; CHECK-NEXT:    call double @augfwd.f.a{{[.a-z]*}}(ptr [[T1]], double %x)
 ; CHECK-NEXT:    call { double } @adjoint.f.a{{[.a-z]*}}(ptr [[T1]], double %x, double 1.000000e+00)
-; CHECK-NEXT:    [[B1:%[0-9]+]] = load ptr, ptr [[T1]], align 8
-; CHECK-NEXT:    call void @free(ptr [[B1]])
+; CHECK-NEXT:    call void @umbra.tape.free(ptr [[T1]])
 ; CHECK:         store { ptr, i64, i64 } zeroinitializer, ptr [[T2:%tape[0-9]*]], align 8
-; CHECK-NEXT:    call void @umbra.tape.start(ptr [[T2]])
+; CHECK-NEXT:    call void @umbra.tape.start(ptr [[T2]], ptr {{%tape.stack[0-9]*}})
 ; CHECK-NEXT:    call double @augfwd.g.a{{[.a-z]*}}(ptr [[T2]], double %x)
 ; CHECK-NEXT:    call { double } @adjoint.g.a{{[.a-z]*}}(ptr [[T2]], double %x, double 1.000000e+00)
-; CHECK-NEXT:    [[B2:%[0-9]+]] = load ptr, ptr [[T2]], align 8
-; CHECK-NEXT:    call void @free(ptr [[B2]])
+; CHECK-NEXT:    call void @umbra.tape.free(ptr [[T2]])
 
 ; Exactly one definition of each helper, internal. The tape's integers are loaded with their
 ; own TBAA type, so an outer gradient (reverse over reverse) knows they are not float bits.
@@ -114,16 +115,21 @@ entry:
 ; CHECK-NEXT:    ret ptr [[GROWN]]
 ; CHECK-NEXT:  }
 ; CHECK-NOT:   define {{.*}}@umbra.tape.push
-; A pop from an empty chunk frees it and goes back to the previous one; the slot is at the new
-; end, after the size shrinks.
+; A pop from an empty chunk frees it and goes back to the previous one (the first chunk stays:
+; only a pop of nothing reaches it empty); the slot is at the new end, after the size shrinks.
 ; CHECK:       define internal i64 @umbra.tape.back(ptr %0) [[COLD]] {
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    [[BSIZEP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 1
 ; CHECK-NEXT:    [[CUR:%[0-9]+]] = load ptr, ptr %0, align 8
 ; CHECK-NEXT:    [[PREV:%[0-9]+]] = load ptr, ptr [[CUR]], align 8
+; CHECK-NEXT:    [[FIRST:%[0-9]+]] = icmp eq ptr [[PREV]], null
+; CHECK-NEXT:    br i1 [[FIRST]], label %first, label %back
+; CHECK:       back:
 ; CHECK:         store ptr [[PREV]], ptr %0, align 8
 ; CHECK:         call void @free(ptr [[CUR]])
 ; CHECK-NEXT:    ret i64
+; CHECK:       first:
+; CHECK-NEXT:    ret i64 32
 ; CHECK:       define internal ptr @umbra.tape.pop(ptr %0, i64 %1) {
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    [[PSIZEP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %0, i64 0, i32 1
@@ -142,15 +148,36 @@ entry:
 ; CHECK-NEXT:    ret ptr [[PSLOT]]
 ; CHECK-NEXT:  }
 ; CHECK-NOT:   define {{.*}}@umbra.tape.{{push|pop}}
-; A gradient tape starts with a chunk as large as the hint, once the hint is known.
-; CHECK:       define internal void @umbra.tape.start(ptr %0) {
+; A gradient tape starts on the stack chunk while the hint is at most 1 KiB (the size of the tape
+; before it, -1, marks it as not the heap's), else on a heap chunk as large as the hint.
+; CHECK:       define internal void @umbra.tape.start(ptr %0, ptr %1) {
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    [[SH:%[0-9]+]] = load atomic i64, ptr @umbra.tape.hint monotonic, align 8
-; CHECK-NEXT:    [[SKNOWN:%[0-9]+]] = icmp ugt i64 [[SH]], 32
-; CHECK-NEXT:    br i1 [[SKNOWN]], label %allocate, label %done
+; CHECK-NEXT:    [[SBIG:%[0-9]+]] = icmp ugt i64 [[SH]], 1024
+; CHECK-NEXT:    br i1 [[SBIG]], label %allocate, label %on.stack
 ; CHECK:       allocate:
 ; CHECK-NEXT:    [[SCHUNK:%[0-9]+]] = call ptr @malloc(i64 [[SH]])
-; CHECK-NOT:   define {{.*}}@umbra.tape.{{push|pop|start}}
+; CHECK:       on.stack:
+; CHECK-NEXT:    store { ptr, i64, i64 } zeroinitializer, ptr %1, align 8
+; CHECK-NEXT:    [[MARKP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %1, i64 0, i32 1
+; CHECK-NEXT:    store i64 -1, ptr [[MARKP]], align 8
+; CHECK:       done:
+; CHECK-NEXT:    [[FIRSTC:%[0-9]+]] = phi ptr [ [[SCHUNK]], %allocate ], [ %1, %on.stack ]
+; CHECK-NEXT:    [[FCAP:%[0-9]+]] = phi i64 [ [[SH]], %allocate ], [ 1024, %on.stack ]
+; CHECK-NEXT:    store ptr [[FIRSTC]], ptr %0, align 8
+; The tape is freed unless it has no chunk or its chunk is the stack chunk.
+; CHECK:       define internal void @umbra.tape.free(ptr %0) {
+; CHECK-NEXT:  entry:
+; CHECK-NEXT:    [[FD:%[0-9]+]] = load ptr, ptr %0, align 8
+; CHECK-NEXT:    [[FHAS:%[0-9]+]] = icmp ne ptr [[FD]], null
+; CHECK-NEXT:    br i1 [[FHAS]], label %some, label %done
+; CHECK:       some:
+; CHECK-NEXT:    [[FMP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[FD]], i64 0, i32 1
+; CHECK-NEXT:    [[FM:%[0-9]+]] = load i64, ptr [[FMP]], align 8
+; CHECK-NEXT:    [[FST:%[0-9]+]] = icmp eq i64 [[FM]], -1
+; CHECK-NEXT:    br i1 [[FST]], label %done, label %heap
+; CHECK:       heap:
+; CHECK-NEXT:    call void @free(ptr [[FD]])
 ; CHECK:       attributes [[COLD]] = { cold noinline }
 ; CHECK:       [[TBAA]] = !{[[TY:![0-9]+]], [[TY]], i64 0}
 ; CHECK:       [[TY]] = !{!"umbra tape integer", {{![0-9]+}}, i64 0}

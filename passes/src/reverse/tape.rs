@@ -24,6 +24,14 @@ const POP: &str = "umbra.tape.pop";
 /// keep slots 16-byte aligned.
 pub(super) const HEADER: u64 = 32;
 
+/// Bytes of the first chunk a gradient tape gets in the frame of the function requesting the
+/// gradient ([`new_tape`]).
+pub const STACK_CHUNK: u64 = 1024;
+
+/// The size recorded in the stack chunk's header for the tape before it (which is empty): no
+/// real size, it marks the chunk as one `free` must not see.
+const ON_STACK: u64 = u64::MAX;
+
 /// The TBAA access type of integers loaded from the tape (and of the tape's own fields).
 pub const INT_TBAA: &str = crate::analysis::types::bytes::TAPE_INTEGER_TBAA;
 
@@ -154,11 +162,14 @@ fn grow_helper(m: Module) -> Val {
     f
 }
 
-/// `void umbra.tape.start(ptr tape)`: gives a new gradient tape a first chunk as large as the
-/// module's gradient tapes have needed so far (the hint), so a gradient evaluated again fills
-/// one chunk. Chunks freed on every call made malloc give the large ones back to the system
-/// and page-fault them in again (gp_lml's 8 MB tape: 3x -> 17x its primal). Only gradient tapes
-/// start this way; small tapes (the adjoint's list of deferred frees) grow from nothing.
+/// `void umbra.tape.start(ptr tape, ptr stack)`: gives a new gradient tape its first chunk.
+/// While the module's gradient tapes have needed no more than [`STACK_CHUNK`] bytes (the hint),
+/// that is `stack`, a buffer in the requesting function's frame: a small gradient allocates
+/// nothing. Otherwise it is a heap chunk as large as the hint, so a gradient evaluated again
+/// fills one chunk: chunks freed on every call made malloc give the large ones back to the
+/// system and page-fault them in again (gp_lml's 8 MB tape: 3x -> 17x its primal). Only
+/// gradient tapes start this way; small tapes (the adjoint's list of deferred frees) grow from
+/// nothing.
 fn start_helper(m: Module) -> Val {
     const START: &str = "umbra.tape.start";
     if let Some(f) = m.function(START) {
@@ -166,32 +177,57 @@ fn start_helper(m: Module) -> Val {
     }
     let ctx = m.context();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
-    let f = m.add_function(START, Ty::function(Ty::void(ctx), &[ptr], false));
+    let f = m.add_function(START, Ty::function(Ty::void(ctx), &[ptr, ptr], false));
     f.set_internal();
-    let tape = f.params()[0];
+    let (tape, stack) = (f.params()[0], f.params()[1]);
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
     let alloc = f.append_block("allocate");
+    let on_stack = f.append_block("on.stack");
     let done = f.append_block("done");
     b.position_at_end(entry);
     let hint = b.load_relaxed(i64t, hint_global(m));
     hint.set_tbaa_scalar(INT_TBAA);
-    let known = b.icmp(IntPred::LLVMIntUGT, hint, i64t.int_const(HEADER));
-    b.cond_br(known, alloc, done);
+    let big = b.icmp(IntPred::LLVMIntUGT, hint, i64t.int_const(STACK_CHUNK));
+    b.cond_br(big, alloc, on_stack);
+
     b.position_at_end(alloc);
     let malloc = m.get_or_add_function("malloc", Ty::function(ptr, &[i64t], false));
     let chunk = b.call_function(malloc, &[hint]);
     // The tape before this chunk: empty.
     b.store(tape_type(m).zero(), chunk, 8);
-    b.store(chunk, tape, 8);
+    b.br(done);
+
+    // The tape before the stack chunk: empty, its size marking the chunk as not the heap's.
+    b.position_at_end(on_stack);
+    b.store(tape_type(m).zero(), stack, 8);
+    let p = field(&mut b, stack, 1);
+    b.store(i64t.int_const(ON_STACK), p, 8)
+        .set_tbaa_scalar(INT_TBAA);
+    b.br(done);
+
+    b.position_at_end(done);
+    let first = b.phi(ptr);
+    first.add_incoming(chunk, alloc);
+    first.add_incoming(stack, on_stack);
+    let cap = b.phi(i64t);
+    cap.add_incoming(hint, alloc);
+    cap.add_incoming(i64t.int_const(STACK_CHUNK), on_stack);
+    b.store(first, tape, 8);
     let p = field(&mut b, tape, 1);
     b.store(i64t.int_const(HEADER), p, 8);
     let p = field(&mut b, tape, 2);
-    b.store(hint, p, 8);
-    b.br(done);
-    b.position_at_end(done);
+    b.store(cap, p, 8);
     b.ret_void();
     f
+}
+
+/// True (an `i1`) when `chunk` is a tape's stack chunk ([`start_helper`]), never freed.
+fn is_stack_chunk(b: &mut Builder, chunk: Val) -> Val {
+    let i64t = Ty::int(b.module().context(), 64);
+    let p = field(b, chunk, 1);
+    let marker = load_int(b, p);
+    b.icmp(IntPred::LLVMIntEQ, marker, i64t.int_const(ON_STACK))
 }
 
 /// The larger of two unsigned integers.
@@ -271,10 +307,19 @@ fn back_helper(m: Module) -> Val {
     let tape = f.params()[0];
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
+    let back = f.append_block("back");
+    let first = f.append_block("first");
     b.position_at_end(entry);
     let size_p = field(&mut b, tape, 1);
     let chunk = b.load(ptr, tape, 8);
     let prev = b.load(ptr, chunk, 8);
+    // The first chunk stays (a stack chunk must, and a heap one is freed with the tape): a pop
+    // of nothing from it, as a loop region of no iterations releases, changes nothing.
+    let is_first = b.icmp(IntPred::LLVMIntEQ, prev, ptr.zero());
+    b.cond_br(is_first, first, back);
+    b.position_at_end(first);
+    b.ret(i64t.int_const(HEADER));
+    b.position_at_end(back);
     let p = field(&mut b, chunk, 1);
     let prev_size = load_int(&mut b, p);
     let p = field(&mut b, chunk, 2);
@@ -394,11 +439,18 @@ pub fn discard_helper(m: Module) -> Val {
     b.cond_br(some, body, done);
     b.position_at_end(body);
     let prev = b.load(ptr, chunk, 8);
+    let heap = f.append_block("heap");
+    let next = f.append_block("next");
+    let stack = is_stack_chunk(&mut b, chunk);
+    b.cond_br(stack, next, heap);
+    b.position_at_end(heap);
     let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
     b.call_function(free, &[chunk]);
+    b.br(next);
+    b.position_at_end(next);
     b.br(walk);
     chunk.add_incoming(first, entry);
-    chunk.add_incoming(prev, body);
+    chunk.add_incoming(prev, next);
     b.position_at_end(done);
     b.store(tape_type(m).zero(), tape, 8);
     b.ret_void();
@@ -479,10 +531,13 @@ pub fn new_tape(b: &mut Builder, function: Val, before: Val) -> Val {
         None => b.position_at_end(function.entry_block()),
     }
     let t = b.alloca(tt, "tape");
+    let ctx = b.module().context();
+    let stack = b.alloca(Ty::array(Ty::int(ctx, 8), STACK_CHUNK), "tape.stack");
+    stack.set_alignment(16);
     b.position_before(before);
     b.store(tt.zero(), t, 8);
     let start = start_helper(b.module());
-    b.call_function(start, &[t]);
+    b.call_function(start, &[t, stack]);
     t
 }
 
@@ -504,9 +559,38 @@ pub fn report_stats(b: &mut Builder, tape: Val) {
 /// first chunk (if any) is the only one left.
 pub fn free_tape(b: &mut Builder, tape: Val) {
     let m = b.module();
+    b.call_function(free_helper(m), &[tape]);
+}
+
+/// `void umbra.tape.free(ptr tape)`: frees the tape's first (and last remaining) chunk, unless
+/// it has none or it is the stack chunk of [`start_helper`].
+fn free_helper(m: Module) -> Val {
+    const FREE: &str = "umbra.tape.free";
+    if let Some(f) = m.function(FREE) {
+        return f;
+    }
     let ctx = m.context();
     let ptr = Ty::ptr(ctx);
+    let f = m.add_function(FREE, Ty::function(Ty::void(ctx), &[ptr], false));
+    f.set_internal();
+    let tape = f.params()[0];
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    let some = f.append_block("some");
+    let heap = f.append_block("heap");
+    let done = f.append_block("done");
+    b.position_at_end(entry);
     let data = b.load(ptr, tape, 8);
+    let has = b.icmp(IntPred::LLVMIntNE, data, ptr.zero());
+    b.cond_br(has, some, done);
+    b.position_at_end(some);
+    let stack = is_stack_chunk(&mut b, data);
+    b.cond_br(stack, done, heap);
+    b.position_at_end(heap);
     let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
     b.call_function(free, &[data]);
+    b.br(done);
+    b.position_at_end(done);
+    b.ret_void();
+    f
 }
