@@ -5,7 +5,9 @@
 //! its shadow); float bytes there are adjoint accumulators and stay. The adjoint sweep moves the
 //! adjoint of each float the bytes touch, whole: `t = dst; dst = 0; src += t` (in that order, so
 //! a copy onto itself keeps its adjoint). The other bytes of the same float, copied by other
-//! stores of the same copy, find the destination's adjoint already moved and move zero.
+//! stores of the same copy, find the destination's adjoint already moved and move zero. That
+//! the copy moves all of the float's bytes is made sure of before
+//! ([`crate::analysis::types::byte_cover`], [`super::byte_check`]).
 
 use crate::analysis::types::bytes::{ByteCopy, ByteLayout};
 use crate::ir::{Block, Builder, IntPred, Module, Opcode, Ty, Val};

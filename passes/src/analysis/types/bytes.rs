@@ -9,7 +9,9 @@
 //! adjoint of a byte copy can do is move the whole float the bytes belong to, once; that is
 //! exact when every byte of the float is copied from the same float of the source at the same
 //! position, which [`byte_copy`] makes sure of for each pair (same index, same offset, bases
-//! holding the same layout) and the copy of a whole object does for the rest.
+//! holding the same layout), and [`super::byte_cover`] for the rest: that the copy moves all of
+//! the float's bytes (at compile time where it can, else by a check in the derived code). A
+//! copy through a pointer into the middle of a float ([`Kind::FloatTail`]) is refused here.
 
 use super::tree::Kind;
 use super::{float_ty, FloatKind, TypeInfo};
