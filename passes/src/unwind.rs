@@ -182,21 +182,33 @@ pub fn emit_fatal(b: &mut Builder, message: &str) {
 /// the code after it is never reached, and the caller goes on emitting the block's rest.
 pub fn emit_fatal_call(b: &mut Builder, message: &str) {
     let m = b.module();
-    let ctx = m.context();
+    let (text, len) = fatal_text(m, message);
+    let len = m.intptr_ty().int_const(len);
+    emit_fatal_text(b, text, len);
+}
+
+/// A constant global holding the line `umbra: <message>` as a fatal run-time error prints it,
+/// and its length in bytes.
+pub fn fatal_text(m: Module, message: &str) -> (Val, u64) {
     let text = format!("umbra: {message}\n");
-    let arr = Val::const_string_in(ctx, &text);
+    let arr = Val::const_string_in(m.context(), &text);
     let g = m.add_global(arr.ty(), "umbra.fatal");
     g.set_initializer(arr);
     g.set_global_constant(true);
     g.set_internal();
+    (g, text.len() as u64)
+}
+
+/// A fatal run-time error printing the `len` (an `intptr`) bytes at `text` (a
+/// [`fatal_text`]): `write` to standard error, then `abort`.
+pub fn emit_fatal_text(b: &mut Builder, text: Val, len: Val) {
+    let m = b.module();
+    let ctx = m.context();
     let i32t = Ty::int(ctx, 32);
     let intptr = m.intptr_ty();
     let ptr = Ty::ptr(ctx);
     let write = m.get_or_add_function("write", Ty::function(intptr, &[i32t, ptr, intptr], false));
-    b.call_function(
-        write,
-        &[i32t.int_const(2), g, intptr.int_const(text.len() as u64)],
-    );
+    b.call_function(write, &[i32t.int_const(2), text, len]);
     let abort = m.get_or_add_function("abort", Ty::function(Ty::void(ctx), &[], false));
     b.call_function(abort, &[]);
 }

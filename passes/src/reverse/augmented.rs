@@ -4,6 +4,7 @@
 //! after each instruction pushes onto the tape what [`needs`] says its adjoint will use. It also
 //! records the predecessor of each block with several, and which return was taken.
 
+use super::byte_check::ByteChecks;
 use super::bytes::ByteOp;
 use super::cfg::ReverseCfg;
 use super::classify::{reverse_callee, ReverseCallee};
@@ -14,6 +15,7 @@ use super::{call_activity, returns_shadow, tape};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::{classify, InstClass};
 use crate::analysis::types;
+use crate::analysis::types::byte_cover::{self, Coverage};
 use crate::analysis::types::bytes::{self, ByteCopy};
 use crate::api::Activity;
 use crate::cache::{Key, Session};
@@ -46,6 +48,8 @@ pub(super) struct AugmentedFn<'s> {
     loop_tapes: LoopTapes,
     /// Structured loop → its region's address and reserved count, once reserved.
     regions: HashMap<usize, (Val, Val)>,
+    /// Byte-wise copies checked at run time to move whole floats.
+    byte_checks: ByteChecks,
 }
 
 impl<'s> AugmentedFn<'s> {
@@ -89,6 +93,7 @@ impl<'s> AugmentedFn<'s> {
             saved: HashMap::new(),
             loop_tapes,
             regions: HashMap::new(),
+            byte_checks: ByteChecks::default(),
         }
     }
 
@@ -203,6 +208,7 @@ impl<'s> AugmentedFn<'s> {
             let exit = self.b.current_block();
             self.vals.set_exit_block(b, exit);
         }
+        self.byte_checks.finish(&mut self.b, self.dst);
         self.fill_phis()
     }
 
@@ -611,8 +617,9 @@ impl<'s> AugmentedFn<'s> {
     }
 
     /// A byte-wise copy from differentiable memory: its layout must be known (the adjoint
-    /// sweep moves the floats it touches), and the shadow bytes of the pointers it moves are
-    /// copied along, so that later loads of those pointers find their shadows.
+    /// sweep moves the floats it touches), it must move whole floats (refused here, or checked
+    /// as it runs, [`byte_cover`]), and the shadow bytes of the pointers it moves are copied
+    /// along, so that later loads of those pointers find their shadows.
     fn byte_copy_shadows(&mut self, i: Val, bc: &ByteCopy, sd: Val) -> Result<()> {
         let m = self.session.module;
         let layout = bytes::byte_layout(self.session.types(), m, i, bc)?;
@@ -622,11 +629,22 @@ impl<'s> AugmentedFn<'s> {
                 "copies floating-point data byte by byte in a parallel region; reverse mode cannot move its adjoints atomically (copy with memcpy or typed loads)",
             ));
         }
+        let index = bc.index.map(|x| self.vals.map(x));
+        if !layout.floats.is_empty()
+            && byte_cover::coverage(m, &layout, i, bc)? == Coverage::RunTime
+        {
+            let (pd, ps) = (
+                self.vals.map(i.operand(1)),
+                self.vals.map(bc.load.operand(0)),
+            );
+            let x = super::bytes::position(&mut self.b, m, bc, index);
+            self.byte_checks
+                .check(&mut self.b, self.dst, &layout, i, bc, pd, ps, x);
+        }
         if layout.pointers.is_empty() {
             return Ok(());
         }
         let ss = self.shadow(bc.load.operand(0), i)?;
-        let index = bc.index.map(|x| self.vals.map(x));
         let x = super::bytes::position(&mut self.b, m, bc, index);
         let w = Ty::int(m.context(), 64).int_const(bc.width);
         let helper = super::bytes::helper(m, &layout, ByteOp::CopyShadow);

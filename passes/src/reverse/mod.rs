@@ -21,6 +21,7 @@
 mod adjoint;
 mod augmented;
 mod batch;
+mod byte_check;
 mod bytes;
 mod cfg;
 mod classify;

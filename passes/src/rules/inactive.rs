@@ -15,6 +15,11 @@ use super::{Area, Effects, Rule, RuleKind};
 /// [`crate::reverse::owned`]): their calls run in the primal only.
 pub const BOOKKEEPING_PREFIX: &str = "umbra.unwind.";
 
+/// The name prefix of the run-time checks derived code makes (that a byte-wise copy moves
+/// whole floats, [`crate::reverse`]): integer bookkeeping, run in the primal only when derived
+/// code is differentiated again.
+pub const CHECK_PREFIX: &str = "umbra.check.";
+
 macro_rules! inactive {
     ($effects:expr; $($name:literal),* $(,)?) => {
         &[$(Rule {

@@ -362,7 +362,10 @@ pub fn classify(call: Val, rules: &user::UserRules) -> Callee {
         return Callee::Unknown;
     };
     let name = f.name();
-    if rules.is_inactive(&name) || name.starts_with(inactive::BOOKKEEPING_PREFIX) {
+    if rules.is_inactive(&name)
+        || name.starts_with(inactive::BOOKKEEPING_PREFIX)
+        || name.starts_with(inactive::CHECK_PREFIX)
+    {
         return Callee::Inactive;
     }
     // User rules first: they override built-in rules and apply even to defined functions.

@@ -9,7 +9,9 @@
 //! adjoint of a byte copy can do is move the whole float the bytes belong to, once; that is
 //! exact when every byte of the float is copied from the same float of the source at the same
 //! position, which [`byte_copy`] makes sure of for each pair (same index, same offset, bases
-//! holding the same layout) and the copy of a whole object does for the rest.
+//! holding the same layout), and [`super::byte_cover`] for the rest: that the copy moves all of
+//! the float's bytes (at compile time where it can, else by a check in the derived code). A
+//! copy through a pointer into the middle of a float ([`Kind::FloatTail`]) is refused here.
 
 use super::tree::Kind;
 use super::{float_ty, FloatKind, TypeInfo};
@@ -79,6 +81,9 @@ pub fn byte_copy(store: Val) -> Option<ByteCopy> {
         width,
     })
 }
+
+/// What to do instead of copying part of a float, for every error about it.
+pub const PARTIAL_ADVICE: &str = "reverse mode moves each float's adjoint whole and cannot differentiate part of one; copy whole elements (a length that is a multiple of the element size, from the start of an element) or use memcpy";
 
 /// The TBAA type of the integers reverse mode keeps on its tape (counters, indices), so that
 /// differentiating derived code again knows they are integer data.
@@ -201,8 +206,10 @@ pub fn byte_layout(info: TypeInfo, m: Module, store: Val, bc: &ByteCopy) -> Resu
     }
     let mut floats = Vec::new();
     let mut pointers = Vec::new();
+    let mut tails = Vec::new();
     for (&o, &k) in &t.at {
         match k {
+            Kind::FloatTail(f) => tails.push((o, f)),
             Kind::Float(f @ (FloatKind::Float | FloatKind::Double | FloatKind::X86Fp80)) => {
                 floats.push((o, float_ty(m, f)))
             }
@@ -234,6 +241,20 @@ pub fn byte_layout(info: TypeInfo, m: Module, store: Val, bc: &ByteCopy) -> Resu
         return Err(Error::at(
             store,
             format!("{what} that the program accesses as overlapping values of different types ({t}); reverse mode cannot tell which bytes hold floats; copy with memcpy or typed loads"),
+        ));
+    }
+    // The rest of a float that starts before a base: the copy may move part of it (inside a
+    // float the layout knows, it is the same float seen through another pointer).
+    let inside = |o: u64| {
+        floats
+            .iter()
+            .any(|&(s, f)| s < o && o < s + m.store_size(f))
+    };
+    if let Some(&(o, f)) = tails.iter().find(|&&(o, _)| !inside(o)) {
+        let f = f.name();
+        return Err(Error::at(
+            store,
+            format!("{what} through a pointer into the middle of a {f} (its bytes from offset {o} on are the rest of a {f} that starts before it), so it may copy only part of that {f}; {}", PARTIAL_ADVICE),
         ));
     }
     Ok(ByteLayout {

@@ -13,6 +13,7 @@
 //! data even where another reads them as an integer (a `double` memcpy'd into a `uint64_t`, a
 //! union), because for differentiation such an integer carries the float's derivative.
 
+pub mod byte_cover;
 pub mod bytes;
 pub mod tree;
 
@@ -712,7 +713,7 @@ impl Analysis {
             None => {
                 self.add_pointee(base, seen);
                 if exact {
-                    self.add_pointee(g, bt.shift_down(off));
+                    self.add_pointee(g, bt.view_from(off));
                 }
             }
             Some(stride) => {

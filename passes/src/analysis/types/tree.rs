@@ -64,6 +64,11 @@ pub enum Kind {
     Pointer,
     /// Floating-point data of this format.
     Float(FloatKind),
+    /// The rest of a float of this format that starts before this offset, seen through a
+    /// pointer into its middle (`(char *)x + 4` on a double); the bytes up to the next entry
+    /// may belong to it. Byte-wise copies must not move such bytes (they cannot move the float
+    /// whole).
+    FloatTail(FloatKind),
     /// Accessed as two incompatible kinds (a pointer and a float, a float and a double): the
     /// analysis cannot say, and differentiation must not guess.
     Conflict,
@@ -79,6 +84,7 @@ impl Kind {
             (Anything, x) | (x, Anything) => x,
             (Conflict, _) | (_, Conflict) => Conflict,
             (Integer, Float(k)) | (Float(k), Integer) => Float(k),
+            (Integer, FloatTail(k)) | (FloatTail(k), Integer) => FloatTail(k),
             (Integer, Pointer) | (Pointer, Integer) => Pointer,
             _ => Conflict,
         }
@@ -86,7 +92,7 @@ impl Kind {
 
     /// True when the bytes may hold floating-point data the analysis cannot rule out.
     pub fn may_be_float(self) -> bool {
-        matches!(self, Kind::Float(_) | Kind::Conflict)
+        matches!(self, Kind::Float(_) | Kind::FloatTail(_) | Kind::Conflict)
     }
 }
 
@@ -97,6 +103,7 @@ impl fmt::Display for Kind {
             Kind::Integer => write!(f, "integer"),
             Kind::Pointer => write!(f, "pointer"),
             Kind::Float(k) => write!(f, "{}", k.name()),
+            Kind::FloatTail(k) => write!(f, "{} tail", k.name()),
             Kind::Conflict => write!(f, "conflict"),
         }
     }
@@ -278,6 +285,28 @@ impl Tree {
             stride: self.stride,
             pointee: None,
         }
+    }
+
+    /// The tree seen from a pointer `delta` bytes further on ([`Tree::shift_down`]), which
+    /// also records when that pointer lands inside a float of an exact tree (or inside the
+    /// rest of one): a [`Kind::FloatTail`] at offset 0, since the bytes before the next entry
+    /// are part of a float the view does not start at.
+    pub fn view_from(&self, delta: u64) -> Tree {
+        let mut t = self.shift_down(delta);
+        if self.stride.is_some() || delta == 0 || self.at.contains_key(&delta) {
+            return t;
+        }
+        let tail = match self.at.range(..delta).next_back() {
+            Some((&o, &Kind::Float(k))) if o + k.size() > delta => Some(k),
+            Some((_, &Kind::FloatTail(k))) => Some(k),
+            _ => None,
+        };
+        if let Some(k) = tail {
+            let old = t.at.get(&0).copied();
+            let kind = old.map_or(Kind::FloatTail(k), |o| o.join(Kind::FloatTail(k)));
+            t.at.insert(0, kind);
+        }
+        t
     }
 
     /// The tree seen from `delta` bytes before (a GEP's base from its result).
@@ -467,6 +496,27 @@ mod tests {
         assert_eq!(t.prefix(16), tree(&[(0, D), (8, Kind::Integer)]));
         let far = tree(&[(0, D)]).shift_up(MAX_OFFSET);
         assert!(far.at.is_empty(), "offsets past the bound are dropped");
+    }
+
+    #[test]
+    fn a_view_into_the_middle_of_a_float_starts_with_its_tail() {
+        let t = tree(&[(0, D), (8, D), (16, Kind::Integer)]);
+        let tail = Kind::FloatTail(FloatKind::Double);
+        assert_eq!(
+            t.view_from(4),
+            tree(&[(0, tail), (4, D), (12, Kind::Integer)])
+        );
+        assert_eq!(t.view_from(8), t.shift_down(8), "at a float's start");
+        assert_eq!(t.view_from(20), t.shift_down(20), "past the integer");
+        // Further into the tail: still inside it, as far as the view can tell.
+        assert_eq!(
+            t.view_from(4).view_from(2),
+            tree(&[(0, tail), (2, D), (10, Kind::Integer)])
+        );
+        // The tail wins over integer accesses (float bits read as an integer) but conflicts
+        // with a float starting there.
+        assert_eq!(tail.join(Kind::Integer), tail);
+        assert_eq!(tail.join(D), Kind::Conflict);
     }
 
     #[test]
