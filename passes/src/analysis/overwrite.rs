@@ -31,6 +31,10 @@
 //!   globals are never written. Same object with constant byte offsets and sizes that do not
 //!   overlap: no alias. Store and load with TBAA access types neither of which is an ancestor of
 //!   the other in one TBAA tree: no alias.
+//! - *Indices across loop nests* ([`super::indices`]): a store whose every execution after the
+//!   load writes bytes the load's execution did not read (affine addresses in the counters of
+//!   the loops around them, their bounds and branch conditions, row-major delinearisation)
+//!   does not clobber it.
 //! - *Allocation sites in loops*: a write to a block of the load's own allocation site is
 //!   harmless when both address the site's latest block without a phi in between and every
 //!   path from the load to the write runs the allocation again (the write hits a newer block;
