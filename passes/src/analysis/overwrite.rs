@@ -31,6 +31,10 @@
 //!   globals are never written. Same object with constant byte offsets and sizes that do not
 //!   overlap: no alias. Store and load with TBAA access types neither of which is an ancestor of
 //!   the other in one TBAA tree: no alias.
+//! - *Indices across loop nests* ([`super::indices`]): a store whose every execution after the
+//!   load writes bytes the load's execution did not read (affine addresses in the counters of
+//!   the loops around them, their bounds and branch conditions, row-major delinearisation)
+//!   does not clobber it.
 //! - *Allocation sites in loops*: a write to a block of the load's own allocation site is
 //!   harmless when both address the site's latest block without a phi in between and every
 //!   path from the load to the write runs the allocation again (the write hits a newer block;
@@ -49,6 +53,7 @@
 //! Unsure means "not re-readable": a wrong "re-read" is a silently wrong gradient.
 
 use super::cfg::reverse_post_order;
+use super::indices::Indices;
 pub use super::objects::underlying_objects;
 use crate::ir::{Block, Module, Opcode, Ty, TyKind, Val};
 use crate::rules::user::UserRules;
@@ -68,6 +73,8 @@ pub struct Overwrites {
     ctx: OverwriteContext,
     /// Every analysed load → `Ok` (re-readable) or why not.
     loads: HashMap<Val, Result<(), String>>,
+    /// The re-readable loads some store could only be told apart from by index reasoning.
+    by_index: HashSet<Val>,
     deferred: Vec<Val>,
     /// Every instruction that may write or free primal memory (deferred frees excluded).
     writers: Vec<Val>,
@@ -138,20 +145,32 @@ impl Overwrites {
         o.stack_escaped = allocas.iter().any(|&a| o.escapes(a));
         let after = |l: Val, s: Val| places.after(l, s);
         let mut loads = HashMap::new();
+        let mut indices: Option<Option<Indices>> = None;
+        let mut by_index = HashSet::new();
         for &b in &blocks {
             for l in b.instructions() {
                 if !is_memory_read(l) {
                     continue;
                 }
+                let mut indexed = false;
                 let verdict = o.intrinsic_verdict(l, ctx).and_then(|()| {
-                    match writes
-                        .iter()
-                        .find(|(s, t)| after(l, *s) && o.may_clobber(l, *s, t, &places))
-                    {
+                    let clobbers = |(s, t): &&(Val, Target)| {
+                        if !after(l, *s) || !o.may_clobber(l, *s, t, &places) {
+                            return false;
+                        }
+                        // Aliasing alone cannot tell; the indices may.
+                        let missed = index_miss(&mut indices, f, l, *s, t);
+                        indexed |= missed;
+                        !missed
+                    };
+                    match writes.iter().find(clobbers) {
                         Some((s, _)) => Err(format!("may be overwritten by {}", s.print())),
                         None => Ok(()),
                     }
                 });
+                if indexed && verdict.is_ok() {
+                    by_index.insert(l);
+                }
                 loads.insert(l, verdict);
             }
         }
@@ -207,6 +226,7 @@ impl Overwrites {
             f,
             ctx,
             loads,
+            by_index,
             deferred,
             writers,
             stack_calls,
@@ -267,6 +287,10 @@ impl Overwrites {
         for b in reverse_post_order(self.f) {
             for i in b.instructions() {
                 match self.loads.get(&i) {
+                    Some(Ok(())) if self.by_index.contains(&i) => out.push(format!(
+                        "  {}: re-read (later stores miss it by index)",
+                        i.print()
+                    )),
                     Some(Ok(())) => out.push(format!("  {}: re-read", i.print())),
                     Some(Err(why)) => out.push(format!("  {}: cached: {why}", i.print())),
                     None => {}
@@ -296,6 +320,29 @@ fn candidates_left<'a>(
                     .and_then(|f| rules::lookup(&f.name()))
                     .is_some_and(|r| r.effects.frees)
         })
+}
+
+/// True when index reasoning proves that no execution of `s` (writing target `t`) after one of
+/// load `l` reaches the bytes `l` read (`indices`: the reasoning for `f`, made on first use).
+fn index_miss(indices: &mut Option<Option<Indices>>, f: Val, l: Val, s: Val, t: &Target) -> bool {
+    let Target::At {
+        ptr,
+        size: Some(size_s),
+        ..
+    } = *t
+    else {
+        return false;
+    };
+    if l.opcode() != Opcode::LLVMLoad {
+        return false;
+    }
+    let Some(size_l) = fixed_size(f.module(), l.ty()) else {
+        return false;
+    };
+    match indices.get_or_insert_with(|| Indices::new(f)) {
+        Some(ix) => ix.later_writes_miss(l, l.operand(0), size_l, s, ptr, size_s),
+        None => false,
+    }
 }
 
 /// A read of memory the adjoint may repeat: a `load`, or a masked vector load or gather (the

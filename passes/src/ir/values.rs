@@ -525,6 +525,28 @@ impl Val {
             first
         }
     }
+    /// `nsw` on an `add`, `sub`, `mul` or `shl`.
+    pub fn has_nsw(self) -> bool {
+        unsafe { c::LLVMGetNSW(self.0) != 0 }
+    }
+    /// `inbounds` on a `getelementptr` (base and result lie in one allocated object).
+    pub fn gep_inbounds(self) -> bool {
+        let flags = unsafe { c::LLVMGEPGetNoWrapFlags(self.0) };
+        flags & sys::LLVMGEPFlagInBounds != 0
+    }
+    /// `disjoint` on an `or` (no common bits: the `or` is an `add`).
+    pub fn is_disjoint(self) -> bool {
+        unsafe { c::LLVMGetIsDisjoint(self.0) != 0 }
+    }
+    /// `nneg` on a `zext` (its operand is non-negative).
+    pub fn has_nneg(self) -> bool {
+        unsafe { c::LLVMGetNNeg(self.0) != 0 }
+    }
+    /// `samesign` on an `icmp` (its operands have the same sign, so signed and unsigned
+    /// comparison agree).
+    pub fn icmp_same_sign(self) -> bool {
+        unsafe { c::LLVMGetICmpSameSign(self.0) != 0 }
+    }
     /// Volatile flag of a load or store.
     pub fn is_volatile(self) -> bool {
         unsafe { c::LLVMGetVolatile(self.0) != 0 }

@@ -1,0 +1,344 @@
+//! Index reasoning for the overwrite analysis: proves that a store cannot, in any execution
+//! *after* a load, write bytes the load read, from the affine form of both addresses in the
+//! counters of the loops around them.
+//!
+//! # What it proves
+//! [`Indices::later_writes_miss`]`(l, s)` is true only when, for every execution of load `l`
+//! and every later execution of store `s` in the same call of the function, the `size_s` bytes
+//! `s` writes and the `size_l` bytes `l` read are disjoint. The two addresses must be affine
+//! forms over one base pointer ([`forms`]); "later" is enumerated over the natural loops
+//! containing both, outermost first: equal iterations of the loops above level `d` and a later
+//! iteration at level `d`, for each `d`, and equal iterations of all of them when `s` can follow
+//! `l` inside one iteration. Loops containing only one of the two have independent counters. In
+//! each case one integer system — each side's facts ([`context`]: loop bounds, branch
+//! conditions), the order of the counters, atoms computed where both executions see the same
+//! value identified, and "the byte ranges overlap" — is shown infeasible ([`solver`]).
+//!
+//! Overlap of `R·H + lo` and `R·H' + lo'` with `0 ≤ lo, lo'` and `lo + size ≤ R` (checked under
+//! each side's facts) needs `H = H'`: row-major indexing `a[i·N + j]` with `0 ≤ j < N` is
+//! delinearised into rows and columns, which linear reasoning alone could not separate.
+//!
+//! Anything unsure answers `false` (the store may overwrite): an irreducible CFG, addresses on
+//! different bases, an obligation of a form ([`forms`]) its facts do not imply.
+
+mod context;
+mod forms;
+mod loops;
+mod solver;
+
+use crate::ir::{Block, Val};
+use context::{Contexts, Facts};
+use forms::Forms;
+use loops::Loops;
+use solver::{infeasible, Lin, System};
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// One alternative of an access: its address as `base + lin` and the facts where it runs.
+#[derive(Clone)]
+struct Side {
+    base: Val,
+    lin: Lin,
+    facts: System,
+}
+
+/// Index reasoning over one function (memoised forms and facts).
+pub struct Indices {
+    loops: Loops,
+    forms: Forms,
+    contexts: Contexts,
+    sides: HashMap<(Val, Val), Option<Vec<Side>>>,
+}
+
+/// Delinearisation levels tried.
+const DEPTH: usize = 3;
+
+impl Indices {
+    /// The reasoning for function `f`; `None` when its CFG is irreducible.
+    pub fn new(f: Val) -> Option<Indices> {
+        let loops = Loops::new(f);
+        loops.reducible.then(|| Indices {
+            loops,
+            forms: Forms::new(f.module()),
+            contexts: Contexts::default(),
+            sides: HashMap::new(),
+        })
+    }
+
+    /// The alternatives of access `i` through pointer `p`, with resolved facts; `None` when
+    /// some alternative is not exact where it runs.
+    fn sides(&mut self, i: Val, p: Val) -> Option<Vec<Side>> {
+        if let Some(s) = self.sides.get(&(i, p)) {
+            return s.clone();
+        }
+        let r = self.compute_sides(i, p);
+        self.sides.insert((i, p), r.clone());
+        r
+    }
+
+    fn compute_sides(&mut self, i: Val, p: Val) -> Option<Vec<Side>> {
+        let (loops, forms, ctx) = (&self.loops, &mut self.forms, &mut self.contexts);
+        let b = i.parent_block();
+        if !loops.reachable(b) {
+            return None;
+        }
+        let alts = forms.ptr(loops, p);
+        let mut out = Vec::new();
+        for a in alts {
+            let mut facts: Facts = ctx.block(forms, loops, b);
+            for &(from, to) in &a.edges {
+                facts.merge(&ctx.block(forms, loops, from));
+                facts.merge(&ctx.edge(forms, loops, from, to));
+            }
+            let mut lins: Vec<&Lin> = vec![&a.lin];
+            lins.extend(a.obligations.iter());
+            ctx.atom_facts(forms, loops, &mut facts, &lins);
+            let mut sys = facts.resolve();
+            tighten_bounds(&mut sys);
+            if !a.obligations.iter().all(|o| sys.implies_nonneg(o)) {
+                return None;
+            }
+            out.push(Side {
+                base: a.base?,
+                lin: a.lin,
+                facts: sys,
+            });
+        }
+        Some(out)
+    }
+
+    /// True when no execution of store `s` (writing `size_s` bytes at `sp`) after an
+    /// execution of load `l` (reading `size_l` bytes at `lp`) overlaps the bytes `l` read
+    /// (see the module doc).
+    pub fn later_writes_miss(
+        &mut self,
+        l: Val,
+        lp: Val,
+        size_l: u64,
+        s: Val,
+        sp: Val,
+        size_s: u64,
+    ) -> bool {
+        let (Some(ls), Some(ss)) = (self.sides(l, lp), self.sides(s, sp)) else {
+            return false;
+        };
+        let (bl, bs) = (l.parent_block(), s.parent_block());
+        let common: Vec<usize> = self
+            .loops
+            .nest(bl)
+            .iter()
+            .zip(self.loops.nest(bs))
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| *a)
+            .collect();
+        // (loops with equal iterations, the loop where `s` runs in a later iteration)
+        let mut cases: Vec<(usize, Option<usize>)> =
+            (0..common.len()).map(|d| (d, Some(common[d]))).collect();
+        if self.follows_in_iteration(l, s, common.last().copied()) {
+            cases.push((common.len(), None));
+        }
+        let sizes = (size_l as i128, size_s as i128);
+        for (d, later) in cases {
+            let equal: HashSet<usize> = common[..d].iter().copied().collect();
+            for a in &ls {
+                for b in &ss {
+                    if a.base != b.base || !self.same_in_both(a.base, &equal) {
+                        return false;
+                    }
+                    if !self.disjoint(a, b, &equal, later, sizes) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// True when value `v` is the same for both executions when the loops `equal` run the
+    /// same iteration: computed outside every other loop.
+    fn same_in_both(&self, v: Val, equal: &HashSet<usize>) -> bool {
+        !v.is_instruction() || self.block_same(v.parent_block(), equal)
+    }
+
+    fn block_same(&self, b: Block, equal: &HashSet<usize>) -> bool {
+        self.loops.nest(b).iter().all(|l| equal.contains(l))
+    }
+
+    /// True when `s` may run after `l` within one iteration of loop `inner` (anywhere after it
+    /// when `None`; the caller knows `s` may follow `l` at all).
+    fn follows_in_iteration(&self, l: Val, s: Val, inner: Option<usize>) -> bool {
+        let Some(c) = inner else { return true };
+        let lp = &self.loops.loops[c];
+        let (bl, bs) = (l.parent_block(), s.parent_block());
+        if bl == bs {
+            let ins = bl.instructions();
+            let pos = |x: Val| ins.iter().position(|&i| i == x);
+            if pos(s) > pos(l) {
+                return true;
+            }
+        }
+        let mut seen = HashSet::new();
+        let mut stack: Vec<Block> = bl.successors();
+        while let Some(b) = stack.pop() {
+            if b == lp.header || !lp.body.contains(&b) || !seen.insert(b) {
+                continue;
+            }
+            if b == bs {
+                return true;
+            }
+            stack.extend(b.successors());
+        }
+        false
+    }
+
+    /// True when the accesses `a` (the load) and `b` (the store, in a later iteration of loop
+    /// `later` if any, with equal iterations of the loops `equal`) cannot overlap.
+    fn disjoint(
+        &mut self,
+        a: &Side,
+        b: &Side,
+        equal: &HashSet<usize>,
+        later: Option<usize>,
+        sizes: (i128, i128),
+    ) -> bool {
+        // Variables: atom ids for atoms both executions share, fresh ones for the store's.
+        let n = self.forms.atoms.len();
+        let mut shared = vec![false; n];
+        for (k, s) in shared.iter_mut().enumerate() {
+            *s = match self.forms.def_block(&self.loops, k) {
+                None => true,
+                Some(db) => self.block_same(db, equal),
+            };
+        }
+        let rename_b = |v: usize| if v < n && shared[v] { v } else { v + n };
+        let mut sys = a.facts.clone();
+        sys.extend(&rename_system(&b.facts, &rename_b));
+        if let Some(l) = later {
+            let t = self.forms.atom(forms::Atom::Counter(l));
+            sys.ge(&Lin::var(t + n), &Lin::var(t).plus(1).unwrap_or_default());
+        }
+        let lb = b.lin.rename(&mut |v| rename_b(v));
+        let mut strides: BTreeSet<i128> = BTreeSet::new();
+        for l in [&a.lin, &b.lin] {
+            strides.extend(l.terms.values().map(|c| c.abs()));
+        }
+        let strides: Vec<i128> = strides.into_iter().rev().collect();
+        overlap_infeasible(
+            &sys,
+            (&a.lin, &a.facts, &a.lin, sizes.0),
+            (&b.lin, &b.facts, &lb, sizes.1),
+            &strides,
+            &rename_b,
+            DEPTH,
+        )
+    }
+}
+
+/// Adds the integer bounds of every variable of `sys` that elimination finds: a bound that
+/// needs rounding after combining rows (`0 ≤ j - 128·f ≤ 127` with `8 ≤ j ≤ 126` makes
+/// `f = 0`) is lost when the variable is eliminated before that combination.
+fn tighten_bounds(sys: &mut System) {
+    let vars: BTreeSet<usize> = sys
+        .nonneg
+        .iter()
+        .chain(&sys.zero)
+        .flat_map(|l| l.terms.keys().copied())
+        .collect();
+    for v in vars {
+        let (lo, hi) = solver::bounds(sys, v);
+        if let Some(lo) = lo {
+            sys.ge(&Lin::var(v), &Lin::constant(lo));
+        }
+        if let Some(hi) = hi {
+            sys.le(&Lin::var(v), &Lin::constant(hi));
+        }
+    }
+}
+
+fn rename_system(s: &System, f: &impl Fn(usize) -> usize) -> System {
+    let mut g = |v| f(v);
+    System {
+        nonneg: s.nonneg.iter().map(|l| l.rename(&mut g)).collect(),
+        zero: s.zero.iter().map(|l| l.rename(&mut g)).collect(),
+    }
+}
+
+/// One side of an overlap question: the offset in its own atoms, its facts, the offset in
+/// the pair's variables, its size.
+type OverlapSide<'a> = (&'a Lin, &'a System, &'a Lin, i128);
+
+/// True when `sys` and "the byte ranges of `a` and `b` overlap" have no integer solution,
+/// trying a split of both offsets by each stride in `strides` (largest first).
+fn overlap_infeasible(
+    sys: &System,
+    a: OverlapSide,
+    b: OverlapSide,
+    strides: &[i128],
+    rename_b: &impl Fn(usize) -> usize,
+    depth: usize,
+) -> bool {
+    let (la, fa, pa, sa) = a;
+    let (lb, fb, pb, sb) = b;
+    // Overlap: pb - pa ∈ [-(sb - 1), sa - 1].
+    let mut t = sys.clone();
+    if let Some(d) = pb.sub(pa) {
+        t.ge(&d, &Lin::constant(-(sb - 1)));
+        t.le(&d, &Lin::constant(sa - 1));
+        if infeasible(&t) {
+            return true;
+        }
+    }
+    if depth == 0 {
+        return false;
+    }
+    for (k, &r) in strides.iter().enumerate() {
+        if r < sa.max(sb) {
+            continue;
+        }
+        let (Some((ha, loa)), Some((hb, lob))) = (split(la, r), split(lb, r)) else {
+            continue;
+        };
+        let fits = |lo: &Lin, f: &System, size: i128| {
+            f.implies_nonneg(lo)
+                && lo
+                    .scale(-1)
+                    .and_then(|x| x.plus(r - size))
+                    .is_some_and(|e| f.implies_nonneg(&e))
+        };
+        if !fits(&loa, fa, sa) || !fits(&lob, fb, sb) {
+            continue;
+        }
+        let mut s2 = sys.clone();
+        s2.eq(&ha, &hb.rename(&mut |v| rename_b(v)));
+        let plob = lob.rename(&mut |v| rename_b(v));
+        if overlap_infeasible(
+            &s2,
+            (&loa, fa, &loa, sa),
+            (&lob, fb, &plob, sb),
+            &strides[k + 1..],
+            rename_b,
+            depth - 1,
+        ) {
+            return true;
+        }
+    }
+    false
+}
+
+/// `lin = r·H + lo` with every coefficient of `lo` in `[0, r)`.
+fn split(lin: &Lin, r: i128) -> Option<(Lin, Lin)> {
+    let mut h = Lin::constant(lin.constant.div_euclid(r));
+    let mut lo = Lin::constant(lin.constant.rem_euclid(r));
+    for (&v, &c) in &lin.terms {
+        let (q, m) = (c.div_euclid(r), c.rem_euclid(r));
+        if q != 0 {
+            h.terms.insert(v, q);
+        }
+        if m != 0 {
+            lo.terms.insert(v, m);
+        }
+    }
+    Some((h, lo))
+}
+
+#[cfg(test)]
+mod tests;
