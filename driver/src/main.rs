@@ -113,6 +113,7 @@ fn run(args: &Args) -> Result<()> {
     let kind = args.emit_kind()?;
     let output = emit::Output::create(&args.output)?;
 
+    let mut clock = PhaseClock::new(args.time_report);
     let context = Context::create();
     diagnostics::install_context_handler(&context);
     // Reading and verifying run under the limits; the parent explains a crash or a limit hit.
@@ -126,6 +127,7 @@ fn run(args: &Args) -> Result<()> {
         .map_err(|e| anyhow!("input module is invalid: {}", diagnostics::first_line(&e)))?;
     diagnostics::set_reading(None);
     reading.finish_reading();
+    clock.lap("read and verify");
 
     let request = target::TargetRequest {
         triple: args.target.clone(),
@@ -169,6 +171,7 @@ fn run(args: &Args) -> Result<()> {
             diagnostics::first_line(&e)
         ))
     })?;
+    clock.lap("differentiate");
     if args.verbose {
         eprintln!(
             "umbra: {} derivative request(s) lowered, {} derived function(s) generated",
@@ -176,14 +179,59 @@ fn run(args: &Args) -> Result<()> {
         );
     }
 
-    raw.run_passes(
-        &format!("default<O{}>", args.opt_level),
+    umbra_passes::reoptimize::run_pipeline(
+        raw,
+        args.opt_level,
         machine.as_mut_ptr(),
+        &summary.untouched,
     )
     .map_err(|e| anyhow!("re-optimisation failed: {}", diagnostics::first_line(&e)))?;
     diagnostics::check("re-optimisation failed")?;
+    clock.lap("re-optimise");
 
     sandbox::announce(Phase::Codegen);
     let bytes = emit::render(&module, &machine, kind)?;
-    output.commit(&bytes)
+    output.commit(&bytes)?;
+    clock.lap("emit");
+    clock.total();
+    Ok(())
+}
+
+/// `--time-report`: wall time per phase of the worker, printed as each phase ends.
+struct PhaseClock {
+    enabled: bool,
+    start: std::time::Instant,
+    last: std::time::Instant,
+}
+
+impl PhaseClock {
+    fn new(enabled: bool) -> PhaseClock {
+        let now = std::time::Instant::now();
+        PhaseClock {
+            enabled,
+            start: now,
+            last: now,
+        }
+    }
+
+    fn lap(&mut self, phase: &str) {
+        let now = std::time::Instant::now();
+        if self.enabled {
+            eprintln!(
+                "umbra: time: {phase:<16} {:8.3} s",
+                (now - self.last).as_secs_f64()
+            );
+        }
+        self.last = now;
+    }
+
+    fn total(&self) {
+        if self.enabled {
+            eprintln!(
+                "umbra: time: {:<16} {:8.3} s",
+                "total",
+                self.start.elapsed().as_secs_f64()
+            );
+        }
+    }
 }
