@@ -52,7 +52,7 @@ entry:
 ; Reverse of else: b = x - y.
 ; CHECK:       {{^}}[[RELSE:[0-9]+]]:
 ; CHECK-NEXT:    [[DB:%[0-9]+]] = load double, ptr [[SB:%[0-9]+]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SB]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SB]]
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[DB]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SX]]
@@ -64,7 +64,7 @@ entry:
 ; Reverse of then: a = x * y.
 ; CHECK:       {{^}}[[RTHEN:[0-9]+]]:
 ; CHECK-NEXT:    [[DA:%[0-9]+]] = load double, ptr [[SA:%[0-9]+]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SA]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SA]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DA]], %y
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SX]]
 ; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[T1]]
@@ -82,7 +82,7 @@ entry:
 ; CHECK-NEXT:    [[TI:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 4)
 ; CHECK-NEXT:    [[K:%[0-9]+]] = load i32, ptr [[TI]]
 ; CHECK-NEXT:    [[DP:%[0-9]+]] = load double, ptr [[SP]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SP]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SP]]
 ; CHECK-NEXT:    switch i32 [[K]], label %[[FROMELSE:[0-9]+]] [
 ; CHECK-NEXT:      i32 1, label %[[FROMTHEN:[0-9]+]]
 ; CHECK-NEXT:    ]

@@ -38,7 +38,7 @@ entry:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SC]]
 ; CHECK-NEXT:    [[DC:%[0-9]+]] = load double, ptr [[SC]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SC]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SC]]
 ; The call's adjoint: adjoint.g with the primal arguments (s rebuilt) and dret = adj(c).
 ; CHECK-NEXT:    [[S:%[0-9]+]] = fmul double %x, %x
 ; CHECK-NEXT:    [[GR:%[0-9]+]] = call { double } @adjoint.g.ad[[G]](ptr %tape, double [[S]], ptr %p, ptr %d.p, double [[DC]])
@@ -48,7 +48,7 @@ entry:
 ; CHECK-NEXT:    store double [[N1]], ptr [[SS]]
 ; s = x * x
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = load double, ptr [[SS]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SS]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SS]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DS]], %x
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T1]]
@@ -74,7 +74,7 @@ entry:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr %p
 ; adj(a) += dm * v
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DM]], [[V]]
@@ -87,7 +87,7 @@ entry:
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T2]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SV]]
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SV]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SV]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SV]]
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr %d.p
 ; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DV]]
 ; CHECK-NEXT:    store double [[N3]], ptr %d.p

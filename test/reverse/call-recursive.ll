@@ -68,7 +68,7 @@ entry:
 ; CHECK-NEXT:    [[TR:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 8)
 ; CHECK-NEXT:    [[R:%[0-9]+]] = load double, ptr [[TR]]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DM]], %x
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SR:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[T1]]
@@ -78,7 +78,7 @@ entry:
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T2]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SX]]
 ; CHECK-NEXT:    [[DR:%[0-9]+]] = load double, ptr [[SR]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SR]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SR]]
 ; CHECK-NEXT:    [[N1V:%[0-9]+]] = sub i32 %n, 1
 ; CHECK-NEXT:    [[C:%[0-9]+]] = call { double } @adjoint.pw.ac[[TOP]](ptr %tape, double %x, i32 [[N1V]], double [[DR]])
 ; CHECK-NEXT:    [[DX:%[0-9]+]] = extractvalue { double } [[C]], 0
@@ -93,7 +93,7 @@ entry:
 ; CHECK-NEXT:    [[TI:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 4)
 ; CHECK-NEXT:    [[K:%[0-9]+]] = load i32, ptr [[TI]]
 ; CHECK-NEXT:    [[DP:%[0-9]+]] = load double, ptr [[SP]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SP]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SP]]
 ; CHECK-NEXT:    switch i32 [[K]], label %[[FROMREC:[0-9]+]] [
 ; CHECK-NEXT:      i32 1, label %[[FROMBASE:[0-9]+]]
 ; CHECK-NEXT:    ]

@@ -40,7 +40,7 @@ entry:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[P:%[0-9]+]] = getelementptr inbounds [4 x double], ptr @table, i64 0, i64 %i
 ; CHECK-NEXT:    [[W:%[0-9]+]] = load double, ptr [[P]]
 ; CHECK-NEXT:    [[T:%[0-9]+]] = fmul double [[D]], [[W]]

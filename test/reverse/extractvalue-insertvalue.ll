@@ -51,7 +51,7 @@ entry:
 ; CHECK-NEXT:    [[S1:%[0-9]+]] = fadd double [[S0]], %dret
 ; CHECK-NEXT:    store double [[S1]], ptr [[SQ]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SQ]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SQ]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SQ]]
 ; CHECK-NEXT:    [[E1:%[0-9]+]] = extractvalue { double, double } [[C]], 1
 ; CHECK-NEXT:    [[E0:%[0-9]+]] = extractvalue { double, double } [[C]], 0
 ; CHECK-NEXT:    [[Q:%[0-9]+]] = fdiv double [[E0]], [[E1]]
@@ -71,7 +71,7 @@ entry:
 ; CHECK-NEXT:    store double [[N1]], ptr [[SE1]]
 ; e1 = extractvalue c, 1: adj(c) += { 0, de1 }, added field by field
 ; CHECK-NEXT:    [[DE1:%[0-9]+]] = load double, ptr [[SE1]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SE1]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SE1]]
 ; CHECK-NEXT:    [[P1:%[0-9]+]] = insertvalue { double, double } zeroinitializer, double [[DE1]], 1
 ; CHECK-NEXT:    [[C0:%[0-9]+]] = load { double, double }, ptr [[SC:%[0-9]+]]
 ; CHECK-NEXT:    [[C0A:%[0-9]+]] = extractvalue { double, double } [[C0]], 0
@@ -85,7 +85,7 @@ entry:
 ; CHECK-NEXT:    store { double, double } [[C2]], ptr [[SC]]
 ; e0 = extractvalue c, 0: adj(c) += { de0, 0 }
 ; CHECK-NEXT:    [[DE0:%[0-9]+]] = load double, ptr [[SE0]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SE0]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SE0]]
 ; CHECK-NEXT:    [[P0:%[0-9]+]] = insertvalue { double, double } zeroinitializer, double [[DE0]], 0
 ; CHECK-NEXT:    [[C3:%[0-9]+]] = load { double, double }, ptr [[SC]]
 ; CHECK-NEXT:    [[C3A:%[0-9]+]] = extractvalue { double, double } [[C3]], 0
@@ -99,7 +99,7 @@ entry:
 ; CHECK-NEXT:    store { double, double } [[C5]], ptr [[SC]]
 ; c = g(x, y): adjoint.g with dret = adj(c); its two 'out' adjoints go to x and y.
 ; CHECK-NEXT:    [[DC:%[0-9]+]] = load { double, double }, ptr [[SC]]
-; CHECK-NEXT:    store { double, double } zeroinitializer, ptr [[SC]]
+; CHECK-NEXT:    store { double, double } { double -0.000000e+00, double -0.000000e+00 }, ptr [[SC]]
 ; CHECK-NEXT:    [[G:%[0-9]+]] = call { double, double } @adjoint.g.aa{{[.a-z]*}}(ptr %tape, double %x, double %y, { double, double } [[DC]])
 ; CHECK-NEXT:    [[GX:%[0-9]+]] = extractvalue { double, double } [[G]], 0
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
@@ -136,7 +136,7 @@ entry:
 ; CHECK-NEXT:    store { double, double } [[B2]], ptr [[SB]]
 ; b = insertvalue a, s, 1: adj(s) += db.1, adj(a) += db with field 1 cleared
 ; CHECK-NEXT:    [[DB:%[0-9]+]] = load { double, double }, ptr [[SB]]
-; CHECK-NEXT:    store { double, double } zeroinitializer, ptr [[SB]]
+; CHECK-NEXT:    store { double, double } { double -0.000000e+00, double -0.000000e+00 }, ptr [[SB]]
 ; CHECK-NEXT:    [[DS1:%[0-9]+]] = extractvalue { double, double } [[DB]], 1
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[DS1]]
@@ -154,7 +154,7 @@ entry:
 ; CHECK-NEXT:    store { double, double } [[A2]], ptr [[SA]]
 ; a = insertvalue poison, m, 0: adj(m) += da.0 (poison takes nothing)
 ; CHECK-NEXT:    [[DA:%[0-9]+]] = load { double, double }, ptr [[SA]]
-; CHECK-NEXT:    store { double, double } zeroinitializer, ptr [[SA]]
+; CHECK-NEXT:    store { double, double } { double -0.000000e+00, double -0.000000e+00 }, ptr [[SA]]
 ; CHECK-NEXT:    [[DM0:%[0-9]+]] = extractvalue { double, double } [[DA]], 0
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[DM0]]
@@ -162,7 +162,7 @@ entry:
 ; CHECK-NEXT:    insertvalue { double, double } [[DA]], double 0.000000e+00, 0
 ; s = x - y
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = load double, ptr [[SS]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SS]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SS]]
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DS]]
 ; CHECK-NEXT:    store double [[N3]], ptr [[SX]]
@@ -172,7 +172,7 @@ entry:
 ; CHECK-NEXT:    store double [[N4]], ptr [[SY]]
 ; m = x * y
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[T5:%[0-9]+]] = fmul double [[DM]], %y
 ; CHECK-NEXT:    [[O5:%[0-9]+]] = load double, ptr [[SX]]
 ; CHECK-NEXT:    [[N5:%[0-9]+]] = fadd double [[O5]], [[T5]]

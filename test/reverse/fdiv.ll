@@ -26,7 +26,7 @@ entry:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SQ]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SQ]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SQ]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SQ]]
 ; the primal result is rebuilt before the partials are built
 ; CHECK-NEXT:    [[R:%[0-9]+]] = fdiv double %x, %y
 ; adj(x) += d / y

@@ -32,7 +32,7 @@ entry:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; s is rebuilt before the partials are built
 ; CHECK-NEXT:    [[S:%[0-9]+]] = fadd double %x, %y
 ; adj(s) += d * x
@@ -47,7 +47,7 @@ entry:
 ; CHECK-NEXT:    store double [[N2]], ptr [[SX]]
 ; s = x + y: adj(x) += ds, adj(y) += ds
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = load double, ptr [[SS]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SS]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SS]]
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SX]]
 ; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DS]]
 ; CHECK-NEXT:    store double [[N3]], ptr [[SX]]

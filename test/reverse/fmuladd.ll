@@ -27,7 +27,7 @@ entry:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SR]]
 ; CHECK:         [[D:%[0-9]+]] = load double, ptr [[SR]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SR]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SR]]
 ; CHECK-NEXT:    [[TA:%[0-9]+]] = fmul double [[D]], %b
 ; CHECK-NEXT:    [[OA:%[0-9]+]] = load double, ptr [[SA:%[0-9]+]]
 ; CHECK-NEXT:    [[NA:%[0-9]+]] = fadd double [[OA]], [[TA]]

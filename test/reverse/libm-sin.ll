@@ -34,7 +34,7 @@ entry:
 ; CHECK-NEXT:    store double [[N0]], ptr [[SR]]
 ; r = s + c
 ; CHECK-NEXT:    [[DR:%[0-9]+]] = load double, ptr [[SR]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SR]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SR]]
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[DR]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SS]]
@@ -43,7 +43,7 @@ entry:
 ; CHECK-NEXT:    store double [[N2]], ptr [[SC]]
 ; c = cos(y): adj(y) += dc * -sin(y)
 ; CHECK-NEXT:    [[DC:%[0-9]+]] = load double, ptr [[SC]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SC]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SC]]
 ; CHECK-NEXT:    [[SIN:%[0-9]+]] = call double @llvm.sin.f64(double %y)
 ; CHECK-NEXT:    [[DSIN:%[0-9]+]] = fmul double [[DC]], [[SIN]]
 ; CHECK-NEXT:    [[TY:%[0-9]+]] = fneg double [[DSIN]]
@@ -52,7 +52,7 @@ entry:
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]
 ; s = sin(x): adj(x) += ds * cos(x)
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = load double, ptr [[SS]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SS]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SS]]
 ; CHECK-NEXT:    [[COS:%[0-9]+]] = call double @llvm.cos.f64(double %x)
 ; CHECK-NEXT:    [[TX:%[0-9]+]] = fmul double [[DS]], [[COS]]
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]

@@ -48,7 +48,7 @@ entry:
 ; CHECK-NEXT:    store double 0.000000e+00, ptr %d.y
 ; m = v * v: adj(v) += dm*v + v*dm
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[A:%[0-9]+]] = fmul double [[DM]], [[V]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SV:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[A]]
@@ -59,7 +59,7 @@ entry:
 ; CHECK-NEXT:    store double [[N3]], ptr [[SV]]
 ; v = load p: shadow(p) += adj(v), shadow(p) = d.x + i
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SV]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SV]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SV]]
 ; CHECK-NEXT:    [[SP:%[0-9]+]] = getelementptr inbounds double, ptr %d.x, i64 %i
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr [[SP]]
 ; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[DV]]

@@ -61,7 +61,7 @@ entry:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[Q:%[0-9]+]] = getelementptr inbounds double, ptr [[P]], i64 %i
 ; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr [[Q]]
 ; CHECK-NEXT:    fmul double [[DM]], [[V]]

@@ -47,7 +47,7 @@ entry:
 ; CHECK-NEXT:    store double 0.000000e+00, ptr %d.y
 ; m = v * v, v popped
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[A:%[0-9]+]] = fmul double [[DM]], [[V]]
 ; CHECK-NEXT:    [[OA:%[0-9]+]] = load double, ptr [[SVS:%[0-9]+]]
 ; CHECK-NEXT:    [[NA:%[0-9]+]] = fadd double [[OA]], [[A]]
@@ -58,7 +58,7 @@ entry:
 ; CHECK-NEXT:    store double [[N2]], ptr [[SVS]]
 ; v = load y: shadow(y) += adj(v)
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SVS]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SVS]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SVS]]
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr %d.y
 ; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DV]]
 ; CHECK-NEXT:    store double [[N3]], ptr %d.y

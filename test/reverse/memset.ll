@@ -46,7 +46,7 @@ entry:
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; m = v * w, w re-read from p[i]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[Q:%[0-9]+]] = getelementptr inbounds double, ptr %p, i64 %i
 ; CHECK-NEXT:    [[W:%[0-9]+]] = load double, ptr [[Q]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DM]], [[W]]
@@ -59,7 +59,7 @@ entry:
 ; CHECK-NEXT:    store double [[N2]], ptr [[SW]]
 ; w = load q: shadow(q) += adj(w)
 ; CHECK-NEXT:    [[DW:%[0-9]+]] = load double, ptr [[SW]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SW]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SW]]
 ; CHECK-NEXT:    [[SQ:%[0-9]+]] = getelementptr inbounds double, ptr %d.p, i64 %i
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SQ]]
 ; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DW]]
@@ -68,7 +68,7 @@ entry:
 ; CHECK-NEXT:    call void @llvm.memset.p0.i64(ptr align 1 %d.p, i8 0, i64 %n, i1 false)
 ; v = load p
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SV]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SV]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SV]]
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr %d.p
 ; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[DV]]
 ; CHECK-NEXT:    store double [[N4]], ptr %d.p

@@ -51,7 +51,7 @@ entry:
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], %dret
 ; CHECK-NEXT:    store double [[N1]], ptr [[SN]]
 ; CHECK-NEXT:    [[DN:%[0-9]+]] = load double, ptr [[SN]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SN]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SN]]
 ; CHECK-NEXT:    [[NEGD:%[0-9]+]] = fneg double [[DN]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[NEGD]]
@@ -62,7 +62,7 @@ entry:
 ; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], %dret
 ; CHECK-NEXT:    store double [[N3]], ptr [[SM]]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[T3:%[0-9]+]] = fmul double [[DM]], %x
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr [[SX]]
 ; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[T3]]

@@ -45,7 +45,7 @@ entry:
 ; CHECK-NEXT:    store double [[N0]], ptr [[SQ]]
 ; q = x - t
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SQ]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SQ]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SQ]]
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[D]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SX]]
@@ -55,7 +55,7 @@ entry:
 ; CHECK-NEXT:    store double [[N2]], ptr [[ST]]
 ; t = y * c, c = (double)n rebuilt; n itself has no adjoint
 ; CHECK-NEXT:    [[DT:%[0-9]+]] = load double, ptr [[ST]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[ST]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[ST]]
 ; CHECK-NEXT:    [[C:%[0-9]+]] = sitofp i32 %n to double
 ; CHECK-NEXT:    [[TY:%[0-9]+]] = fmul double [[DT]], [[C]]
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]

@@ -57,7 +57,7 @@ entry:
 ; CHECK-NEXT:    [[TP:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 8)
 ; CHECK-NEXT:    [[ACC:%[0-9]+]] = load double, ptr [[TP]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SNEXT:%[0-9]+]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SNEXT]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SNEXT]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[D]], %x
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SACC:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[T1]]
@@ -70,7 +70,7 @@ entry:
 ; CHECK-NEXT:    [[TI:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 4)
 ; CHECK-NEXT:    [[K:%[0-9]+]] = load i32, ptr [[TI]]
 ; CHECK-NEXT:    [[DACC:%[0-9]+]] = load double, ptr [[SACC]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SACC]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SACC]]
 ; CHECK-NEXT:    switch i32 [[K]], label %[[FROMENTRY:[0-9]+]] [
 ; CHECK-NEXT:      i32 1, label %[[FROMLOOP:[0-9]+]]
 ; CHECK-NEXT:    ]

@@ -81,7 +81,7 @@ done:
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr %x, align 8
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[D]], %s
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SV:%[0-9]+]]
@@ -92,7 +92,7 @@ done:
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T2]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SS]]
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SV]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SV]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SV]]
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr %d.x, align 8
 ; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DV]]
 ; CHECK-NEXT:    store double [[N3]], ptr %d.x, align 8

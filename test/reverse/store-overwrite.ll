@@ -42,7 +42,7 @@ entry:
 ; CHECK-NEXT:    store double 0.000000e+00, ptr %d.p
 ; m = v * a
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SM]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DM]], %a
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SV:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T1]]
@@ -53,7 +53,7 @@ entry:
 ; CHECK-NEXT:    store double [[N3]], ptr [[SA]]
 ; v = load p: the cleared shadow receives adj(v) only
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SV]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SV]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SV]]
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr %d.p
 ; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[DV]]
 ; CHECK-NEXT:    store double [[N4]], ptr %d.p

@@ -27,12 +27,12 @@ entry:
 ; CHECK-LABEL: define internal { double } @adjoint.f.ad{{[.a-z]*}}(ptr %tape, double %s, ptr %x, ptr %d.x, double %dret)
 ; CHECK:       entry:
 ; CHECK:         [[SVV:%[0-9]+]] = alloca <4 x double>
-; CHECK-NEXT:    store <4 x double> zeroinitializer, ptr [[SVV]]
+; CHECK-NEXT:    store <4 x double> splat (double -0.000000e+00), ptr [[SVV]]
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SR:%[0-9]+]]
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SR]]
 ; CHECK:         [[D:%[0-9]+]] = load double, ptr [[SR]]
-; CHECK-NEXT:    store double 0.000000e+00, ptr [[SR]]
+; CHECK-NEXT:    store double -0.000000e+00, ptr [[SR]]
 ; the rule's adjoint half: d for s, splat(d) for v
 ; CHECK-NEXT:    [[V0:%[0-9]+]] = insertelement <4 x double> zeroinitializer, double [[D]], i32 0
 ; CHECK-NEXT:    [[V1:%[0-9]+]] = insertelement <4 x double> [[V0]], double [[D]], i32 1
@@ -48,7 +48,7 @@ entry:
 ; CHECK-NEXT:    store <4 x double> [[NV]], ptr [[SVV]]
 ; v = load x: shadow(x) += adj(v), as a vector
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load <4 x double>, ptr [[SVV]]
-; CHECK-NEXT:    store <4 x double> zeroinitializer, ptr [[SVV]]
+; CHECK-NEXT:    store <4 x double> splat (double -0.000000e+00), ptr [[SVV]]
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load <4 x double>, ptr %d.x, align 32
 ; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd <4 x double> [[OX]], [[DV]]
 ; CHECK-NEXT:    store <4 x double> [[NX]], ptr %d.x, align 32
