@@ -21,30 +21,32 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let mut argv: Vec<OsString> = std::env::args_os().collect();
+    let argv: Vec<OsString> = std::env::args_os().collect();
     if argv.get(1).is_some_and(|a| a == "rules") {
         return list_rules();
     }
-    if argv.get(1).is_some_and(|a| a == sandbox::WORKER_ARG) {
-        argv.remove(1);
-        return worker(argv);
-    }
     // Arguments are checked here, so usage errors cost no worker.
     let args = Args::parse_or_exit(argv);
+    let child = match sandbox::fork_worker() {
+        Ok(sandbox::Forked::Worker) => return worker(&args),
+        Ok(sandbox::Forked::Parent(child)) => child,
+        Err(e) => return sandbox::start_failed(&e),
+    };
     diagnostics::install_crash_handlers();
-    sandbox::supervise(&sandbox::Supervision {
-        input_name: &input::display_name(&args.input),
-        limits: limits(&args),
-    })
+    sandbox::supervise(
+        child,
+        &sandbox::Supervision {
+            input_name: &input::display_name(&args.input),
+            limits: limits(&args),
+        },
+    )
 }
 
 /// The worker: the whole pipeline, in the child process.
-fn worker(argv: Vec<OsString>) -> ExitCode {
-    sandbox::worker_init();
-    let args = Args::parse_or_exit(argv);
+fn worker(args: &Args) -> ExitCode {
     diagnostics::install_process_handlers();
     // A panic has already been reported by the hook; unwinding drops the temporary output.
-    match std::panic::catch_unwind(|| run(&args)) {
+    match std::panic::catch_unwind(|| run(args)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(e)) => match e.downcast_ref::<Internal>() {
             Some(Internal(what)) => {
