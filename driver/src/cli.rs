@@ -69,6 +69,11 @@ pub struct Args {
     #[arg(long)]
     pub tape_stats: bool,
 
+    /// Print on stderr the wall time of each phase: reading and verifying, differentiating,
+    /// re-optimising, code generation (and writing)
+    #[arg(long)]
+    pub time_report: bool,
+
     /// Report on stderr how many requests were lowered and derived functions generated
     #[arg(short = 'v', long)]
     pub verbose: bool,

@@ -21,30 +21,32 @@ use std::ffi::OsString;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let mut argv: Vec<OsString> = std::env::args_os().collect();
+    let argv: Vec<OsString> = std::env::args_os().collect();
     if argv.get(1).is_some_and(|a| a == "rules") {
         return list_rules();
     }
-    if argv.get(1).is_some_and(|a| a == sandbox::WORKER_ARG) {
-        argv.remove(1);
-        return worker(argv);
-    }
     // Arguments are checked here, so usage errors cost no worker.
     let args = Args::parse_or_exit(argv);
+    let child = match sandbox::fork_worker() {
+        Ok(sandbox::Forked::Worker) => return worker(&args),
+        Ok(sandbox::Forked::Parent(child)) => child,
+        Err(e) => return sandbox::start_failed(&e),
+    };
     diagnostics::install_crash_handlers();
-    sandbox::supervise(&sandbox::Supervision {
-        input_name: &input::display_name(&args.input),
-        limits: limits(&args),
-    })
+    sandbox::supervise(
+        child,
+        &sandbox::Supervision {
+            input_name: &input::display_name(&args.input),
+            limits: limits(&args),
+        },
+    )
 }
 
 /// The worker: the whole pipeline, in the child process.
-fn worker(argv: Vec<OsString>) -> ExitCode {
-    sandbox::worker_init();
-    let args = Args::parse_or_exit(argv);
+fn worker(args: &Args) -> ExitCode {
     diagnostics::install_process_handlers();
     // A panic has already been reported by the hook; unwinding drops the temporary output.
-    match std::panic::catch_unwind(|| run(&args)) {
+    match std::panic::catch_unwind(|| run(args)) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(e)) => match e.downcast_ref::<Internal>() {
             Some(Internal(what)) => {
@@ -113,6 +115,7 @@ fn run(args: &Args) -> Result<()> {
     let kind = args.emit_kind()?;
     let output = emit::Output::create(&args.output)?;
 
+    let mut clock = PhaseClock::new(args.time_report);
     let context = Context::create();
     diagnostics::install_context_handler(&context);
     // Reading and verifying run under the limits; the parent explains a crash or a limit hit.
@@ -126,6 +129,7 @@ fn run(args: &Args) -> Result<()> {
         .map_err(|e| anyhow!("input module is invalid: {}", diagnostics::first_line(&e)))?;
     diagnostics::set_reading(None);
     reading.finish_reading();
+    clock.lap("read and verify");
 
     let request = target::TargetRequest {
         triple: args.target.clone(),
@@ -169,6 +173,7 @@ fn run(args: &Args) -> Result<()> {
             diagnostics::first_line(&e)
         ))
     })?;
+    clock.lap("differentiate");
     if args.verbose {
         eprintln!(
             "umbra: {} derivative request(s) lowered, {} derived function(s) generated",
@@ -176,14 +181,59 @@ fn run(args: &Args) -> Result<()> {
         );
     }
 
-    raw.run_passes(
-        &format!("default<O{}>", args.opt_level),
+    umbra_passes::reoptimize::run_pipeline(
+        raw,
+        args.opt_level,
         machine.as_mut_ptr(),
+        &summary.untouched,
     )
     .map_err(|e| anyhow!("re-optimisation failed: {}", diagnostics::first_line(&e)))?;
     diagnostics::check("re-optimisation failed")?;
+    clock.lap("re-optimise");
 
     sandbox::announce(Phase::Codegen);
     let bytes = emit::render(&module, &machine, kind)?;
-    output.commit(&bytes)
+    output.commit(&bytes)?;
+    clock.lap("emit");
+    clock.total();
+    Ok(())
+}
+
+/// `--time-report`: wall time per phase of the worker, printed as each phase ends.
+struct PhaseClock {
+    enabled: bool,
+    start: std::time::Instant,
+    last: std::time::Instant,
+}
+
+impl PhaseClock {
+    fn new(enabled: bool) -> PhaseClock {
+        let now = std::time::Instant::now();
+        PhaseClock {
+            enabled,
+            start: now,
+            last: now,
+        }
+    }
+
+    fn lap(&mut self, phase: &str) {
+        let now = std::time::Instant::now();
+        if self.enabled {
+            eprintln!(
+                "umbra: time: {phase:<16} {:8.3} s",
+                (now - self.last).as_secs_f64()
+            );
+        }
+        self.last = now;
+    }
+
+    fn total(&self) {
+        if self.enabled {
+            eprintln!(
+                "umbra: time: {:<16} {:8.3} s",
+                "total",
+                self.start.elapsed().as_secs_f64()
+            );
+        }
+    }
 }

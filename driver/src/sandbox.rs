@@ -1,6 +1,7 @@
 //! Keeping hostile input from taking the tool (or the machine) down: the driver runs its whole
-//! pipeline in a child process, the *worker* (this same executable, re-run with a hidden first
-//! argument), and the parent only supervises it.
+//! pipeline in a child process, the *worker* (a fork of the driver, made once the arguments are
+//! parsed: no second start-up, which with LLVM's shared library costs tens of milliseconds),
+//! and the parent only supervises it.
 //!
 //! LLVM's bitcode reader trusts its input: some corrupt files crash it, make it abort with "out
 //! of memory", or grow its memory without bound. So while the worker reads and verifies the
@@ -17,11 +18,9 @@
 use crate::diagnostics::{self, EXIT_INTERNAL, EXIT_UNREADABLE};
 use crate::input::Format;
 use std::io::{BufRead, BufReader, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, ExitCode, Stdio};
-
-/// The hidden first argument that makes `umbra` the worker.
-pub const WORKER_ARG: &str = "__umbra-worker";
+use std::process::{ExitCode, ExitStatus};
 
 /// Marker lines start with this (SOH cannot appear in Umbra's messages).
 const MARKER: &str = "\u{1}umbra-worker-phase:";
@@ -138,12 +137,6 @@ fn test_fault(phase: Phase) {
     }
 }
 
-/// Worker start-up: die with the parent (so an interrupted `umbra` leaves no worker running).
-pub fn worker_init() {
-    // SAFETY: PR_SET_PDEATHSIG takes a signal number and changes nothing else.
-    unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) };
-}
-
 fn get_soft(resource: libc::__rlimit_resource_t) -> (libc::rlim_t, libc::rlim_t) {
     let mut lim = libc::rlimit {
         rlim_cur: libc::RLIM_INFINITY,
@@ -225,28 +218,89 @@ pub struct Supervision<'a> {
     pub limits: Limits,
 }
 
-/// Runs the worker on this process's arguments, relays its output, and turns its end into
-/// this process's exit status.
-pub fn supervise(sup: &Supervision) -> ExitCode {
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(e) => return start_failed(&e),
-    };
-    let mut child = match Command::new(exe)
-        .arg(WORKER_ARG)
-        .args(std::env::args_os().skip(1))
-        .stderr(Stdio::piped())
-        .spawn()
-    {
-        Ok(child) => child,
-        Err(e) => return start_failed(&e),
-    };
+/// Which side of [`fork_worker`] this process is on.
+pub enum Forked {
+    /// The worker: runs the pipeline, its standard error a pipe to the parent.
+    Worker,
+    /// The parent, with the worker to supervise.
+    Parent(Child),
+}
+
+/// The worker as the parent sees it.
+pub struct Child {
+    pid: libc::pid_t,
+    stderr: OwnedFd,
+}
+
+/// Forks the worker. Called while the process is single-threaded (only arguments parsed, no
+/// LLVM state), so the child may go on running Rust and LLVM code; it keeps Rust's own
+/// handlers for stack overflows (the parent installs its crash handlers after the fork).
+pub fn fork_worker() -> std::io::Result<Forked> {
+    let mut fds = [0; 2];
+    // SAFETY: pipe2 writes two descriptors into `fds`.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned here only.
+    let (read, write) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+    // Nothing buffered may be written twice.
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().flush();
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: the process is single-threaded here (see above).
+    match unsafe { libc::fork() } {
+        -1 => Err(std::io::Error::last_os_error()),
+        0 => {
+            // Die with the parent, so an interrupted `umbra` leaves no worker running (and
+            // leave at once if it is already gone).
+            // SAFETY: PR_SET_PDEATHSIG takes a signal number; getppid and _exit have no
+            // preconditions.
+            unsafe {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong);
+                if libc::getppid() != parent {
+                    libc::_exit(i32::from(EXIT_INTERNAL));
+                }
+            }
+            drop(read);
+            // SAFETY: makes the pipe this process's standard error; `write` is then closed.
+            if unsafe { libc::dup2(std::os::fd::AsRawFd::as_raw_fd(&write), 2) } < 0 {
+                // SAFETY: leaving the child at once, as exec failing would have.
+                unsafe { libc::_exit(i32::from(EXIT_INTERNAL)) };
+            }
+            drop(write);
+            Ok(Forked::Worker)
+        }
+        pid => {
+            drop(write);
+            Ok(Forked::Parent(Child { pid, stderr: read }))
+        }
+    }
+}
+
+/// Waits for `pid` to end.
+fn wait_for(pid: libc::pid_t) -> std::io::Result<ExitStatus> {
+    let mut status = 0;
+    loop {
+        // SAFETY: waitpid writes the status of our own child.
+        if unsafe { libc::waitpid(pid, &mut status, 0) } == pid {
+            return Ok(ExitStatus::from_raw(status));
+        }
+        let e = std::io::Error::last_os_error();
+        if e.kind() != std::io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// Relays the worker's output and turns its end into this process's exit status.
+pub fn supervise(child: Child, sup: &Supervision) -> ExitCode {
     let mut phase = Phase::Setup;
     // What the worker printed before its module was known to be sound: released only if the
     // worker ends normally (it is then Umbra's own one-line error), dropped if it crashed.
     let mut held: Vec<u8> = Vec::new();
-    if let Some(stderr) = child.stderr.take() {
-        let mut reader = BufReader::new(stderr);
+    {
+        let mut reader = BufReader::new(std::fs::File::from(child.stderr));
         let mut line = Vec::new();
         loop {
             line.clear();
@@ -264,7 +318,7 @@ pub fn supervise(sup: &Supervision) -> ExitCode {
             }
         }
     }
-    let status = match child.wait() {
+    let status = match wait_for(child.pid) {
         Ok(status) => status,
         Err(e) => return start_failed(&e),
     };
@@ -341,7 +395,8 @@ fn tidy(held: &[u8], input_name: &str, failed: bool) -> String {
     out
 }
 
-fn start_failed(e: &std::io::Error) -> ExitCode {
+/// The one line (and exit status) for a worker that could not be started.
+pub fn start_failed(e: &std::io::Error) -> ExitCode {
     diagnostics::report_error(&format!(
         "cannot start the worker process: {}",
         crate::input::io_message(e)

@@ -100,7 +100,7 @@ fn run(module: Module, params: &str) -> Result<bool, String> {
         return Ok(false);
     }
     if let Some(level) = opts.reoptimize {
-        crate::reoptimize::reoptimize(module, level)?;
+        crate::reoptimize::reoptimize(module, level, &summary.untouched)?;
     }
     Ok(true)
 }

@@ -30,10 +30,11 @@ pub mod reoptimize;
 pub mod reverse;
 pub mod rules;
 pub mod signature;
+pub mod untouched;
 pub mod unwind;
 
 pub use diag::{Error, ErrorKind, Result};
-pub use ir::Module;
+pub use ir::{Module, Val};
 pub use options::Options;
 
 /// What a run over a module did.
@@ -49,6 +50,10 @@ pub struct Summary {
     /// defeated by inlining, derivatives dropped by the user's inactive declarations
     /// ([`analysis::dropped`]).
     pub warnings: Vec<String>,
+    /// The functions defined before the run that it left unchanged and that nothing it added
+    /// or changed refers to ([`untouched`]): already optimised by the host, so
+    /// [`reoptimize::run_pipeline`] skips them. Valid until the module next changes.
+    pub untouched: Vec<Val>,
 }
 
 /// Differentiates every derivative request in `module` in place. On error the module may hold
@@ -58,10 +63,14 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     if requests.is_empty() {
         return Ok(Summary::default());
     }
+    // Judged before canonicalisation makes every function look optimised.
+    let unoptimised = untouched::unoptimised(module);
     let rules = rules::user::collect(module, opts)?;
     // Before lowering: only the user's own calls count as signs of life.
     let mut warnings = rules::user::inlined_rule_warnings(module);
     preprocess::canonicalize_reachable(module, &requests, &rules)?;
+    // What the run leaves alone is told by comparing with the canonical module.
+    let snapshot = untouched::Snapshot::take(module, &unoptimised);
     // Canonicalisation rewrites the bodies that hold requests as well (at -O0 a request's
     // arguments are loads from allocas, which mem2reg deletes): decode them again from the
     // canonical code. Requests inside functions an outer request differentiates go first, so
@@ -82,5 +91,6 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         derived_functions,
         report: session.report,
         warnings,
+        untouched: snapshot.untouched(module),
     })
 }

@@ -1,20 +1,75 @@
-//! Re-optimisation after differentiation for hosts that do not run their own pipeline afterwards
-//! (the clang plugin runs at the end of clang's pipeline, so the derivative code it adds would
-//! otherwise stay unoptimised).
+//! Re-optimisation after differentiation: `default<O{level}>` over the module, for the driver
+//! and for hosts that do not run their own pipeline afterwards (the clang plugin runs at the end
+//! of clang's pipeline, so the derivative code it adds would otherwise stay unoptimised).
+//!
+//! Functions the run left untouched ([`crate::untouched`]) went through the host's pipeline
+//! already; they are kept out of this one by `optnone` (with the `noinline` it requires) for
+//! its duration, which the pass manager honours by skipping their function passes. The
+//! attributes come off again before code generation, which then treats them as before.
 
-use crate::ir::Module;
+use crate::ir::{Module, Val};
 use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
 use inkwell::OptimizationLevel;
 
+/// Marks a function kept out of the pipeline; its value says whether it had `noinline` before.
+const SKIP_MARK: &str = "umbra-reopt-skip";
+const HAD_NOINLINE: &str = "noinline";
+
 /// Runs `default<O{level}>` over `module`, with a target machine for the module's triple (host
-/// CPU and features when the triple is the host's) so cost models see the real target.
-pub fn reoptimize(module: Module, level: u8) -> Result<(), String> {
+/// CPU and features when the triple is the host's) so cost models see the real target,
+/// skipping the functions of `untouched`.
+pub fn reoptimize(module: Module, level: u8, untouched: &[Val]) -> Result<(), String> {
     let tm = target_machine_for(module);
     let raw_tm = tm
         .as_ref()
         .map(|t| t.as_mut_ptr())
         .unwrap_or(std::ptr::null_mut());
-    module.run_passes(&format!("default<O{level}>"), raw_tm)
+    run_pipeline(module, level, raw_tm, untouched)
+}
+
+/// Runs `default<O{level}>` over `module` for target machine `tm` (may be null), skipping the
+/// functions of `untouched`.
+pub fn run_pipeline(
+    module: Module,
+    level: u8,
+    tm: inkwell::llvm_sys::target_machine::LLVMTargetMachineRef,
+    untouched: &[Val],
+) -> Result<(), String> {
+    if level > 0 {
+        for &f in untouched {
+            if can_skip(f) {
+                let had = if f.has_fn_attr("noinline") {
+                    HAD_NOINLINE
+                } else {
+                    ""
+                };
+                f.set_string_fn_attr(SKIP_MARK, had);
+                f.set_fn_attr("optnone", true);
+                f.set_fn_attr("noinline", true);
+            }
+        }
+    }
+    let result = module.run_passes(&format!("default<O{level}>"), tm);
+    // By mark rather than by `untouched`: the pipeline may have deleted some of them.
+    for f in module.functions() {
+        if let Some(had) = f.string_fn_attr(SKIP_MARK) {
+            f.remove_string_fn_attr(SKIP_MARK);
+            f.set_fn_attr("optnone", false);
+            if had != HAD_NOINLINE {
+                f.set_fn_attr("noinline", false);
+            }
+        }
+    }
+    result
+}
+
+/// True when `optnone` may be put on `f` (the verifier refuses it next to `alwaysinline`,
+/// `optsize`, `minsize` and `optdebug`). Functions already `optnone` need nothing.
+fn can_skip(f: Val) -> bool {
+    !f.is_declaration()
+        && !["optnone", "alwaysinline", "optsize", "minsize", "optdebug"]
+            .iter()
+            .any(|a| f.has_fn_attr(a))
 }
 
 fn target_machine_for(module: Module) -> Option<TargetMachine> {

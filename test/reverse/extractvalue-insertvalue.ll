@@ -99,7 +99,7 @@ entry:
 ; CHECK-NEXT:    store { double, double } [[C5]], ptr [[SC]]
 ; c = g(x, y): adjoint.g with dret = adj(c); its two 'out' adjoints go to x and y.
 ; CHECK-NEXT:    [[DC:%[0-9]+]] = load { double, double }, ptr [[SC]]
-; CHECK-NEXT:    store { double, double } zeroinitializer, ptr [[SC]]
+; CHECK-NEXT:    store { double, double } { double -0.000000e+00, double -0.000000e+00 }, ptr [[SC]]
 ; CHECK-NEXT:    [[G:%[0-9]+]] = call { double, double } @adjoint.g.aa{{[.a-z]*}}(ptr %tape, double %x, double %y, { double, double } [[DC]])
 ; CHECK-NEXT:    [[GX:%[0-9]+]] = extractvalue { double, double } [[G]], 0
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
@@ -138,7 +138,7 @@ entry:
 ; CHECK-NEXT:    store { double, double } [[B2]], ptr [[SB]]
 ; b = insertvalue a, s, 1: adj(s) += db.1, adj(a) += db with field 1 cleared
 ; CHECK-NEXT:    [[DB:%[0-9]+]] = load { double, double }, ptr [[SB]]
-; CHECK-NEXT:    store { double, double } zeroinitializer, ptr [[SB]]
+; CHECK-NEXT:    store { double, double } { double -0.000000e+00, double -0.000000e+00 }, ptr [[SB]]
 ; CHECK-NEXT:    [[DS1:%[0-9]+]] = extractvalue { double, double } [[DB]], 1
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[DS1]]
@@ -156,7 +156,7 @@ entry:
 ; CHECK-NEXT:    store { double, double } [[A2]], ptr [[SA]]
 ; a = insertvalue poison, m, 0: adj(m) += da.0 (poison takes nothing)
 ; CHECK-NEXT:    [[DA:%[0-9]+]] = load { double, double }, ptr [[SA]]
-; CHECK-NEXT:    store { double, double } zeroinitializer, ptr [[SA]]
+; CHECK-NEXT:    store { double, double } { double -0.000000e+00, double -0.000000e+00 }, ptr [[SA]]
 ; CHECK-NEXT:    [[DM0:%[0-9]+]] = extractvalue { double, double } [[DA]], 0
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[DM0]]

@@ -30,8 +30,8 @@ entry:
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[C:%[0-9]+]] = fcmp olt double %x, %y
-; CHECK-NEXT:    [[TX:%[0-9]+]] = select i1 [[C]], double [[D]], double 0.000000e+00
-; CHECK-NEXT:    [[TY:%[0-9]+]] = select i1 [[C]], double 0.000000e+00, double [[D]]
+; CHECK-NEXT:    [[TX:%[0-9]+]] = select i1 [[C]], double [[D]], double -0.000000e+00
+; CHECK-NEXT:    [[TY:%[0-9]+]] = select i1 [[C]], double -0.000000e+00, double [[D]]
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[TX]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]

@@ -10,6 +10,9 @@ pub struct Builder {
     raw: sys::prelude::LLVMBuilderRef,
     module: Module,
     fast_math: u32,
+    /// The instruction new ones go before; `None` at the end of the block (LLVM's C API
+    /// cannot tell).
+    insert_before: Option<Val>,
 }
 
 impl Drop for Builder {
@@ -27,6 +30,7 @@ impl Builder {
             raw: unsafe { c::LLVMCreateBuilderInContext(module.context()) },
             module,
             fast_math: 0,
+            insert_before: None,
         }
     }
 
@@ -37,11 +41,18 @@ impl Builder {
 
     /// Emits at the end of `b` from now on.
     pub fn position_at_end(&mut self, b: Block) {
+        self.insert_before = None;
         unsafe { c::LLVMPositionBuilderAtEnd(self.raw, b.0) }
     }
     /// Emits before `inst` from now on.
     pub fn position_before(&mut self, inst: Val) {
+        self.insert_before = Some(inst);
         unsafe { c::LLVMPositionBuilderBefore(self.raw, inst.0) }
+    }
+    /// The instruction new instructions go before, `None` when they go at the end of
+    /// [`Builder::current_block`].
+    pub fn insertion_point(&self) -> Option<Val> {
+        self.insert_before
     }
     /// The block being emitted into.
     pub fn current_block(&self) -> Block {

@@ -156,6 +156,25 @@ impl Ty {
         Val(unsafe { c::LLVMConstNull(self.0) })
     }
 
+    /// The additive identity of floating-point addition for this type: `-0.0` in every float
+    /// (`x + -0.0` is `x` for every `x`, so LLVM folds it away; `x + 0.0` turns `-0.0` into
+    /// `0.0` and stays), zero elsewhere.
+    pub fn neg_zero(self) -> Val {
+        match self.kind() {
+            TyKind::Float => self.float_const(-0.0),
+            TyKind::Vector if self.is_fp_or_fp_vector() => self.float_const(-0.0),
+            TyKind::Struct => {
+                let parts: Vec<Val> = self.struct_fields().iter().map(|f| f.neg_zero()).collect();
+                Val::const_aggregate(self, &parts)
+            }
+            TyKind::Array => {
+                let e = self.element().neg_zero();
+                Val::const_aggregate(self, &vec![e; self.array_len() as usize])
+            }
+            _ => self.zero(),
+        }
+    }
+
     /// `poison` of this type.
     pub fn poison(self) -> Val {
         Val(unsafe { c::LLVMGetPoison(self.0) })

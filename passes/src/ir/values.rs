@@ -795,6 +795,17 @@ impl Val {
             c::LLVMAddAttributeAtIndex(self.0, FUNCTION_INDEX, a);
         }
     }
+    /// Removes function `self`'s string attribute `key` (if any).
+    pub fn remove_string_fn_attr(self, key: &str) {
+        unsafe {
+            c::LLVMRemoveStringAttributeAtIndex(
+                self.0,
+                FUNCTION_INDEX,
+                key.as_ptr() as *const _,
+                key.len() as u32,
+            )
+        }
+    }
     /// The value of function `self`'s string attribute `key`, if it has one.
     pub fn string_fn_attr(self, key: &str) -> Option<String> {
         unsafe {
@@ -1004,6 +1015,11 @@ impl Block {
     pub fn terminator(self) -> Option<Val> {
         let t = unsafe { c::LLVMGetBasicBlockTerminator(self.0) };
         (!t.is_null()).then_some(Val(t))
+    }
+    /// The last instruction, if any.
+    pub fn last_instruction(self) -> Option<Val> {
+        let i = unsafe { c::LLVMGetLastInstruction(self.0) };
+        (!i.is_null()).then_some(Val(i))
     }
     /// The first instruction, if any.
     pub fn first_instruction(self) -> Option<Val> {

@@ -213,7 +213,8 @@ impl<'s> AdjointFn<'s> {
 
     // ----- adjoint slots -----
 
-    /// The slot holding `v`'s adjoint, created zeroed in the entry block.
+    /// The slot holding `v`'s adjoint, created zeroed in the entry block. Zero is `-0.0`
+    /// ([`crate::ir::Ty::neg_zero`]): the first contribution added to it then folds to itself.
     fn slot(&mut self, v: Val) -> Val {
         if let Some(&s) = self.slots.get(&v) {
             return s;
@@ -224,7 +225,7 @@ impl<'s> AdjointFn<'s> {
         }
         let t = self.adjoint_ty(v).unwrap_or(v.ty());
         let s = self.b.alloca(t, "");
-        self.b.store(no_adjoint(t), s, 0);
+        self.b.store(t.neg_zero(), s, 0);
         self.b.position_at_end(here);
         self.slots.insert(v, s);
         s
@@ -284,7 +285,7 @@ impl<'s> AdjointFn<'s> {
         let t = self.adjoint_ty(v)?;
         let s = self.slot(v);
         let d = self.b.load(t, s, 0);
-        self.b.store(no_adjoint(t), s, 0);
+        self.b.store(t.neg_zero(), s, 0);
         Some(d)
     }
 
@@ -875,9 +876,10 @@ impl<'s> AdjointFn<'s> {
                 Ok(())
             }
             InstructionKind::Selection => {
-                // Exactly zero to the operand not chosen, whatever `d` holds.
+                // Exactly zero to the operand not chosen, whatever `d` holds (`-0.0`: adding
+                // it changes nothing, so LLVM can drop the addition).
                 let c = self.primal(ops[0], i)?;
-                let z = d.ty().zero();
+                let z = d.ty().neg_zero();
                 let t = self.b.select(c, d, z);
                 let f = self.b.select(c, z, d);
                 self.accumulate(ops[1], t);
@@ -890,8 +892,9 @@ impl<'s> AdjointFn<'s> {
     fn reverse_shuffle(&mut self, i: Val, d: Val) {
         let (a, bv) = (i.operand(0), i.operand(1));
         let n = a.ty().vector_len();
-        let mut da = a.ty().zero();
-        let mut db = bv.ty().zero();
+        // Sums start at `-0.0`, which the first lane's addition folds away.
+        let mut da = a.ty().neg_zero();
+        let mut db = bv.ty().neg_zero();
         for (lane, m) in i.shuffle_mask().into_iter().enumerate() {
             let Some(m) = m else { continue };
             let e = self.b.extract_lane(d, lane as u32);
@@ -1231,17 +1234,6 @@ impl<'s> AdjointFn<'s> {
         let ptr = Ty::ptr(ctx);
         let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
         self.b.call_function(free, &[p]);
-    }
-}
-
-/// What an adjoint slot holds before anything is added to it: `-0.0` for floating-point data,
-/// the identity of `+` (`x + -0.0` is `x` for every `x`, `-0.0` included, where `x + 0.0`
-/// turns `-0.0` into `0.0`), so the optimiser folds the first addition away; zero otherwise.
-fn no_adjoint(t: Ty) -> Val {
-    if t.is_fp_or_fp_vector() {
-        t.float_const(-0.0)
-    } else {
-        t.zero()
     }
 }
 

@@ -515,7 +515,7 @@ fn add(b: &mut Builder, a: Option<Val>, x: Option<Val>) -> Option<Val> {
 
 /// Erases what was built since `before` and is unused, except `keep` (the values handed back,
 /// which have no users yet): the derivatives of operands without a tangent or adjoint.
-fn tidy(b: &Builder, before: &std::collections::HashSet<Val>, keep: &[Val]) {
+fn tidy(b: &Builder, before: &linear::Mark, keep: &[Val]) {
     let mut built = linear::built_since(b, before);
     built.retain(|i| !keep.contains(i));
     linear::erase_unused(built);

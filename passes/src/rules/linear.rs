@@ -22,7 +22,7 @@
 //! an inactive operand) is erased by [`erase_unused`], so the derived code holds no instruction
 //! the derivative does not use.
 
-use crate::ir::{Builder, Opcode, RealPred, Val};
+use crate::ir::{Block, Builder, Opcode, RealPred, Val};
 use std::collections::{HashMap, HashSet};
 
 /// `p · v` for a partial `p` and a tangent or adjoint `v`; `v_first` orders a product's operands
@@ -252,18 +252,46 @@ pub fn combine(
     acc
 }
 
-/// The instructions of the builder's current block, to tell afterwards which ones a rule built.
-pub fn mark(b: &Builder) -> HashSet<Val> {
-    b.current_block().instructions().into_iter().collect()
+/// Where the builder stood before a rule built its partials: the instructions around the
+/// insertion point, so that [`built_since`] finds what was built between them without scanning
+/// (or remembering) the whole block, which made differentiating one long block quadratic.
+pub struct Mark {
+    block: Block,
+    prev: Option<Val>,
+    next: Option<Val>,
 }
 
-/// The instructions built in the builder's current block since `before` (a [`mark`]).
-pub fn built_since(b: &Builder, before: &HashSet<Val>) -> Vec<Val> {
-    b.current_block()
-        .instructions()
-        .into_iter()
-        .filter(|i| !before.contains(i))
-        .collect()
+/// Marks where the builder stands, to tell afterwards which instructions a rule built.
+pub fn mark(b: &Builder) -> Mark {
+    let block = b.current_block();
+    let next = b.insertion_point();
+    let prev = match next {
+        Some(n) => n.previous_instruction(),
+        None => block.last_instruction(),
+    };
+    Mark { block, prev, next }
+}
+
+/// The instructions built at the builder's insertion point since `before` (a [`mark`]). A
+/// rule that moved on to another block built all of that block.
+pub fn built_since(b: &Builder, before: &Mark) -> Vec<Val> {
+    let block = b.current_block();
+    if block != before.block {
+        return block.instructions();
+    }
+    let mut out = Vec::new();
+    let mut at = match before.prev {
+        Some(p) => p.next_instruction(),
+        None => block.first_instruction(),
+    };
+    while let Some(i) = at {
+        if Some(i) == before.next {
+            break;
+        }
+        out.push(i);
+        at = i.next_instruction();
+    }
+    out
 }
 
 /// Erases those of `built` (what a rule's partials built, from [`built_since`]) that nothing
@@ -291,4 +319,42 @@ fn is_pure(i: Val) -> bool {
 /// True when `v` is the floating-point constant `x`, or a vector of it in every lane.
 fn is_splat_of(v: Val, x: f64) -> bool {
     v.const_float_splat().is_some_and(|c| c == x)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{parse_test_module, Module};
+    use inkwell::context::Context;
+
+    #[test]
+    fn built_since_finds_what_was_built_at_the_insertion_point() {
+        let ctx = Context::create();
+        let m = parse_test_module(
+            &ctx,
+            "define double @f(double %x) {\n  %a = fadd double %x, %x\n  %b = fmul double %a, %x\n  ret double %b\n}\n",
+        );
+        let module = Module(m.as_mut_ptr());
+        let f = module.function("f").unwrap();
+        let x = f.params()[0];
+        let block = f.entry_block();
+        let [a, bm, ret] = block.instructions()[..] else {
+            panic!("three instructions expected")
+        };
+        let mut b = Builder::new(module);
+        // Before an instruction: only the two new ones, not those around them.
+        b.position_before(bm);
+        let before = mark(&b);
+        let n1 = b.fmul(a, x);
+        let n2 = b.fadd(n1, x);
+        assert_eq!(built_since(&b, &before), vec![n1, n2]);
+        // At the end of the block.
+        b.position_at_end(block);
+        let before = mark(&b);
+        assert!(built_since(&b, &before).is_empty());
+        let n3 = b.fadd(x, x);
+        assert_eq!(built_since(&b, &before), vec![n3]);
+        erase_unused(vec![n1, n2, n3]);
+        assert_eq!(block.instructions(), vec![a, bm, ret]);
+    }
 }

@@ -158,12 +158,17 @@ impl Tree {
         self.merge_at_depth(other, 0)
     }
 
+    // Reports a change step by step instead of comparing with a copy taken first: every step
+    // only adds to the tree (or re-describes it with a coarser period), so any step that
+    // changed something leaves the result different. The copy of the whole subtree, at every
+    // depth of every merge, was most of the type analysis's time.
     fn merge_at_depth(&mut self, other: &Tree, depth: usize) -> bool {
-        let before = self.clone();
+        let mut changed = false;
         // Align the repetition: the coarser of two compatible strides keeps both patterns.
+        let aligned;
         let other = match (self.stride, other.stride) {
-            (None, None) => other.clone(),
-            (Some(a), Some(b)) if a == b => other.clone(),
+            (None, None) => other,
+            (Some(a), Some(b)) if a == b => other,
             // A tree that gave up on a common period (below) stays at exact offsets: taking a
             // period from the next contribution, then giving it up again at the one after,
             // would change it on every round and the analysis would never settle
@@ -172,7 +177,8 @@ impl Tree {
             (None, Some(_)) if self.gave_up_period() => {
                 let mut e = other.exact();
                 e.at.values_mut().for_each(|k| *k = Kind::Conflict);
-                e
+                aligned = e;
+                &aligned
             }
             (a, b) => {
                 let s = match (a, b) {
@@ -187,29 +193,51 @@ impl Tree {
                     for &o in self.at.keys().chain(other.at.keys()) {
                         c.at.insert(o % s.max(1), Kind::Conflict);
                     }
-                    *self = Tree {
-                        at: c.at.into_iter().filter(|&(o, _)| o < MAX_OFFSET).collect(),
-                        stride: None,
-                        pointee: self.pointee.take(),
-                    };
-                    return *self != before;
+                    let at: BTreeMap<u64, Kind> =
+                        c.at.into_iter().filter(|&(o, _)| o < MAX_OFFSET).collect();
+                    let changed = at != self.at || self.stride.is_some();
+                    self.at = at;
+                    self.stride = None;
+                    return changed;
                 }
-                *self = self.with_stride(s);
-                other.with_stride(s)
+                if self.stride != Some(s) {
+                    let mine = self.with_stride(s);
+                    if mine != *self {
+                        changed = true;
+                        *self = mine;
+                    }
+                }
+                aligned = other.with_stride(s);
+                &aligned
             }
         };
         for (&o, &k) in &other.at {
-            let e = self.at.entry(o).or_insert(k);
-            *e = e.join(k);
+            match self.at.entry(o) {
+                std::collections::btree_map::Entry::Vacant(v) => {
+                    v.insert(k);
+                    changed = true;
+                }
+                std::collections::btree_map::Entry::Occupied(mut e) => {
+                    let joined = e.get().join(k);
+                    if joined != *e.get() {
+                        e.insert(joined);
+                        changed = true;
+                    }
+                }
+            }
         }
         if let Some(p) = &other.pointee {
             if depth + 1 < MAX_DEPTH {
-                self.pointee
+                if self.pointee.is_none() {
+                    changed = true;
+                }
+                changed |= self
+                    .pointee
                     .get_or_insert_with(Default::default)
                     .merge_at_depth(p, depth + 1);
             }
         }
-        *self != before
+        changed
     }
 
     /// True for the result of giving up on a common period: exact offsets, all conflicts.
