@@ -19,6 +19,7 @@ use crate::analysis::contents::{
     PointerLayout,
 };
 use crate::analysis::lanes::{lanes_disjoint, lanes_uniform};
+use crate::analysis::types::bytes::PARTIAL_ADVICE;
 use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
@@ -320,6 +321,11 @@ fn copy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         Some(PointerLayout::Strided { stride, floats, .. }) => {
             if !floats.is_empty() {
                 let m = c.session.module;
+                let slots: Vec<(u64, u64, Ty)> = floats
+                    .iter()
+                    .map(|&(o, t)| (o, m.store_size(t), t))
+                    .collect();
+                check_whole_floats(c, len, stride, &slots)?;
                 let helper = slot_helper(m, stride, &floats, SlotOp::Accumulate);
                 let len = c.b.zext_or_trunc(len, Ty::int(m.context(), 64));
                 // Without a source shadow, accumulating a slot into itself and zeroing it
@@ -333,6 +339,8 @@ fn copy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     }
     if let Some(ss) = c.shadows[1] {
         if let Contents::Floats(elem) = infer_contents(f, c.src)? {
+            let size = c.session.module.alloc_size(elem);
+            check_whole_floats(c, len, size, &[(0, size, elem)])?;
             let helper = adjoint_copy_helper(c.session.module, elem);
             c.b.call_function(helper, &[sd, ss, len]);
             return Ok(adj);
@@ -340,6 +348,99 @@ fn copy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     }
     c.b.memset_zero(sd, len, 1);
     Ok(adj)
+}
+
+/// Refuses a copy whose length ends inside a float of its `stride`-byte elements (`slots`:
+/// offset, size and type of each float): the adjoint moves floats whole, so the float copied in
+/// part would get a wrong adjoint or none. A constant length is judged here (an error naming
+/// the copy); any other is checked when the adjoint runs, which stops the program with the
+/// copy's source location before a gradient is returned.
+fn check_whole_floats(
+    c: &mut AdjointCall,
+    len: Val,
+    stride: u64,
+    slots: &[(u64, u64, Ty)],
+) -> Result<()> {
+    // The float at offset `o` of the element holding byte `len`: the copy ends inside it when
+    // `0 < (len - o) mod stride < sz` (and always, past `o`, for a float longer than the
+    // element: the layout then splits floats between elements).
+    let ends_inside = |n: u64| {
+        slots.iter().find(|&&(o, sz, _)| {
+            n > o && (sz > stride || (!(n - o).is_multiple_of(stride) && (n - o) % stride < sz))
+        })
+    };
+    let what = |t: Ty| {
+        format!(
+            "copies a length that ends inside a '{}' of the {stride}-byte elements it moves; {PARTIAL_ADVICE}",
+            t.print()
+        )
+    };
+    if let Some(n) = len.const_int_value() {
+        return match ends_inside(n) {
+            Some(&(_, _, t)) => Err(Error::at(c.src, what(t))),
+            None => Ok(()),
+        };
+    }
+    let m = c.session.module;
+    let i64t = Ty::int(m.context(), 64);
+    let i1 = Ty::int(m.context(), 1);
+    let len = c.b.zext_or_trunc(len, i64t);
+    let mut partial = i1.zero();
+    for &(o, sz, _) in slots {
+        let past = c.b.icmp(IntPred::LLVMIntUGT, len, i64t.int_const(o));
+        let inside = if sz > stride {
+            past
+        } else {
+            let from = c.b.sub(len, i64t.int_const(o));
+            let r = c.b.binop(Opcode::LLVMURem, from, i64t.int_const(stride));
+            let some = c.b.icmp(IntPred::LLVMIntNE, r, i64t.zero());
+            let short = c.b.icmp(IntPred::LLVMIntULT, r, i64t.int_const(sz));
+            let r_inside = c.b.binop(Opcode::LLVMAnd, some, short);
+            c.b.binop(Opcode::LLVMAnd, past, r_inside)
+        };
+        partial = c.b.binop(Opcode::LLVMOr, partial, inside);
+    }
+    let message = format!(
+        "error: {}{}",
+        crate::diag::Location::of_instruction(c.src),
+        what(slots[0].2)
+    );
+    let (text, bytes) = crate::unwind::fatal_text(m, &message);
+    let bytes = m.intptr_ty().int_const(bytes);
+    c.b.call_function(partial_copy_check(m), &[partial, text, bytes]);
+    Ok(())
+}
+
+/// `void umbra.check.copy(i1 partial, ptr text, intptr len)`: prints `text` and aborts when
+/// `partial` (inactive when derived code is differentiated again, as every `umbra.check.`).
+fn partial_copy_check(m: Module) -> Val {
+    let name = format!("{}copy", crate::rules::inactive::CHECK_PREFIX);
+    if let Some(f) = m.function(&name) {
+        return f;
+    }
+    let ctx = m.context();
+    let f = m.add_function(
+        &name,
+        Ty::function(
+            Ty::void(ctx),
+            &[Ty::int(ctx, 1), Ty::ptr(ctx), m.intptr_ty()],
+            false,
+        ),
+    );
+    f.set_internal();
+    let p = f.params();
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    let fail = f.append_block("partial");
+    let done = f.append_block("done");
+    b.position_at_end(entry);
+    b.cond_br(p[0], fail, done);
+    b.position_at_end(fail);
+    crate::unwind::emit_fatal_text(&mut b, p[1], p[2]);
+    b.unreachable();
+    b.position_at_end(done);
+    b.ret_void();
+    f
 }
 
 /// Adjoint of a memset: the destination's shadow is zeroed (the set overwrote it).
