@@ -381,6 +381,9 @@ fn check_whole_floats(
             None => Ok(()),
         };
     }
+    if slots.iter().all(|&(o, sz, _)| o + sz <= stride) && multiple_of(len, stride) {
+        return Ok(()); // whole elements: `n * sizeof(T)`
+    }
     let m = c.session.module;
     let i64t = Ty::int(m.context(), 64);
     let i1 = Ty::int(m.context(), 1);
@@ -409,6 +412,28 @@ fn check_whole_floats(
     let bytes = m.intptr_ty().int_const(bytes);
     c.b.call_function(partial_copy_check(m), &[partial, text, bytes]);
     Ok(())
+}
+
+/// True when length `len` is evidently a multiple of `stride` (`n * 24`, `n << 3` for 8, and
+/// their extensions), so no copy of whole elements needs checking.
+fn multiple_of(len: Val, stride: u64) -> bool {
+    if let Some(n) = len.const_int_value() {
+        return n.is_multiple_of(stride);
+    }
+    if !len.is_instruction() {
+        return false;
+    }
+    let factor = |v: Val| v.const_int_value();
+    match len.opcode() {
+        Opcode::LLVMZExt | Opcode::LLVMSExt => multiple_of(len.operand(0), stride),
+        Opcode::LLVMMul => [len.operand(0), len.operand(1)]
+            .into_iter()
+            .any(|v| factor(v).is_some_and(|c| c.is_multiple_of(stride)) || multiple_of(v, stride)),
+        Opcode::LLVMShl => factor(len.operand(1)).filter(|&k| k < 64).is_some_and(|k| {
+            (1u64 << k).is_multiple_of(stride) || multiple_of(len.operand(0), stride)
+        }),
+        _ => false,
+    }
 }
 
 /// `void umbra.check.copy(i1 partial, ptr text, intptr len)`: prints `text` and aborts when
