@@ -117,6 +117,11 @@ fn index_lanes(v: Val, n: u32, depth: u32, seen: &mut Assumed) -> Option<Vec<i64
     match v.opcode() {
         Opcode::LLVMShuffleVector => splat(v, n),
         Opcode::LLVMPHI => phi_lanes(v, n, depth, seen),
+        // `or disjoint` has no carries: it is an `add` (the vectoriser's `k * 10 + 1`).
+        Opcode::LLVMOr if v.is_disjoint() => {
+            let (a, b) = both(v)?;
+            Some(a.iter().zip(b).map(|(x, y)| x.wrapping_add(y)).collect())
+        }
         Opcode::LLVMAdd => {
             let (a, b) = both(v)?;
             Some(a.iter().zip(b).map(|(x, y)| x.wrapping_add(y)).collect())
@@ -280,6 +285,25 @@ mod tests {
             !disjoint(&zero, 8),
             "times zero puts every lane at one address"
         );
+    }
+
+    #[test]
+    fn disjoint_or_adds_like_add() {
+        // The vectoriser writes `k * 10 + 1` as `or disjoint (k * 10), 1` (gmm's means).
+        let body = format!(
+            "{SPLAT_I}\n  %x = add <4 x i64> %s, <i64 0, i64 1, i64 2, i64 3>\n  \
+             %y = mul <4 x i64> %x, splat (i64 10)\n  \
+             %z = or disjoint <4 x i64> %y, splat (i64 1)\n  \
+             %a = getelementptr double, ptr %p, <4 x i64> %z"
+        );
+        assert!(disjoint(&body, 8));
+        // Without `disjoint` an `or` may merge lanes (`x | 1` of 0 and 1 is 1 in both).
+        let plain = format!(
+            "{SPLAT_I}\n  %x = add <4 x i64> %s, <i64 0, i64 1, i64 2, i64 3>\n  \
+             %z = or <4 x i64> %x, splat (i64 1)\n  \
+             %a = getelementptr double, ptr %p, <4 x i64> %z"
+        );
+        assert!(!disjoint(&plain, 8));
     }
 
     #[test]
