@@ -34,12 +34,16 @@ pub(super) fn atomic_add(b: &mut Builder, sp: Val, d: Val, at: Val) -> Result<()
 }
 
 /// In a function that runs on several threads at once, calls whose adjoints add into memory
-/// are refused unless they synchronise (the OpenMP rules); scalar math, primal-only calls and
-/// derived callees (themselves differentiated as running in parallel) are fine.
+/// are refused unless they synchronise (the OpenMP rules); scalar math, hand-written rules
+/// that touch no memory (complex functions, struct-valued intrinsics such as `llvm.modf`:
+/// their adjoints only return values), primal-only calls and derived callees (themselves
+/// differentiated as running in parallel) are fine.
 pub(super) fn check_parallel_callee(i: Val, callee: super::classify::ReverseCallee) -> Result<()> {
     use super::classify::ReverseCallee::*;
     let refused = match callee {
-        Custom(rule, _) => rule.area != crate::rules::Area::OpenMp,
+        Custom(rule, _) => {
+            rule.area != crate::rules::Area::OpenMp && rule.effects != crate::rules::Effects::NONE
+        }
         User(_) => true,
         _ => false,
     };

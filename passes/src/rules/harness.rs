@@ -48,6 +48,18 @@ enum Shape {
         helper: bool,
         real: bool,
     },
+    /// `r = llvm.name.<ty>(x0)` returning a two-field struct (`llvm.modf`, `llvm.frexp`):
+    /// `f` returns `r.0 + 3 r.1` (an integer field converted), so a swapped or dropped field
+    /// shows.
+    Parts(String),
+    /// `name(x0, &s1, ..., &sk)`, a libm function returning results through pointers to fresh
+    /// slots of the case's type (`modf`, `sincos`), and a float (`returns`) or nothing: `f`
+    /// returns `r + 3 s1 + 9 s2 + ...`.
+    Outputs {
+        name: String,
+        slots: usize,
+        returns: bool,
+    },
     /// `f` is whatever the function builds from the inputs (for helpers with a body, such as
     /// the digamma helper, whose own derivative is then checked). The label is only read
     /// through `Debug`, to name the case in failure messages.
@@ -200,6 +212,25 @@ impl Case {
             xs: xs.to_vec(),
         }
     }
+    /// An intrinsic returning a two-field struct, at `x`.
+    pub fn parts(name: &str, x: f64) -> Case {
+        Case {
+            shape: Shape::Parts(name.into()),
+            xs: vec![x],
+        }
+    }
+    /// A libm function of `x` writing `slots` results through pointers, returning a float when
+    /// `returns`.
+    pub fn outputs(name: &str, x: f64, slots: usize, returns: bool) -> Case {
+        Case {
+            shape: Shape::Outputs {
+                name: name.into(),
+                slots,
+                returns,
+            },
+            xs: vec![x],
+        }
+    }
     /// A function built by `build` (named `label` in failure messages).
     pub fn built(label: &str, build: BuildFn, xs: &[f64]) -> Case {
         Case {
@@ -211,11 +242,15 @@ impl Case {
     pub fn callee_names(&self) -> Vec<String> {
         let spellings = |n: &str| vec![n.to_string(), format!("{n}f"), format!("{n}l")];
         match &self.shape {
-            Shape::Libm(n) => spellings(n),
+            Shape::Libm(n) | Shape::Outputs { name: n, .. } => spellings(n),
             Shape::WithInt(n, _) if !n.starts_with("llvm.") => spellings(n),
             Shape::Call(names, _) => names.to_vec(),
             Shape::Complex { names, .. } => names.to_vec(),
-            Shape::Intrinsic(n) | Shape::WithInt(n, _) | Shape::Vector(n) | Shape::Reduction(n) => {
+            Shape::Intrinsic(n)
+            | Shape::WithInt(n, _)
+            | Shape::Vector(n)
+            | Shape::Reduction(n)
+            | Shape::Parts(n) => {
                 vec![n.clone()]
             }
             Shape::Built(..) | Shape::Body(..) => Vec::new(),
@@ -261,7 +296,7 @@ pub fn check_rule(case: &Case) {
         // Intrinsics exist for x86_fp80 but are not all selectable by the x86 backend
         // (`llvm.minimum.f80` aborts LLVM 22), which would abort the test process; the libm `l`
         // spellings are what long double code calls.
-        Shape::Vector(_) | Shape::Intrinsic(_) => &[Double, Float],
+        Shape::Vector(_) | Shape::Intrinsic(_) | Shape::Parts(_) => &[Double, Float],
         // Hand-built bodies (BLAS) come in single and double precision only.
         Shape::Body(..) => &[Double, Float],
         // `long double _Complex` is passed in memory and has no rules.
@@ -596,6 +631,48 @@ fn call_rule(b: &mut Builder, m: Module, case: &Case, p: Precision, xs: &[Val]) 
                 *helper || p == Precision::Double,
                 *real,
             )
+        }
+        Shape::Parts(name) => {
+            // `llvm.frexp` is overloaded on its exponent's type too.
+            let i32t = Ty::int(m.context(), 32);
+            let overloads: &[Ty] = if name == "llvm.frexp" {
+                &[fty, i32t]
+            } else {
+                &[fty]
+            };
+            let r = b
+                .intrinsic(name, overloads, xs)
+                .unwrap_or_else(|| panic!("no intrinsic {name}"));
+            let first = b.extract_value(r, 0);
+            let mut second = b.extract_value(r, 1);
+            if second.ty().is_int() {
+                second = b.si_to_fp(second, fty);
+            }
+            let second3 = b.fmul_const(second, 3.0);
+            b.fadd(first, second3)
+        }
+        Shape::Outputs {
+            name,
+            slots,
+            returns,
+        } => {
+            let slots: Vec<Val> = (0..*slots).map(|_| b.alloca(fty, "slot")).collect();
+            let mut args = vec![xs[0]];
+            args.extend(&slots);
+            let params: Vec<Ty> = args.iter().map(|a| a.ty()).collect();
+            let ret = if *returns { fty } else { Ty::void(m.context()) };
+            let name = format!("{name}{}", p.suffix());
+            let callee = m.get_or_add_function(&name, Ty::function(ret, &params, false));
+            let r = b.call_function(callee, &args);
+            let mut acc = if *returns { r } else { fty.float_const(0.0) };
+            let mut weight = 1.0;
+            for s in slots {
+                weight *= 3.0;
+                let v = b.load(fty, s, 0);
+                let v = b.fmul_const(v, weight);
+                acc = b.fadd(acc, v);
+            }
+            acc
         }
         Shape::Built(_, build) => build(b, xs),
         Shape::Body(_, config, body) => body(b, m, fty, xs, config),

@@ -6,6 +6,8 @@
 //! - [`math`]: `<math.h>` and the LLVM math intrinsics, declared as partial derivatives;
 //! - [`vector`]: vector reductions as the loop vectoriser emits them;
 //! - [`complex`]: `_Complex`/`std::complex` multiply and divide helpers and `<complex.h>`;
+//! - [`outputs`]: math functions with two results (`modf`, `frexp`, `sincos`), as struct-valued
+//!   intrinsics and as libm functions writing through pointers;
 //! - [`memory`]: `memcpy`, `memmove`, `memset`, their intrinsics, lifetime markers;
 //! - [`alloc`]: C, C++ and Rust allocators and deallocators;
 //! - [`julia`]: the Julia runtime's array and memory allocators;
@@ -36,6 +38,7 @@ pub mod linear;
 pub mod math;
 pub mod memory;
 pub mod openmp;
+pub mod outputs;
 pub mod reference;
 pub mod user;
 pub mod vector;
@@ -56,7 +59,7 @@ pub use calls::{
 /// The area a rule belongs to (its file under `rules/`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Area {
-    /// `rules/math.rs`
+    /// `rules/math.rs`, `rules/outputs.rs`
     Math,
     /// `rules/vector.rs`
     Vector,
@@ -279,6 +282,7 @@ pub fn type_seed(call: Val) -> crate::analysis::types::CallSeed {
         Some(r) if memory::is_copy(r) => CallSeed::Copy,
         Some(r) if r.effects.allocates => CallSeed::Allocates,
         Some(r) if matches!(r.kind, RuleKind::Math(_)) => CallSeed::Math,
+        Some(r) if outputs::writes_floats(r) => CallSeed::MathOut,
         _ => CallSeed::None,
     }
 }
@@ -289,6 +293,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .iter()
         .chain(vector::RULES)
         .chain(complex::RULES)
+        .chain(outputs::RULES)
         .chain(memory::RULES)
         .chain(alloc::RULES)
         .chain(julia::RULES)

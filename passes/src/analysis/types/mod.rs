@@ -317,6 +317,9 @@ pub enum CallSeed {
     Allocates,
     /// A math function: its arguments are floats of their types.
     Math,
+    /// A math function writing results through pointers (`modf`, `sincos`): its first argument
+    /// is a float, and its pointer arguments point to floats of that type.
+    MathOut,
     /// Nothing known.
     None,
 }
@@ -765,6 +768,12 @@ impl Analysis {
             for a in args {
                 let t = type_tree(m, a.ty());
                 self.add(a, &t);
+            }
+        } else if seed == CallSeed::MathOut && !args.is_empty() {
+            let t = type_tree(m, args[0].ty());
+            self.add(args[0], &t);
+            for &a in args[1..].iter().filter(|a| a.ty().is_ptr()) {
+                self.add_pointee(a, t.clone());
             }
         }
     }
