@@ -20,7 +20,7 @@ use super::{
     Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
 use crate::diag::{Error, Result};
-use crate::ir::{Builder, Module, Ty, Val};
+use crate::ir::{Builder, IntPred, Module, Ty, Val};
 
 macro_rules! alloc {
     ($name:literal, [$($alias:literal),*], $fwd:expr, $rev:expr, $effects:expr) => {
@@ -92,9 +92,10 @@ const NEEDS_ARGS_AND_SHADOW: CustomNeeds = CustomNeeds {
     shadows_only: ArgNeeds::None,
 };
 
-/// `realloc(p, n)`: the shadow of the new block is a fresh zeroed allocation (the old shadow
-/// stays alive: adjoints of accesses before the move still land there); the adjoint adds the
-/// moved prefix's adjoints back into the old shadow and releases the new one.
+/// `realloc(p, n)`: the shadow of the new block is a fresh allocation (the old shadow stays
+/// alive: adjoints of accesses before the move still land there) that takes over the moved
+/// shadow bytes; the adjoint gives them back, with the adjoints gathered since, and releases
+/// the new shadow ([`realloc_shadow_forward`]).
 static REALLOC: CustomReverse = CustomReverse {
     augment: realloc_augment,
     adjoint: realloc_adjoint,
@@ -106,9 +107,19 @@ static REALLOC: CustomReverse = CustomReverse {
     },
 };
 
-const RUST_REALLOC_NOT_YET: Reverse = Reverse::NotYet(
-    "__rust_realloc is not supported in reverse mode yet; reserve the Vec's capacity up front",
-);
+/// `__rust_realloc(p, old_size, align, new_size)`: as `realloc`, with the new shadow from the
+/// `__rust_alloc_zeroed` and released by the `__rust_dealloc` spelt as the call, and the moved
+/// length known exactly (`min(old_size, new_size)`).
+static RUST_REALLOC: CustomReverse = CustomReverse {
+    augment: rust_realloc_augment,
+    adjoint: rust_realloc_adjoint,
+    needs: CustomNeeds {
+        args: ArgNeeds::Positions(&[1, 2, 3]),
+        result: false,
+        saved: true,
+        shadows_only: ArgNeeds::Positions(&[0]),
+    },
+};
 
 /// Every allocation rule.
 pub static RULES: &[Rule] = &[
@@ -245,7 +256,7 @@ pub static RULES: &[Rule] = &[
         "__rust_realloc",
         [],
         realloc_forward,
-        RUST_REALLOC_NOT_YET,
+        Reverse::Custom(&RUST_REALLOC),
         Effects {
             frees: true,
             ..Effects::ALLOCATES
@@ -462,20 +473,60 @@ pub(super) fn rust_shim_name(name: &str) -> Option<&str> {
 
 /// The deallocator matching Rust allocator `alloc`: `__rust_dealloc` in the same spelling.
 fn rust_dealloc_name(alloc: &str) -> String {
-    const DEALLOC: &str = "__rust_dealloc";
-    match rust_shim_name(alloc) {
+    rust_shim_sibling(alloc, "__rust_dealloc")
+}
+
+/// Allocator shim `sibling` (`__rust_dealloc`, `__rust_alloc_zeroed`) spelt as shim `shim` is:
+/// plain, or v0-mangled with the same crate disambiguator.
+fn rust_shim_sibling(shim: &str, sibling: &str) -> String {
+    match rust_shim_name(shim) {
         Some(ident) => {
-            let prefix_end = alloc.len() - ident.len();
-            let prefix = alloc[..prefix_end].trim_end_matches('_');
+            let prefix_end = shim.len() - ident.len();
+            let prefix = shim[..prefix_end].trim_end_matches('_');
             let prefix = prefix.trim_end_matches(|ch: char| ch.is_ascii_digit());
-            format!("{prefix}{}_{DEALLOC}", DEALLOC.len())
+            format!("{prefix}{}_{sibling}", sibling.len())
         }
-        None => DEALLOC.to_string(),
+        None => sibling.to_string(),
     }
 }
 
 fn size_t(m: Module) -> Ty {
     m.intptr_ty()
+}
+
+/// `min(a, b)` of two unsigned sizes.
+fn umin(b: &mut Builder, x: Val, y: Val) -> Val {
+    let smaller = b.icmp(IntPred::LLVMIntULT, x, y);
+    b.select(smaller, x, y)
+}
+
+/// The bytes a C `realloc` of `old_shadow`'s primal to `n` bytes moved, as far as shadows go:
+/// `min(old size, n)`, the old size bounded by the old shadow's usable size (it was allocated
+/// like the old block; 0 for null). Bytes past the old block's end that this counts are slack
+/// the program never wrote, zero in the shadow.
+fn c_moved_len(b: &mut Builder, m: Module, old_shadow: Val, n: Val) -> Val {
+    let ptr = Ty::ptr(m.context());
+    let usable =
+        m.get_or_add_function("malloc_usable_size", Ty::function(size_t(m), &[ptr], false));
+    let old = b.call_function(usable, &[old_shadow]);
+    umin(b, old, n)
+}
+
+/// The shadows of a reallocation, in the augmented sweep: the moved bytes of the old shadow go
+/// to the new one (the shadows of moved pointers must be there for later loads; float slots
+/// hold zero adjoints, or seeds), and the old shadow's moved bytes are zeroed. Nothing touches
+/// the old block again before the adjoint sweep reaches the realloc, whose adjoint copies the
+/// moved bytes back ([`realloc_shadow_back`]): the adjoints the moved values gathered in the
+/// new shadow then land on zeroed slots, so copying is adding, whatever type the bytes hold:
+/// no element type is needed (Rust's `finish_grow` reallocates bytes it never types).
+fn realloc_shadow_forward(b: &mut Builder, new: Val, old: Val, len: Val) {
+    b.memcpy(new, 1, old, 1, len);
+    b.memset_zero(old, len, 1);
+}
+
+/// The adjoint of a reallocation's move: the moved bytes of the new shadow back to the old.
+fn realloc_shadow_back(b: &mut Builder, new: Val, old: Val, len: Val) {
+    b.memcpy(old, 1, new, 1, len);
 }
 
 fn realloc_augment(c: &mut AugmentCall) -> Result<Augmented> {
@@ -486,6 +537,10 @@ fn realloc_augment(c: &mut AugmentCall) -> Result<Augmented> {
     let one = size_t(m).int_const(1);
     let shadow = c.b.call_function(calloc, &[one, c.args[1]]);
     record_shadow(c, shadow, "free", &[]);
+    if let Some(old) = c.shadows[0] {
+        let len = c_moved_len(c.b, m, old, c.args[1]);
+        realloc_shadow_forward(c.b, shadow, old, len);
+    }
     Ok(Augmented {
         result: Some(call),
         shadow: Some(shadow),
@@ -498,28 +553,65 @@ fn realloc_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         return Ok(Vec::new());
     };
     if let Some(old_shadow) = c.shadows[0] {
-        let f = c
-            .src
-            .parent_function()
-            .ok_or_else(|| Error::internal(c.src, "realloc outside a function"))?;
-        let contents =
-            crate::analysis::contents::infer_contents_of(f, c.src, &[c.src, c.src.operand(0)])?;
-        if let crate::analysis::contents::Contents::Floats(elem) = contents {
-            // The primal moved min(old size, n) bytes; the old shadow was allocated like the
-            // old block, so its usable size covers the old size (0 for null).
-            let m = c.session.module;
-            let ptr = Ty::ptr(m.context());
-            let usable =
-                m.get_or_add_function("malloc_usable_size", Ty::function(size_t(m), &[ptr], false));
-            let old = c.b.call_function(usable, &[old_shadow]);
-            let n = c.args[1];
-            let smaller = c.b.icmp(crate::ir::IntPred::LLVMIntULT, old, n);
-            let len = c.b.select(smaller, old, n);
-            let helper = super::memory::adjoint_copy_helper(m, elem);
-            c.b.call_function(helper, &[new_shadow, old_shadow, len]);
-        }
+        let len = c_moved_len(c.b, c.session.module, old_shadow, c.args[1]);
+        realloc_shadow_back(c.b, new_shadow, old_shadow, len);
     }
     call_dealloc(c.b, c.session.module, "free", new_shadow, &[]);
+    Ok(Vec::new())
+}
+
+fn rust_realloc_augment(c: &mut AugmentCall) -> Result<Augmented> {
+    let call = c.primal_call();
+    let m = c.session.module;
+    let name = c
+        .src
+        .called_function()
+        .map(|f| f.name())
+        .unwrap_or_default();
+    let (old_size, align, new_size) = (c.args[1], c.args[2], c.args[3]);
+    let ptr = Ty::ptr(m.context());
+    // `__rust_alloc` and a memset: a fresh declaration of `__rust_alloc_zeroed` would need the
+    // allocator attributes `__rust_alloc`'s `alloc-variant-zeroed` asks of it.
+    let alloc = m.get_or_add_function(
+        &rust_shim_sibling(&name, "__rust_alloc"),
+        Ty::function(ptr, &[new_size.ty(), align.ty()], false),
+    );
+    let shadow = c.b.call_function(alloc, &[new_size, align]);
+    c.b.memset_zero(shadow, new_size, 1);
+    record_shadow(c, shadow, &rust_dealloc_name(&name), &[new_size, align]);
+    if let Some(old) = c.shadows[0] {
+        let len = umin(c.b, old_size, new_size);
+        realloc_shadow_forward(c.b, shadow, old, len);
+    }
+    Ok(Augmented {
+        result: Some(call),
+        shadow: Some(shadow),
+        saved: Some(shadow),
+    })
+}
+
+fn rust_realloc_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    let Some(new_shadow) = c.saved else {
+        return Ok(Vec::new());
+    };
+    let (old_size, align, new_size) = (c.args[1], c.args[2], c.args[3]);
+    if let Some(old_shadow) = c.shadows[0] {
+        let len = umin(c.b, old_size, new_size);
+        realloc_shadow_back(c.b, new_shadow, old_shadow, len);
+    }
+    let name = c
+        .src
+        .called_function()
+        .map(|f| f.name())
+        .unwrap_or_default();
+    let dealloc = rust_dealloc_name(&name);
+    call_dealloc(
+        c.b,
+        c.session.module,
+        &dealloc,
+        new_shadow,
+        &[new_size, align],
+    );
     Ok(Vec::new())
 }
 

@@ -1,0 +1,62 @@
+// Rust Vecs grown by push inside the differentiated function: starting empty, each grows
+// through liballoc's `finish_grow`, whose `__rust_realloc` moves bytes it never types. Reverse
+// mode hands the moved shadow bytes to the new block's shadow and back in the adjoint, so a
+// Vec<f64> (adjoints) and a Vec<&f64> (shadows of pointers) both come through. Checked against
+// finite differences by Inputs/main.rs (seven elements: the Vecs reallocate from 4 to 8).
+// Before, `__rust_realloc` was refused in reverse mode.
+//
+// REQUIRES: rustc
+// RUN: rm -rf %t && mkdir -p %t/o2 %t/o3 %t/plugin
+// RUN: %rustc --crate-type=lib -C opt-level=2 -C panic=abort -C codegen-units=1 --emit=llvm-bc -o %t/o2/vecpush.bc %s
+// RUN: %umbra %t/o2/vecpush.bc -o %t/o2/vecpush.o
+// RUN: llvm-ar rcs %t/o2/libvecpush.a %t/o2/vecpush.o
+// RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/o2 -l static=vecpush -o %t/o2/main
+// RUN: %t/o2/main
+// RUN: %rustc --crate-type=lib -C opt-level=3 -C panic=abort -C codegen-units=1 --emit=llvm-bc -o %t/o3/vecpush.bc %s
+// RUN: %umbra %t/o3/vecpush.bc -O3 -o %t/o3/vecpush.o
+// RUN: llvm-ar rcs %t/o3/libvecpush.a %t/o3/vecpush.o
+// RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/o3 -l static=vecpush -o %t/o3/main
+// RUN: %t/o3/main
+// RUN: opt -load-pass-plugin=%plugin -passes='umbra<reopt=O2>' %t/o2/vecpush.bc -o %t/plugin/vecpush.bc
+// RUN: %clang -c -fPIC %t/plugin/vecpush.bc -o %t/plugin/vecpush.o
+// RUN: llvm-ar rcs %t/plugin/libvecpush.a %t/plugin/vecpush.o
+// RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/plugin -l static=vecpush -o %t/plugin/main
+// RUN: %t/plugin/main
+
+use std::ffi::c_void;
+
+extern "C" {
+    static enzyme_dup: i32;
+    static enzyme_const: i32;
+    static enzyme_out: i32;
+    fn __enzyme_autodiff(f: *const c_void, ...) -> f64;
+}
+
+#[inline(never)]
+#[no_mangle]
+pub extern "C" fn f(x: *const f64, n: usize, c: f64) -> f64 {
+    let x = unsafe { std::slice::from_raw_parts(x, n) };
+    let mut v: Vec<f64> = Vec::new();
+    let mut r: Vec<&f64> = Vec::new();
+    for i in 0..n {
+        v.push(x[i] * x[(i + 1) % n] + c);
+        r.push(&x[(i * 3) % n]);
+    }
+    let mut s = 0.0;
+    for i in 0..n {
+        s += v[i] * *r[i] + v[(i + 2) % n] * c;
+    }
+    s
+}
+
+#[no_mangle]
+pub extern "C" fn gradient(x: *const f64, dx: *mut f64, n: usize, c: f64) -> f64 {
+    unsafe {
+        __enzyme_autodiff(
+            f as *const c_void,
+            enzyme_dup, x, dx,
+            enzyme_const, n,
+            enzyme_out, c,
+        )
+    }
+}
