@@ -101,14 +101,14 @@ static REALLOC: CustomReverse = CustomReverse {
     adjoint: realloc_adjoint,
     needs: CustomNeeds {
         args: ArgNeeds::Positions(&[0, 1]),
-        result: false,
+        result: true,
         saved: true,
         shadows_only: ArgNeeds::None,
     },
 };
 
 /// `__rust_realloc(p, old_size, align, new_size)`: as `realloc`, with the new shadow from the
-/// `__rust_alloc_zeroed` and released by the `__rust_dealloc` spelt as the call, and the moved
+/// `__rust_alloc` spelt as the call and released by its `__rust_dealloc`, and the moved
 /// length known exactly (`min(old_size, new_size)`).
 static RUST_REALLOC: CustomReverse = CustomReverse {
     augment: rust_realloc_augment,
@@ -539,6 +539,7 @@ fn realloc_augment(c: &mut AugmentCall) -> Result<Augmented> {
     record_shadow(c, shadow, "free", &[]);
     if let Some(old) = c.shadows[0] {
         let len = c_moved_len(c.b, m, old, c.args[1]);
+        let len = unless_failed(c.b, call, len);
         realloc_shadow_forward(c.b, shadow, old, len);
     }
     Ok(Augmented {
@@ -548,12 +549,20 @@ fn realloc_augment(c: &mut AugmentCall) -> Result<Augmented> {
     })
 }
 
+/// `len`, or 0 when the `realloc` returned null: it failed, and the old block (with its
+/// shadow) stays the program's.
+fn unless_failed(b: &mut Builder, result: Val, len: Val) -> Val {
+    let failed = b.icmp(IntPred::LLVMIntEQ, result, result.ty().zero());
+    b.select(failed, len.ty().zero(), len)
+}
+
 fn realloc_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     let Some(new_shadow) = c.saved else {
         return Ok(Vec::new());
     };
-    if let Some(old_shadow) = c.shadows[0] {
+    if let (Some(old_shadow), Some(result)) = (c.shadows[0], c.result) {
         let len = c_moved_len(c.b, c.session.module, old_shadow, c.args[1]);
+        let len = unless_failed(c.b, result, len);
         realloc_shadow_back(c.b, new_shadow, old_shadow, len);
     }
     call_dealloc(c.b, c.session.module, "free", new_shadow, &[]);

@@ -8,7 +8,7 @@
 // while rows are added, and an array of {weight, pointer} records. The pointers moved by the
 // realloc need their shadows in the new block's shadow, as a memcpy copies them; the new
 // shadow used to start all zero, so the adjoint dereferenced null shadows (a segmentation
-// fault).
+// fault). A realloc that fails leaves the old block, and its shadow, to the program.
 #include "fdcheck.h"
 #include "umbra.h"
 #include <stdlib.h>
@@ -28,6 +28,10 @@ __attribute__((noinline)) double f(const double *x, int n) {
     }
     rows[i] = x + i;
   }
+  /* A realloc that fails (returns null) leaves the old block, and its shadow, in place. */
+  const double **big = realloc(rows, (size_t)1 << 62);
+  if (big)
+    rows = big;
   struct rec *recs = malloc(2 * sizeof *recs);
   recs[0] = (struct rec){x[0] * x[1], x + 2};
   recs[1] = (struct rec){x[2] - x[0], x + 1};
