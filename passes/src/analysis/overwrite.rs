@@ -422,6 +422,9 @@ struct Oracle<'o> {
     /// somewhere that may keep it): then a pointer of unknown origin may point into the stack.
     stack_escaped: bool,
     objects: HashMap<Val, Vec<Val>>,
+    /// Position of each instruction in its function, for functions whose objects were sorted
+    /// ([`Oracle::objects`]).
+    positions: HashMap<Val, usize>,
     escapes: HashMap<Val, bool>,
     summaries: HashMap<Val, Summary>,
     in_progress: HashSet<Val>,
@@ -460,21 +463,47 @@ impl<'o> Oracle<'o> {
             rules,
             stack_escaped: false,
             objects: HashMap::new(),
+            positions: HashMap::new(),
             escapes: HashMap::new(),
             summaries: HashMap::new(),
             in_progress: HashSet::new(),
         }
     }
 
+    /// The underlying objects of `p` in a stable order (arguments by position, globals by
+    /// name, instructions by position), so the first one that decides a verdict, and the reason
+    /// `--print-types` gives, are the same in every run.
     fn objects(&mut self, p: Val) -> Vec<Val> {
-        self.objects
-            .entry(p)
-            .or_insert_with(|| {
-                let mut v: Vec<Val> = underlying_objects(p).into_iter().collect();
-                v.sort();
-                v
-            })
-            .clone()
+        if let Some(v) = self.objects.get(&p) {
+            return v.clone();
+        }
+        let mut v: Vec<Val> = underlying_objects(p).into_iter().collect();
+        for f in v.iter().filter_map(|o| o.parent_function()) {
+            // The function itself marks it as numbered.
+            if self.positions.insert(f, 0).is_none() {
+                let insts = f.blocks().into_iter().flat_map(|b| b.instructions());
+                self.positions
+                    .extend(insts.enumerate().map(|(k, i)| (i, k)));
+                self.positions
+                    .extend(f.params().into_iter().enumerate().map(|(k, a)| (a, k)));
+            }
+        }
+        let positions = &self.positions;
+        v.sort_by_cached_key(|o| {
+            let class = if o.is_argument() {
+                0
+            } else if o.is_global_variable() || o.is_function() {
+                1
+            } else if o.is_instruction() {
+                2
+            } else {
+                3
+            };
+            let name = if class == 1 { o.name() } else { String::new() };
+            (class, positions.get(o).copied().unwrap_or(0), name)
+        });
+        self.objects.insert(p, v.clone());
+        v
     }
 
     /// The built-in rule a call to a declaration follows (directly or as the user's
@@ -1067,7 +1096,16 @@ fn is_copy_or_set(r: &Rule) -> bool {
 
 fn describe_object(o: Val) -> String {
     if o.is_argument() {
-        format!("%{}", o.name())
+        let name = o.name();
+        if name.is_empty() {
+            let k = o
+                .parent_function()
+                .and_then(|f| f.params().iter().position(|&a| a == o))
+                .unwrap_or(0);
+            format!("argument #{k}")
+        } else {
+            format!("%{name}")
+        }
     } else if o.is_global_variable() {
         format!("@{}", o.name())
     } else {
