@@ -5,7 +5,7 @@
 //! when the module carries debug info. Nothing in `umbra-passes` panics on user input; it returns
 //! one of these instead.
 
-use crate::ir::Val;
+use crate::ir::{Opcode, Val};
 use std::fmt;
 
 /// Where in the user's program an error arose.
@@ -167,6 +167,39 @@ pub fn short(v: Val) -> String {
     } else {
         s
     }
+}
+
+/// Why pointer `p`, the destination of a store of a value with a derivative, has no shadow,
+/// and what to do: it was made from an integer (`inttoptr`, as manual alignment
+/// `(uintptr_t)p + 63 & ~63` or rustc's unwinding builds emit), or it is a parameter passed as
+/// constant or a global.
+pub fn why_no_shadow(p: Val) -> String {
+    let mut v = p;
+    let mut seen = std::collections::HashSet::new();
+    while seen.insert(v) && (v.is_instruction() || v.is_constant_expr()) {
+        let op = if v.is_instruction() {
+            v.opcode()
+        } else {
+            v.const_opcode()
+        };
+        match op {
+            Opcode::LLVMIntToPtr => {
+                return format!(
+                    "('{}' is made from an integer, with `inttoptr`: Umbra does not follow pointers through integer arithmetic yet); keep the arithmetic on pointers (`(double *)raw + k`, `aligned_alloc`, `__builtin_align_up`)",
+                    short(p)
+                )
+            }
+            Opcode::LLVMGetElementPtr
+            | Opcode::LLVMBitCast
+            | Opcode::LLVMAddrSpaceCast
+            | Opcode::LLVMFreeze => v = v.operand(0),
+            _ => break,
+        }
+    }
+    format!(
+        "('{}' is a constant argument or a global); pass the destination as dup",
+        short(p)
+    )
 }
 
 /// Result type of the differentiation passes.

@@ -17,8 +17,6 @@ use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Val};
 use crate::rules::instructions::InstructionKind;
 
-pub(super) use crate::clone::short;
-
 fn job_name(job: &Job) -> String {
     match job.derived {
         Derived::Forward(d) => d.name(),

@@ -2,7 +2,7 @@
 //! the primal's, holding tangents where the primal holds floats. Loads read the shadow, stores
 //! write it, allocas get a zeroed shadow alloca, GEPs offset the shadow like the primal.
 
-use super::function::{short, ForwardFn};
+use super::function::ForwardFn;
 use crate::diag::{Error, Result};
 use crate::ir::Val;
 use crate::rules::user::is_inactive_memory;
@@ -60,8 +60,8 @@ impl ForwardFn<'_> {
                 return Err(Error::at(
                     i,
                     format!(
-                        "stores a value with a derivative into memory without a shadow ('{}' is a constant argument or a global); pass the destination as dup",
-                        short(ptr)
+                        "stores a value with a derivative into memory without a shadow {}",
+                        crate::diag::why_no_shadow(ptr)
                     ),
                 ));
             }

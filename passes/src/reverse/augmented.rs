@@ -593,8 +593,8 @@ impl<'s> AugmentedFn<'s> {
                 return Err(Error::at(
                     i,
                     format!(
-                        "stores a value with a derivative into memory without a shadow ('{}' is a constant argument or a global); pass the destination as dup",
-                        short(p)
+                        "stores a value with a derivative into memory without a shadow {}",
+                        crate::diag::why_no_shadow(p)
                     ),
                 ))
             }
