@@ -54,6 +54,8 @@ pub static PURE: &[Rule] = inactive![Effects::READS;
     "clock", "omp_get_wtime", "getenv", "getpid", "sysconf", "strlen", "strcmp", "strncmp",
     "lround", "lroundf", "llround", "llroundf", "lrint", "lrintf", "llrint", "llrintf",
     "ilogb", "ilogbf", "ilogbl", "llogb", "llogbf", "llogbl",
+    // allocator queries (realloc's adjoint asks for the old block's size)
+    "malloc_usable_size",
     // Julia runtime queries
     "jl_get_world_counter", "ijl_get_world_counter", "jl_get_current_task",
     // LLVM bookkeeping
