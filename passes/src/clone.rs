@@ -10,7 +10,7 @@ use crate::analysis::cfg::reverse_post_order;
 use crate::api::Activity;
 use crate::cache::Session;
 use crate::diag::{Error, Result};
-use crate::ir::{Block, Builder, Opcode, TyKind, Val};
+use crate::ir::{Block, Builder, Opcode, Ty, TyKind, Val};
 use std::collections::{HashMap, HashSet};
 
 /// Value and block maps from a source function into a derived one.
@@ -173,6 +173,16 @@ impl Cloner {
     }
 }
 
+/// The shadow of a pointer made from integer `x`, an offset of pointer `base`
+/// ([`crate::analysis::int_pointers`]): `base_shadow` plus the same byte offset,
+/// `x - (uintptr_t)base` (primal values).
+pub fn offset_shadow(b: &mut Builder, base_shadow: Val, base: Val, x: Val) -> Val {
+    let at = b.cast(Opcode::LLVMPtrToInt, base, x.ty());
+    let off = b.sub(x, at);
+    let i8t = Ty::int(x.ty().context(), 8);
+    b.gep(i8t, base_shadow, &[off], false)
+}
+
 /// True for a call of a libm function with a math rule that touches no memory.
 pub(crate) fn is_pure_math(call: Val) -> bool {
     is_math_value(call)
@@ -212,6 +222,15 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
             // A vtable or a constant table of functions: no derivative is ever read through
             // it, so it is its own shadow (an object's shadow gets the object's vtable).
             return Ok(v);
+        }
+        if crate::diag::made_from_integer(v) {
+            return Err(Error::at(
+                at,
+                format!(
+                    "pointer '{}' is made from an integer (`inttoptr`) that Umbra cannot tie to one pointer with a shadow (it follows `(uintptr_t)p` plus integer arithmetic on constants and integer parameters, where `p` is computed on every path to the cast), but flows where differentiable memory is expected; keep the arithmetic on pointers",
+                    short(v)
+                ),
+            ));
         }
         Err(Error::at(
             at,

@@ -174,6 +174,20 @@ pub fn short(v: Val) -> String {
 /// `(uintptr_t)p + 63 & ~63` or rustc's unwinding builds emit), or it is a parameter passed as
 /// constant or a global.
 pub fn why_no_shadow(p: Val) -> String {
+    if made_from_integer(p) {
+        return format!(
+            "('{}' is made from an integer, with `inttoptr`, whose value Umbra cannot tie to one pointer: it follows `(uintptr_t)p` plus integer arithmetic on constants and integer parameters only); keep the arithmetic on pointers (`(double *)raw + k`, `aligned_alloc`, `__builtin_align_up`)",
+            short(p)
+        );
+    }
+    format!(
+        "('{}' is a constant argument or a global); pass the destination as dup",
+        short(p)
+    )
+}
+
+/// True when pointer `p` is an `inttoptr`, or an offset or cast of one.
+pub fn made_from_integer(p: Val) -> bool {
     let mut v = p;
     let mut seen = std::collections::HashSet::new();
     while seen.insert(v) && (v.is_instruction() || v.is_constant_expr()) {
@@ -183,12 +197,7 @@ pub fn why_no_shadow(p: Val) -> String {
             v.const_opcode()
         };
         match op {
-            Opcode::LLVMIntToPtr => {
-                return format!(
-                    "('{}' is made from an integer, with `inttoptr`: Umbra does not follow pointers through integer arithmetic yet); keep the arithmetic on pointers (`(double *)raw + k`, `aligned_alloc`, `__builtin_align_up`)",
-                    short(p)
-                )
-            }
+            Opcode::LLVMIntToPtr => return true,
             Opcode::LLVMGetElementPtr
             | Opcode::LLVMBitCast
             | Opcode::LLVMAddrSpaceCast
@@ -196,10 +205,7 @@ pub fn why_no_shadow(p: Val) -> String {
             _ => break,
         }
     }
-    format!(
-        "('{}' is a constant argument or a global); pass the destination as dup",
-        short(p)
-    )
+    false
 }
 
 /// Result type of the differentiation passes.

@@ -161,6 +161,9 @@ impl<'s> ForwardFn<'s> {
             },
             // GEPs offset the shadow like the primal.
             InstClass::Moves { .. } if i.opcode() == Opcode::LLVMGetElementPtr => self.visit_gep(i),
+            InstClass::Moves { operands, .. } if i.opcode() == Opcode::LLVMIntToPtr => {
+                self.visit_int_to_ptr(i, operands)
+            }
             InstClass::Moves { operands, .. } => self.visit_structural(i, operands),
             InstClass::Bits(_) => self.visit_bits(i),
             InstClass::Unsupported => Err(Error::at(
@@ -169,6 +172,27 @@ impl<'s> ForwardFn<'s> {
             )),
             InstClass::InactiveOnly => self.visit_inactive_only(i),
         }
+    }
+
+    /// `inttoptr`: a pointer made from an integer offset of a pointer with a shadow
+    /// ([`crate::analysis::int_pointers`]) has its shadow at the same offset; any other moves
+    /// the integer's tangent bits.
+    fn visit_int_to_ptr(&mut self, i: Val, operands: &[u32]) -> Result<()> {
+        let base = crate::analysis::int_pointers::offset_base(i);
+        let Some((base, t)) = base.and_then(|p| Some((p, self.tangent(p)?))) else {
+            return self.visit_structural(i, operands);
+        };
+        self.clone_primal(i);
+        let (pb, x) = (self.map(base), self.map(i.operand(0)));
+        let lanes = (0..self.width)
+            .map(|k| {
+                let l = self.lane(t, k);
+                crate::clone::offset_shadow(&mut self.b, l, pb, x)
+            })
+            .collect();
+        let s = self.gather(lanes);
+        self.set_tangent(i, Some(s));
+        Ok(())
     }
 
     /// Instructions Umbra copies but cannot differentiate: fine while no derivative flows in.

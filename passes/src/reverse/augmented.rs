@@ -13,6 +13,7 @@ use super::needs::Need;
 use super::plan::ReversePlan;
 use super::{call_activity, returns_shadow, tape};
 use crate::analysis::activity::ActiveSet;
+use crate::analysis::int_pointers::offset_base;
 use crate::analysis::opcodes::{classify, InstClass};
 use crate::analysis::types;
 use crate::analysis::types::byte_cover::{self, Coverage};
@@ -423,6 +424,19 @@ impl<'s> AugmentedFn<'s> {
     }
 
     fn visit(&mut self, i: Val) -> Result<()> {
+        if i.opcode() == Opcode::LLVMIntToPtr && self.is_active(i) {
+            if let Some(base) = offset_base(i) {
+                // A pointer made from an integer offset of `base`: its shadow is at the same
+                // offset from `base`'s (taped for the adjoint: it is no copy of one
+                // instruction on shadows, so the adjoint cannot rebuild it).
+                self.vals.clone_primal(&mut self.b, i);
+                let sb = self.shadow(base, i)?;
+                let (pb, x) = (self.vals.map(base), self.vals.map(i.operand(0)));
+                let s = crate::clone::offset_shadow(&mut self.b, sb, pb, x);
+                self.vals.set_shadow(i, Some(s));
+                return Ok(());
+            }
+        }
         match classify(i.opcode()) {
             InstClass::Return => self.visit_ret(i),
             InstClass::Call => self.visit_call(i),

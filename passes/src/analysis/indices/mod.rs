@@ -23,7 +23,7 @@
 
 mod context;
 mod forms;
-mod loops;
+pub(crate) mod loops;
 mod solver;
 
 use crate::ir::{Block, Val};
