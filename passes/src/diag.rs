@@ -176,7 +176,7 @@ pub fn short(v: Val) -> String {
 pub fn why_no_shadow(p: Val) -> String {
     if made_from_integer(p) {
         return format!(
-            "('{}' is made from an integer, with `inttoptr`, whose value Umbra cannot tie to one pointer: it follows `(uintptr_t)p` plus integer arithmetic on constants and integer parameters only); keep the arithmetic on pointers (`(double *)raw + k`, `aligned_alloc`, `__builtin_align_up`)",
+            "('{}' is made from an integer, with `inttoptr`, whose value Umbra cannot tie to one pointer: it follows `(uintptr_t)p` plus integer arithmetic on constants only); keep the arithmetic on pointers (`(double *)raw + k`, `aligned_alloc`, `__builtin_align_up`)",
             short(p)
         );
     }

@@ -7,7 +7,7 @@
 // RUN: not %clang -O2 -g -I %testinc -I %runtime-include -fpass-plugin=%plugin -c %s -o %tp.o 2>&1 | FileCheck %s
 // A pointer made from an integer whose offset is read from memory: the loaded integer may hide
 // a pointer (a difference `q - p`), so Umbra cannot tell which block the pointer points into
-// and gives it no shadow (integer_pointer_base follows constants and integer parameters only).
+// and gives it no shadow (integer_pointer_base follows constants and loop counters only).
 // The error used to say the pointer "is a constant argument or a global" and to pass it as
 // dup, which the user cannot do; it says what the pointer is and what to write instead.
 // CHECK: pointer-through-integer.c:[[@LINE+10]]:{{[0-9]+}}: in function 'f': stores a value with a derivative into memory without a shadow ('{{.*}}' is made from an integer, with `inttoptr`, whose value Umbra cannot tie to one pointer

@@ -6,10 +6,11 @@
 //!
 //! [`integer_pointer_base`] finds `p` only when it is certain: `x` must be computed, through
 //! integer arithmetic, phis and selects, from exactly one `ptrtoint` (of one pointer, any
-//! number of times) and otherwise from constants and integer parameters. A load, a call or a
-//! second pointer anywhere in the computation (a pointer difference `q - p` hidden in an
-//! integer) makes the answer `None`, and the pointer keeps having no shadow: an error where a
-//! derivative needs one, never a shadow at the wrong place.
+//! number of times) and otherwise from constants (loop counters included: phis of constants
+//! and of their sums). A parameter, a load, a call or a second pointer anywhere in the
+//! computation may carry a pointer difference `q - p`, which would move the shadow into no
+//! block's shadow; they make the answer `None`, and the pointer keeps having no shadow: an
+//! error where a derivative needs one, never a shadow at the wrong place.
 
 use crate::ir::{Opcode, Val};
 use std::collections::HashSet;
@@ -63,12 +64,6 @@ pub fn integer_pointer_base(x: Val) -> Option<Val> {
         if v.is_constant() {
             if v.is_constant_expr() && v.const_opcode() == Opcode::LLVMPtrToInt {
                 record(&mut base, v.operand(0))?;
-            }
-            continue;
-        }
-        if v.is_argument() {
-            if !v.ty().is_int() {
-                return None;
             }
             continue;
         }
@@ -133,11 +128,14 @@ mod tests {
     }
 
     #[test]
-    fn offsets_from_parameters_and_phis_of_one_pointer() {
-        let body = "  %i = ptrtoint ptr %p to i64\n  %k = shl i64 %n, 3\n  \
+    fn offsets_by_constants_and_selects_of_one_pointer() {
+        let body = "  %i = ptrtoint ptr %p to i64\n  %k = shl i64 3, 3\n  \
                     %s = select i1 %c, i64 %i, i64 8\n  %a = add i64 %s, %k\n  \
                     %r = inttoptr i64 %a to ptr";
         assert_eq!(base_of(body).as_deref(), Some("p"));
+        let param = "  %i = ptrtoint ptr %p to i64\n  %a = add i64 %i, %n\n  \
+                     %r = inttoptr i64 %a to ptr";
+        assert_eq!(base_of(param), None, "%n may be a pointer difference");
     }
 
     #[test]
