@@ -136,7 +136,11 @@ impl<'s> AugmentedFn<'s> {
             // loop execution, in one push.
             let (fields, bytes) = exit_record(self.session.module, &self.plan, &self.loop_tapes, b);
             if bytes > 0 {
-                let slot = tape::push_bytes(&mut self.b, self.tape, bytes);
+                // In the slot of the loop around `b` when it has one, else pushed.
+                let slot = match self.loop_tapes.place(b).and_then(|p| p.exit.map(|o| (p.lp, o))) {
+                    Some((k, off)) => self.region_slot(b, k, off, bytes)?,
+                    None => tape::push_bytes(&mut self.b, self.tape, bytes),
+                };
                 for (k, field, _, off) in fields {
                     let l = &self.plan.loops()[k];
                     let v = match field {
@@ -212,15 +216,14 @@ impl<'s> AugmentedFn<'s> {
         self.fill_phis()
     }
 
-    /// Reserves the region of structured loop `k` at the builder's position (its preheader's
-    /// end).
+    /// Reserves the regions of the loop nest rooted at structured loop `k` at the builder's
+    /// position (its preheader's end).
     fn reserve_region(&mut self, k: usize) {
-        let Some(region) = self.loop_tapes.region(k) else {
-            return;
-        };
         let vals = &self.vals;
-        let (base, count) = region.reserve(&mut self.b, self.tape, |v| vals.map(v));
-        self.regions.insert(k, (base, count));
+        let reserved = self
+            .loop_tapes
+            .reserve(k, &mut self.b, self.tape, |v| vals.map(v));
+        self.regions.extend(reserved);
     }
 
     /// Where the batch of `bytes` at offset `before` among source block `b`'s batches goes: its
@@ -236,23 +239,29 @@ impl<'s> AugmentedFn<'s> {
     /// region (or pushed, past the reserved count), for source block `b`.
     fn region_slot(&mut self, b: Block, k: usize, off: u64, bytes: u64) -> Result<Val> {
         let tape = self.tape;
-        let (Some(&(base, count)), Some(region)) =
-            (self.regions.get(&k), self.loop_tapes.region(k))
+        let mut chain = Vec::new();
+        for a in self.loop_tapes.chain(k) {
+            let Some(&(_, count)) = self.regions.get(&a) else {
+                // The root's preheader dominates the nest and comes first in reverse
+                // post-order.
+                let at = b.first_instruction().unwrap_or(self.src);
+                return Err(Error::internal(
+                    at,
+                    "reverse mode: loop region used before it is reserved",
+                ));
+            };
+            let l = &self.plan.loops()[a];
+            let (iv, start) = (self.vals.map(l.iv), self.vals.map(l.start));
+            chain.push((iteration_index(&mut self.b, l, iv, start), count));
+        }
+        let (Some(&(base, _)), Some(region)) = (self.regions.get(&k), self.loop_tapes.region(k))
         else {
-            // The preheader dominates the loop and comes first in reverse post-order.
             let at = b.first_instruction().unwrap_or(self.src);
-            return Err(Error::internal(
-                at,
-                "reverse mode: loop region used before it is reserved",
-            ));
+            return Err(Error::internal(at, "reverse mode: loop region without its nest"));
         };
-        let l = &self.plan.loops()[k];
-        let (iv, start) = (self.vals.map(l.iv), self.vals.map(l.start));
-        let index = iteration_index(&mut self.b, l, iv, start);
         let slot = RegionSlot {
             base,
-            count,
-            index,
+            chain,
             stride: region.stride,
             offset: off,
         };

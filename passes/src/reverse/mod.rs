@@ -26,6 +26,7 @@ mod bytes;
 mod cfg;
 mod classify;
 mod loop_tape;
+mod trip_count;
 mod needs;
 mod openmp;
 pub mod owned;
