@@ -534,6 +534,72 @@ mod tests {
     use crate::ir::parse_test_module;
     use inkwell::context::Context;
 
+    /// The nest parents of a two-loop nest: outer `i < n` (header `outer`, latch `olatch`),
+    /// inner loop `j` starting at `jstart`, running while `j < m` (blocks `inner`, latch
+    /// `inner` itself), entered from `pre`, a block of the outer loop; `inbetween` adds a cycle
+    /// around the inner loop inside the outer one.
+    fn parents_of(jstart: &str, inbetween: bool) -> HashMap<usize, usize> {
+        let ctx = Context::create();
+        let (pre_br, olatch_br) = if inbetween {
+            ("br label %inner", "br i1 %c, label %pre, label %olatch2\nolatch2:\n  br label %olatch3\nolatch3:\n  %i1 = add i64 %i, 1\n  %more.i = icmp ult i64 %i1, %n\n  br i1 %more.i, label %outer, label %exit")
+        } else {
+            ("br label %inner", "%i1 = add i64 %i, 1\n  %more.i = icmp ult i64 %i1, %n\n  br i1 %more.i, label %outer, label %exit")
+        };
+        let ir = format!(
+            "define void @f(i64 %n, i64 %m, i1 %c) {{\nentry:\n  br label %outer\nouter:\n  %i = phi i64 [ 0, %entry ], [ %i1, %olatch{} ]\n  br label %pre\npre:\n  {pre_br}\ninner:\n  %j = phi i64 [ {jstart}, %pre ], [ %j1, %inner ]\n  %j1 = add i64 %j, 1\n  %more.j = icmp ult i64 %j1, %m\n  br i1 %more.j, label %inner, label %olatch\nolatch:\n  {olatch_br}\nexit:\n  ret void\n}}",
+            if inbetween { "3" } else { "" }
+        );
+        let module = parse_test_module(&ctx, &ir);
+        let m = crate::ir::Module(module.as_mut_ptr());
+        let f = m.function("f").expect("f");
+        let block = |name: &str| {
+            f.blocks()
+                .into_iter()
+                .find(|b| b.as_value().name() == name)
+                .expect(name)
+        };
+        let (outer, pre, inner) = (block("outer"), block("pre"), block("inner"));
+        let olatch = if inbetween { block("olatch3") } else { block("olatch") };
+        let outer_body: HashSet<Block> = f
+            .blocks()
+            .into_iter()
+            .filter(|b| !["entry", "exit"].contains(&b.as_value().name().as_str()))
+            .collect();
+        let iv = |b: Block| b.instructions()[0];
+        let loops = vec![
+            StructuredLoop {
+                header: outer,
+                preheader: block("entry"),
+                latch: olatch,
+                iv: iv(outer),
+                start: iv(outer).incoming()[0].0,
+                step: iv(outer).ty().int_const(1),
+                body: outer_body,
+            },
+            StructuredLoop {
+                header: inner,
+                preheader: pre,
+                latch: inner,
+                iv: iv(inner),
+                start: iv(inner).incoming()[0].0,
+                step: iv(inner).ty().int_const(1),
+                body: [inner].into_iter().collect(),
+            },
+        ];
+        let counts: Vec<Option<TripCount>> = loops.iter().map(trip_count).collect();
+        assert!(counts.iter().all(Option::is_some));
+        nest_parents(&loops, &counts, &[0, 1])
+    }
+
+    #[test]
+    fn an_inner_loop_with_the_same_count_in_every_outer_iteration_nests() {
+        assert_eq!(parents_of("0", false), HashMap::from([(1, 0)]));
+        // Starting at `i` (a triangle): the count changes with the outer iteration.
+        assert_eq!(parents_of("%i", false), HashMap::new());
+        // Entered several times per outer iteration: its own nest.
+        assert_eq!(parents_of("0", true), HashMap::new());
+    }
+
     #[test]
     fn a_block_of_an_inner_cycle_runs_more_than_once_per_iteration() {
         let ctx = Context::create();

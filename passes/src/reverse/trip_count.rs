@@ -4,7 +4,7 @@
 //! emitted from the loop's entry values where the loop tape reserves its region
 //! ([`super::loop_tape`]).
 
-use super::plan::StructuredLoop;
+use super::plan::{constant_step, StructuredLoop};
 use crate::ir::{Block, Builder, IntPred, Opcode, Ty, Val};
 
 /// The exit test `v PRED bound` (true: the loop goes on) of a header phi `p` stepping by
@@ -225,7 +225,8 @@ fn count_of_test(l: &StructuredLoop, c: Val, goes_on_if: bool) -> Option<TripCou
 }
 
 /// `v` as a header phi of `l` stepping by a constant (`ahead` 0) or that phi's increment
-/// (`ahead` 1): (the phi's entry value, ahead, step).
+/// (`ahead` 1): (the phi's entry value, ahead, step). The increment is an `add` of the step or
+/// a `sub` of its negation ([`constant_step`]).
 fn tested_phi(l: &StructuredLoop, v: Val) -> Option<(Val, i64, i64)> {
     if !v.is_instruction() || !v.ty().is_int() {
         return None;
@@ -237,10 +238,12 @@ fn tested_phi(l: &StructuredLoop, v: Val) -> Option<(Val, i64, i64)> {
             .into_iter()
             .find(|p| p.is_instruction() && p.opcode() == Opcode::LLVMPHI)?;
         (p, 1)
+    } else if v.opcode() == Opcode::LLVMSub && v.operand(0).is_instruction() {
+        (v.operand(0), 1)
     } else {
         return None;
     };
-    if phi.parent_block() != l.header {
+    if phi.opcode() != Opcode::LLVMPHI || phi.parent_block() != l.header {
         return None;
     }
     let inc = phi.incoming();
@@ -249,17 +252,7 @@ fn tested_phi(l: &StructuredLoop, v: Val) -> Option<(Val, i64, i64)> {
     if ahead == 1 && next != v {
         return None;
     }
-    if !next.is_instruction() || next.opcode() != Opcode::LLVMAdd {
-        return None;
-    }
-    let step = if next.operand(0) == phi {
-        next.operand(1)
-    } else if next.operand(1) == phi {
-        next.operand(0)
-    } else {
-        return None;
-    };
-    let step = step.const_int_sext()?;
+    let step = constant_step(phi, next)?.const_int_sext()?;
     (step != 0).then_some((init, ahead, step))
 }
 
@@ -339,6 +332,19 @@ mod tests {
         // Leaving only when both hold: neither alone bounds the loop.
         let and = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add i64 %i, 1\n  %end = icmp eq i64 %i1, %n\n  %leave = and i1 %c, %end\n  br i1 %leave, label %exit, label %loop";
         assert_eq!(count_of(and, 1), None);
+    }
+
+    #[test]
+    fn a_counter_decremented_by_sub_counts_down() {
+        // `for (i = n; i > 0; i -= 2)` at -O0: `sub` of 2 is a step of -2.
+        let blocks = "loop:\n  %i = phi i64 [ %n, %pre ], [ %i1, %latch ]\n  %more = icmp sgt i64 %i, 0\n  br i1 %more, label %latch, label %exit\nlatch:\n  %i1 = sub nsw i64 %i, 2\n  br label %loop";
+        assert_eq!(count_of(blocks, -2), Some((IntPred::LLVMIntSGT, 0, -2)));
+        // Tested after the decrement (a rotated loop).
+        let rotated = "loop:\n  %i = phi i64 [ %n, %pre ], [ %i1, %loop ]\n  %i1 = sub i64 %i, 3\n  %more = icmp ugt i64 %i1, 5\n  br i1 %more, label %loop, label %exit";
+        assert_eq!(count_of(rotated, -3), Some((IntPred::LLVMIntUGT, 1, -3)));
+        // `C - i` is no step.
+        let flipped = "loop:\n  %i = phi i64 [ %n, %pre ], [ %i1, %loop ]\n  %i1 = sub i64 3, %i\n  %more = icmp ugt i64 %i1, 5\n  br i1 %more, label %loop, label %exit";
+        assert_eq!(count_of(flipped, -3), None);
     }
 
     #[test]

@@ -20,7 +20,8 @@
 // region per inner execution), an inner count read from memory, an inner `break`, an inner
 // count too small (later inner iterations push), an outer count too small (the inner slots of
 // the outer iterations past it push too), an inner 8-bit counter that wraps around, and an
-// inner loop that tapes nothing (only its exit record, in the outer slot).
+// inner loop that tapes nothing (only its exit record, in the outer slot), and loops that
+// count down with `-=`.
 #include "fdcheck.h"
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
@@ -177,6 +178,18 @@ __attribute__((noinline)) double inner_reads(double *x, int n) {
   return s;
 }
 
+// Both loops count down with `-=` (a `sub` at -O0, where `i--` is an `add` of -1).
+__attribute__((noinline)) double down_by_sub(double *x, int n) {
+  double s = 0;
+  for (int i = n - 1; i >= 0; i -= 2)
+    for (int j = n - 1; j > 1; j -= 3) {
+      double t = x[j];
+      x[j] = t * 0.75 + 0.1 * sin(x[i]);
+      s += t * x[j];
+    }
+  return s;
+}
+
 typedef double (*fn)(double *, int);
 static double call(fn f, const double *x0, int n) {
   double x[N];
@@ -209,6 +222,7 @@ GRADIENT(inner_too_small)
 GRADIENT(outer_too_small)
 GRADIENT(inner_wraps)
 GRADIENT(inner_reads)
+GRADIENT(down_by_sub)
 int main(void) {
   double x[N] = {0.3, -0.2, 0.5, 0.1, 0.4, -0.6, 0.2, 0.7, -0.1}, d[N], fd[N];
   struct {
@@ -228,6 +242,7 @@ int main(void) {
       {"outer_too_small", outer_too_small, grad_outer_too_small, 7},
       {"inner_wraps", inner_wraps, grad_inner_wraps, N},
       {"inner_reads", inner_reads, grad_inner_reads, N},
+      {"down_by_sub", down_by_sub, grad_down_by_sub, N},
   };
   for (unsigned k = 0; k < sizeof cases / sizeof cases[0]; k++) {
     // Twice: the second gradient starts from a tape sized by the first.
