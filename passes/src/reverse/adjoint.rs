@@ -493,7 +493,11 @@ impl<'s> AdjointFn<'s> {
         let (fields, bytes) = exit_record(self.session.module, &self.plan, &self.loop_tapes, b);
         if bytes > 0 {
             // Where the forward sweep put it: the slot of the loop around `b`, or the tape.
-            let slot = match self.loop_tapes.place(b).and_then(|p| p.exit.map(|o| (p.lp, o))) {
+            let slot = match self
+                .loop_tapes
+                .place(b)
+                .and_then(|p| p.exit.map(|o| (p.lp, o)))
+            {
                 Some((k, off)) => self.region_slot(k, off, bytes),
                 None => tape::pop_bytes(&mut self.b, self.tape, bytes),
             };

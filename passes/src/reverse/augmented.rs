@@ -137,7 +137,11 @@ impl<'s> AugmentedFn<'s> {
             let (fields, bytes) = exit_record(self.session.module, &self.plan, &self.loop_tapes, b);
             if bytes > 0 {
                 // In the slot of the loop around `b` when it has one, else pushed.
-                let slot = match self.loop_tapes.place(b).and_then(|p| p.exit.map(|o| (p.lp, o))) {
+                let slot = match self
+                    .loop_tapes
+                    .place(b)
+                    .and_then(|p| p.exit.map(|o| (p.lp, o)))
+                {
                     Some((k, off)) => self.region_slot(b, k, off, bytes)?,
                     None => tape::push_bytes(&mut self.b, self.tape, bytes),
                 };
@@ -257,7 +261,10 @@ impl<'s> AugmentedFn<'s> {
         let (Some(&(base, _)), Some(region)) = (self.regions.get(&k), self.loop_tapes.region(k))
         else {
             let at = b.first_instruction().unwrap_or(self.src);
-            return Err(Error::internal(at, "reverse mode: loop region without its nest"));
+            return Err(Error::internal(
+                at,
+                "reverse mode: loop region without its nest",
+            ));
         };
         let slot = RegionSlot {
             base,

@@ -158,7 +158,11 @@ impl LoopTapes {
                     r.nest.push(k);
                 }
             }
-            let nest = if parent.is_none() { vec![k] } else { Vec::new() };
+            let nest = if parent.is_none() {
+                vec![k]
+            } else {
+                Vec::new()
+            };
             let region = Region {
                 stride: 0,
                 keeps: keeps.contains(&k),
@@ -220,7 +224,11 @@ impl LoopTapes {
     /// The loops from the root of `k`'s nest down to `k`.
     pub fn chain(&self, k: usize) -> Vec<usize> {
         let mut v = vec![k];
-        while let Some(p) = self.regions.get(v.last().unwrap_or(&k)).and_then(|r| r.parent) {
+        while let Some(p) = self
+            .regions
+            .get(v.last().unwrap_or(&k))
+            .and_then(|r| r.parent)
+        {
             v.push(p);
         }
         v.reverse();
@@ -559,7 +567,11 @@ mod tests {
                 .expect(name)
         };
         let (outer, pre, inner) = (block("outer"), block("pre"), block("inner"));
-        let olatch = if inbetween { block("olatch3") } else { block("olatch") };
+        let olatch = if inbetween {
+            block("olatch3")
+        } else {
+            block("olatch")
+        };
         let outer_body: HashSet<Block> = f
             .blocks()
             .into_iter()

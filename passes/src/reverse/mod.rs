@@ -26,13 +26,13 @@ mod bytes;
 mod cfg;
 mod classify;
 mod loop_tape;
-mod trip_count;
 mod needs;
 mod openmp;
 pub mod owned;
 mod parallel;
 mod plan;
 mod tape;
+mod trip_count;
 mod unread_primal;
 
 pub use tape::{free_tape, new_tape, report_stats, tape_type};

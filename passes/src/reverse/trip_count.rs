@@ -110,7 +110,6 @@ fn swap(p: IntPred) -> IntPred {
     }
 }
 
-
 /// The count of loop `l`'s iterations its exit test allows (see [`TripCount`]).
 pub(super) fn trip_count(l: &StructuredLoop) -> Option<TripCount> {
     let mut exiting = vec![l.latch];
@@ -264,7 +263,6 @@ pub(super) fn invariant(l: &StructuredLoop, v: Val) -> bool {
         v.is_constant() || v.is_argument()
     }
 }
-
 
 #[cfg(test)]
 mod tests {
