@@ -269,6 +269,14 @@ impl LoopTapes {
         for &k in self.nest(root) {
             let r = &self.regions[&k];
             let count = r.count.emit(b, &map);
+            // An inner loop's start and bound are computed before the nest whether or not the
+            // loop runs; should one be poison where it does not (an overflow its guard skips),
+            // the reservation must still be some fixed size.
+            let count = if r.parent.is_some() {
+                b.freeze(count)
+            } else {
+                count
+            };
             // No more slots than [`MAX_REGION_BYTES`] hold: for a nested loop, its count
             // times its outer loops' slots, checked as `outer ≤ cap / count` (no overflow).
             let cap = MAX_REGION_BYTES / r.stride.max(1);
