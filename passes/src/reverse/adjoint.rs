@@ -202,11 +202,18 @@ impl<'s> AdjointFn<'s> {
         types::float_bits(self.session.types(), m, v).is_some()
     }
 
-    /// Pops the values the augmented sweep kept in this call's frame (pushed at the return).
+    /// Pops the values the augmented sweep kept in this call's frame (pushed at the return,
+    /// in one slot).
     fn load_frame(&mut self) {
-        for (v, shadow) in self.plan.frame_values().to_vec().into_iter().rev() {
+        let (frame, bytes) = self.plan.frame_layout(self.session.module);
+        if bytes == 0 {
+            return;
+        }
+        let slot = tape::pop_bytes(&mut self.b, self.tape, bytes);
+        for (v, shadow, off) in frame {
             let bits = self.holds_float_bits(v);
-            let x = tape::pop_value(&mut self.b, self.tape, v.ty(), bits);
+            let at = tape::at_offset(&mut self.b, slot, off);
+            let x = tape::load_value(&mut self.b, v.ty(), at, bits);
             self.frame.insert((shadow, v), x);
         }
     }

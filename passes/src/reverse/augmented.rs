@@ -509,15 +509,23 @@ impl<'s> AugmentedFn<'s> {
 
     fn visit_ret(&mut self, i: Val) -> Result<()> {
         // The frame: values computed on every path here, pushed last (before the return
-        // index) so the adjoint pops them first thing and has them everywhere.
-        {
-            for (v, shadow) in self.plan.frame_values().to_vec() {
+        // index) so the adjoint pops them first thing and has them everywhere; in one slot,
+        // one push (a helper called in a loop keeps tens of values per call).
+        let (frame, bytes) = self.plan.frame_layout(self.session.module);
+        if bytes > 0 {
+            let mut values = Vec::with_capacity(frame.len());
+            for &(v, shadow, off) in &frame {
                 let x = if shadow {
                     self.shadow(v, i)?
                 } else {
                     self.vals.map(v)
                 };
-                tape::push(&mut self.b, self.tape, x);
+                values.push((x, off));
+            }
+            let slot = tape::push_bytes(&mut self.b, self.tape, bytes);
+            for (x, off) in values {
+                let at = tape::at_offset(&mut self.b, slot, off);
+                self.b.store(x, at, 1);
             }
         }
         if self.cfg.records_return() {

@@ -227,9 +227,16 @@ impl ReversePlan {
         self.frame_order.push((v, shadow));
     }
 
-    /// The frame's values (value, is its shadow), in slot order.
-    pub fn frame_values(&self) -> &[(Val, bool)] {
-        &self.frame_order
+    /// The frame's layout in its one tape slot: (value, is its shadow, byte offset) in slot
+    /// order, and the slot's size.
+    pub fn frame_layout(&self, m: crate::ir::Module) -> (Vec<(Val, bool, u64)>, u64) {
+        let mut at = 0;
+        let mut out = Vec::with_capacity(self.frame_order.len());
+        for &(v, shadow) in &self.frame_order {
+            out.push((v, shadow, at));
+            at += m.alloc_size(v.ty());
+        }
+        (out, at)
     }
 
     /// Whether the callee called at `call` runs its two sweeps with nothing writing primal
