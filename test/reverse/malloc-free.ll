@@ -2,7 +2,7 @@
 ; frees it when it reaches the malloc. The primal free is deferred to the adjoint: v is read
 ; after the last write to p, so the adjoint re-reads p[i] instead of taping v, and p must stay
 ; allocated until then (it is released when the adjoint exits). p and its shadow are kept in
-; the call's frame, once, instead of being taped at every use.
+; the call's frame, once, instead of being taped at every use: one push of both at the return.
 ; RUN: %opt-umbra -passes=umbra %s | FileCheck %s
 ; RUN: %umbra %s --emit=llvm-ir -O0 -o - | FileCheck %s
 
@@ -42,20 +42,20 @@ entry:
 ; CHECK-NOT:     @free
 ; CHECK:         %v = load double, ptr %q
 ; CHECK-NEXT:    %m = fmul double %v, %v
-; the frame: p and its shadow
-; CHECK-NEXT:    [[T2:%[0-9]+]] = call ptr @umbra.tape.push(ptr %tape, i64 8)
+; the frame: p and its shadow, in one slot
+; CHECK-NEXT:    [[T2:%[0-9]+]] = call ptr @umbra.tape.push(ptr %tape, i64 16)
 ; CHECK-NEXT:    store ptr %p, ptr [[T2]]
-; CHECK-NEXT:    [[T3:%[0-9]+]] = call ptr @umbra.tape.push(ptr %tape, i64 8)
+; CHECK-NEXT:    [[T3:%[0-9]+]] = getelementptr inbounds i8, ptr [[T2]], i64 8
 ; CHECK-NEXT:    store ptr [[SH]], ptr [[T3]]
 ; CHECK-NEXT:    ret double %m
 
 ; CHECK-LABEL: define internal { double } @adjoint.f.acc{{[.a-z]*}}(ptr %tape, double %x, i64 %n, i64 %i, double %dret)
 ; CHECK:         %deferred = alloca { ptr, i64, i64 }
 ; CHECK:       reverse:
-; CHECK-NEXT:    [[F1:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 8)
-; CHECK-NEXT:    [[SP:%[0-9]+]] = load ptr, ptr [[F1]]
-; CHECK-NEXT:    [[F2:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 8)
-; CHECK-NEXT:    [[P:%[0-9]+]] = load ptr, ptr [[F2]]
+; CHECK-NEXT:    [[F:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 16)
+; CHECK-NEXT:    [[P:%[0-9]+]] = load ptr, ptr [[F]]
+; CHECK-NEXT:    [[F2:%[0-9]+]] = getelementptr inbounds i8, ptr [[F]], i64 8
+; CHECK-NEXT:    [[SP:%[0-9]+]] = load ptr, ptr [[F2]]
 ; m = v * v, v re-read from p[i]
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret

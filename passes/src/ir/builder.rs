@@ -142,6 +142,10 @@ impl Builder {
             c::LLVMBuildSelect(self.raw, cond.0, a.0, b.0, NO_NAME)
         }))
     }
+    /// `freeze v`: an arbitrary but fixed value where `v` is poison or undef.
+    pub fn freeze(&mut self, v: Val) -> Val {
+        Val(unsafe { c::LLVMBuildFreeze(self.raw, v.0, NO_NAME) })
+    }
     /// Any cast.
     pub fn cast(&mut self, op: super::Opcode, v: Val, to: Ty) -> Val {
         Val(unsafe { c::LLVMBuildCast(self.raw, op, v.0, to.0, NO_NAME) })

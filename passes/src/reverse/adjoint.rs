@@ -202,11 +202,18 @@ impl<'s> AdjointFn<'s> {
         types::float_bits(self.session.types(), m, v).is_some()
     }
 
-    /// Pops the values the augmented sweep kept in this call's frame (pushed at the return).
+    /// Pops the values the augmented sweep kept in this call's frame (pushed at the return,
+    /// in one slot).
     fn load_frame(&mut self) {
-        for (v, shadow) in self.plan.frame_values().to_vec().into_iter().rev() {
+        let (frame, bytes) = self.plan.frame_layout(self.session.module);
+        if bytes == 0 {
+            return;
+        }
+        let slot = tape::pop_bytes(&mut self.b, self.tape, bytes);
+        for (v, shadow, off) in frame {
             let bits = self.holds_float_bits(v);
-            let x = tape::pop_value(&mut self.b, self.tape, v.ty(), bits);
+            let at = tape::at_offset(&mut self.b, slot, off);
+            let x = tape::load_value(&mut self.b, v.ty(), at, bits);
             self.frame.insert((shadow, v), x);
         }
     }
@@ -492,7 +499,15 @@ impl<'s> AdjointFn<'s> {
         // Entering structured loops backwards: each counter starts at its last iteration.
         let (fields, bytes) = exit_record(self.session.module, &self.plan, &self.loop_tapes, b);
         if bytes > 0 {
-            let slot = tape::pop_bytes(&mut self.b, self.tape, bytes);
+            // Where the forward sweep put it: the slot of the loop around `b`, or the tape.
+            let slot = match self
+                .loop_tapes
+                .place(b)
+                .and_then(|p| p.exit.map(|o| (p.lp, o)))
+            {
+                Some((k, off)) => self.region_slot(k, off, bytes),
+                None => tape::pop_bytes(&mut self.b, self.tape, bytes),
+            };
             for (k, field, ty, off) in fields {
                 let iv = self.plan.loops()[k].iv;
                 let at = tape::at_offset(&mut self.b, slot, off);
@@ -598,16 +613,20 @@ impl<'s> AdjointFn<'s> {
         let at_start = self.b.icmp(crate::ir::IntPred::LLVMIntEQ, cur, start);
         let down = self.dst.append_block("");
         let k = self.plan.loop_index(l.header);
-        match k.and_then(|k| self.loop_tapes.region(k).map(|r| (k, r.stride))) {
-            Some((k, stride)) => {
-                // Leaving the loop: its region is released.
+        match k.filter(|&k| self.loop_tapes.is_root(k)) {
+            Some(k) => {
+                // Leaving the root of a nest: the nest's regions are released.
                 let release = self.dst.append_block("release.region");
                 self.b.cond_br(at_start, release, down);
                 self.b.position_at_end(release);
                 let i64t = Ty::int(self.session.module.context(), 64);
-                let (_, count_slot) = self.region_slots(k);
-                let count = tape::load(&mut self.b, i64t, count_slot);
-                let bytes = self.b.mul(count, i64t.int_const(stride));
+                let mut counts = HashMap::new();
+                for &n in self.loop_tapes.nest(k).to_vec().iter() {
+                    let (_, count_slot) = self.region_slots(n);
+                    counts.insert(n, tape::load(&mut self.b, i64t, count_slot));
+                }
+                let slots = self.loop_tapes.slots(k, &mut self.b, |n| counts[&n]);
+                let (_, bytes) = self.loop_tapes.layout(k, &mut self.b, &slots);
                 let pop = tape::pop_helper(self.session.module);
                 self.b.call_function(pop, &[self.tape, bytes]);
                 self.b.br(to_pre);
@@ -690,25 +709,28 @@ impl<'s> AdjointFn<'s> {
     fn region_slot(&mut self, k: usize, off: u64, bytes: u64) -> Val {
         let tape = self.tape;
         let stride = self.loop_tapes.region(k).map_or(0, |r| r.stride);
-        let l = self.plan.loops()[k].clone();
-        let (base_slot, count_slot) = self.region_slots(k);
         let ctx = self.session.module.context();
+        let (base_slot, _) = self.region_slots(k);
         let base = self.b.load(Ty::ptr(ctx), base_slot, 0);
-        let count = tape::load(&mut self.b, Ty::int(ctx, 64), count_slot);
-        let c = self.counter(l.iv);
-        let iv = self.b.load(l.iv.ty(), c, 0);
-        let start = if l.start.is_instruction() {
-            let s = self.start_slot(l.iv);
-            self.b.load(l.start.ty(), s, 0)
-        } else {
-            // A constant or an argument: always at hand.
-            self.args.get(&l.start).copied().unwrap_or(l.start)
-        };
-        let index = iteration_index(&mut self.b, &l, iv, start);
+        let mut chain = Vec::new();
+        for a in self.loop_tapes.chain(k) {
+            let l = self.plan.loops()[a].clone();
+            let (_, count_slot) = self.region_slots(a);
+            let count = tape::load(&mut self.b, Ty::int(ctx, 64), count_slot);
+            let c = self.counter(l.iv);
+            let iv = self.b.load(l.iv.ty(), c, 0);
+            let start = if l.start.is_instruction() {
+                let s = self.start_slot(l.iv);
+                self.b.load(l.start.ty(), s, 0)
+            } else {
+                // A constant or an argument: always at hand.
+                self.args.get(&l.start).copied().unwrap_or(l.start)
+            };
+            chain.push((iteration_index(&mut self.b, &l, iv, start), count));
+        }
         let slot = RegionSlot {
             base,
-            count,
-            index,
+            chain,
             stride,
             offset: off,
         };

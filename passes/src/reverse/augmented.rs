@@ -137,7 +137,15 @@ impl<'s> AugmentedFn<'s> {
             // loop execution, in one push.
             let (fields, bytes) = exit_record(self.session.module, &self.plan, &self.loop_tapes, b);
             if bytes > 0 {
-                let slot = tape::push_bytes(&mut self.b, self.tape, bytes);
+                // In the slot of the loop around `b` when it has one, else pushed.
+                let slot = match self
+                    .loop_tapes
+                    .place(b)
+                    .and_then(|p| p.exit.map(|o| (p.lp, o)))
+                {
+                    Some((k, off)) => self.region_slot(b, k, off, bytes)?,
+                    None => tape::push_bytes(&mut self.b, self.tape, bytes),
+                };
                 for (k, field, _, off) in fields {
                     let l = &self.plan.loops()[k];
                     let v = match field {
@@ -213,15 +221,14 @@ impl<'s> AugmentedFn<'s> {
         self.fill_phis()
     }
 
-    /// Reserves the region of structured loop `k` at the builder's position (its preheader's
-    /// end).
+    /// Reserves the regions of the loop nest rooted at structured loop `k` at the builder's
+    /// position (its preheader's end).
     fn reserve_region(&mut self, k: usize) {
-        let Some(region) = self.loop_tapes.region(k) else {
-            return;
-        };
         let vals = &self.vals;
-        let (base, count) = region.reserve(&mut self.b, self.tape, |v| vals.map(v));
-        self.regions.insert(k, (base, count));
+        let reserved = self
+            .loop_tapes
+            .reserve(k, &mut self.b, self.tape, |v| vals.map(v));
+        self.regions.extend(reserved);
     }
 
     /// Where the batch of `bytes` at offset `before` among source block `b`'s batches goes: its
@@ -237,23 +244,32 @@ impl<'s> AugmentedFn<'s> {
     /// region (or pushed, past the reserved count), for source block `b`.
     fn region_slot(&mut self, b: Block, k: usize, off: u64, bytes: u64) -> Result<Val> {
         let tape = self.tape;
-        let (Some(&(base, count)), Some(region)) =
-            (self.regions.get(&k), self.loop_tapes.region(k))
+        let mut chain = Vec::new();
+        for a in self.loop_tapes.chain(k) {
+            let Some(&(_, count)) = self.regions.get(&a) else {
+                // The root's preheader dominates the nest and comes first in reverse
+                // post-order.
+                let at = b.first_instruction().unwrap_or(self.src);
+                return Err(Error::internal(
+                    at,
+                    "reverse mode: loop region used before it is reserved",
+                ));
+            };
+            let l = &self.plan.loops()[a];
+            let (iv, start) = (self.vals.map(l.iv), self.vals.map(l.start));
+            chain.push((iteration_index(&mut self.b, l, iv, start), count));
+        }
+        let (Some(&(base, _)), Some(region)) = (self.regions.get(&k), self.loop_tapes.region(k))
         else {
-            // The preheader dominates the loop and comes first in reverse post-order.
             let at = b.first_instruction().unwrap_or(self.src);
             return Err(Error::internal(
                 at,
-                "reverse mode: loop region used before it is reserved",
+                "reverse mode: loop region without its nest",
             ));
         };
-        let l = &self.plan.loops()[k];
-        let (iv, start) = (self.vals.map(l.iv), self.vals.map(l.start));
-        let index = iteration_index(&mut self.b, l, iv, start);
         let slot = RegionSlot {
             base,
-            count,
-            index,
+            chain,
             stride: region.stride,
             offset: off,
         };
@@ -507,15 +523,23 @@ impl<'s> AugmentedFn<'s> {
 
     fn visit_ret(&mut self, i: Val) -> Result<()> {
         // The frame: values computed on every path here, pushed last (before the return
-        // index) so the adjoint pops them first thing and has them everywhere.
-        {
-            for (v, shadow) in self.plan.frame_values().to_vec() {
+        // index) so the adjoint pops them first thing and has them everywhere; in one slot,
+        // one push (a helper called in a loop keeps tens of values per call).
+        let (frame, bytes) = self.plan.frame_layout(self.session.module);
+        if bytes > 0 {
+            let mut values = Vec::with_capacity(frame.len());
+            for &(v, shadow, off) in &frame {
                 let x = if shadow {
                     self.shadow(v, i)?
                 } else {
                     self.vals.map(v)
                 };
-                tape::push(&mut self.b, self.tape, x);
+                values.push((x, off));
+            }
+            let slot = tape::push_bytes(&mut self.b, self.tape, bytes);
+            for (x, off) in values {
+                let at = tape::at_offset(&mut self.b, slot, off);
+                self.b.store(x, at, 1);
             }
         }
         if self.cfg.records_return() {

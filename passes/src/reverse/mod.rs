@@ -32,6 +32,7 @@ pub mod owned;
 mod parallel;
 mod plan;
 mod tape;
+mod trip_count;
 mod unread_primal;
 
 pub use tape::{free_tape, new_tape, report_stats, tape_type};

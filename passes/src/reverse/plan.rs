@@ -227,9 +227,16 @@ impl ReversePlan {
         self.frame_order.push((v, shadow));
     }
 
-    /// The frame's values (value, is its shadow), in slot order.
-    pub fn frame_values(&self) -> &[(Val, bool)] {
-        &self.frame_order
+    /// The frame's layout in its one tape slot: (value, is its shadow, byte offset) in slot
+    /// order, and the slot's size.
+    pub fn frame_layout(&self, m: crate::ir::Module) -> (Vec<(Val, bool, u64)>, u64) {
+        let mut at = 0;
+        let mut out = Vec::with_capacity(self.frame_order.len());
+        for &(v, shadow) in &self.frame_order {
+            out.push((v, shadow, at));
+            at += m.alloc_size(v.ty());
+        }
+        (out, at)
     }
 
     /// Whether the callee called at `call` runs its two sweeps with nothing writing primal
@@ -274,7 +281,7 @@ impl ReversePlan {
         let Some(l) = self.loop_at_header(header) else {
             return false;
         };
-        let step = l.step.const_int_value().unwrap_or(1) as i64;
+        let step = l.step.const_int_sext().unwrap_or(1);
         step.unsigned_abs() > 1
             && l.body
                 .iter()
@@ -614,18 +621,21 @@ fn structured_loop(f: Val, cfg: &ReverseCfg, h: Block) -> Option<StructuredLoop>
     None
 }
 
-/// `next = add iv, C` (either order): `C`.
-fn constant_step(iv: Val, next: Val) -> Option<Val> {
-    if !next.is_instruction() || next.opcode() != Opcode::LLVMAdd {
+/// `next = add iv, C` (either order): `C`; `next = sub iv, C`: `-C` (clang at `-O0` counts
+/// `i -= 2` with a `sub`, `i--` with an `add` of -1).
+pub(super) fn constant_step(iv: Val, next: Val) -> Option<Val> {
+    if !next.is_instruction() || !iv.ty().is_int() {
         return None;
     }
     let (a, b) = (next.operand(0), next.operand(1));
-    let step = if a == iv {
-        b
-    } else if b == iv {
-        a
-    } else {
-        return None;
+    let step = match next.opcode() {
+        Opcode::LLVMAdd if a == iv => b,
+        Opcode::LLVMAdd if b == iv => a,
+        Opcode::LLVMSub if a == iv => {
+            let c = b.const_int_sext()?;
+            iv.ty().int_const(c.wrapping_neg() as u64)
+        }
+        _ => return None,
     };
     let c = step.const_int_value()?;
     (c != 0).then_some(step)
