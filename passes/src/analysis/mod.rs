@@ -1,12 +1,13 @@
 //! Analyses the visitors consult before emitting code: control-flow order ([`cfg`]), which
 //! values carry derivatives ([`activity`]), how each opcode takes part in differentiation
 //! ([`opcodes`]), what a pointer may point into ([`objects`]), what copied memory holds
-//! ([`contents`]), which loads the adjoint may re-read ([`overwrite`], with index reasoning across loop nests in [`indices`]), which lanes of a scatter or gather may share an address ([`lanes`]), which bytes hold floats ([`types`]), and where a user's
+//! ([`contents`]), which loads the adjoint may re-read ([`overwrite`], with index reasoning across loop nests in [`indices`]), which stores' shadows nothing reads after their adjoint ([`dead_shadow`]), which lanes of a scatter or gather may share an address ([`lanes`]), which bytes hold floats ([`types`]), and where a user's
 //! inactive declaration drops a derivative ([`dropped`]).
 
 pub mod activity;
 pub mod cfg;
 pub mod contents;
+pub mod dead_shadow;
 pub mod dropped;
 pub mod indices;
 pub mod lanes;

@@ -895,7 +895,31 @@ impl<'s> AdjointFn<'s> {
         // Sums start at `-0.0`, which the first lane's addition folds away.
         let mut da = a.ty().neg_zero();
         let mut db = bv.ty().neg_zero();
-        for (lane, m) in i.shuffle_mask().into_iter().enumerate() {
+        let mask = i.shuffle_mask();
+        // A broadcast (every lane reads one source lane: how the vectorisers splat a scalar)
+        // gathers all of `d` into that lane. The order of that sum is the adjoint's own, so it
+        // is summed as a tree: one reduction, where the loop below would build a chain of an
+        // extract, an insert and a dependent addition per lane (unrolled loops hold dozens of
+        // such broadcasts, and the chains dominated their code generation time).
+        if let [Some(m), rest @ ..] = mask.as_slice() {
+            if !rest.is_empty()
+                && rest.iter().all(|x| *x == Some(*m))
+                && d.ty().is_fp_or_fp_vector()
+            {
+                let sum = self.b.sum_lanes_any_order(d);
+                let (target, k) = if *m < n {
+                    (&mut da, *m)
+                } else {
+                    (&mut db, *m - n)
+                };
+                let idx = Ty::int(self.session.module.context(), 32).int_const(k as u64);
+                *target = self.b.insert_element(*target, sum, idx);
+                self.accumulate(a, da);
+                self.accumulate(bv, db);
+                return;
+            }
+        }
+        for (lane, m) in mask.into_iter().enumerate() {
             let Some(m) = m else { continue };
             let e = self.b.extract_lane(d, lane as u32);
             let (target, k) = if m < n {
@@ -947,7 +971,9 @@ impl<'s> AdjointFn<'s> {
             let d = self.b.load(t, sp, align);
             self.accumulate(v, d);
         }
-        self.b.store(v.ty().zero(), sp, align);
+        if !self.plan.zeroing_dead(i) {
+            self.b.store(v.ty().zero(), sp, align);
+        }
         Ok(())
     }
 

@@ -248,6 +248,12 @@ impl ReversePlan {
         self.overwrites.deferred_frees().contains(&call)
     }
 
+    /// True when the adjoint of store `s` may leave the shadow bytes it wrote as they are
+    /// (nothing reads them afterwards).
+    pub fn zeroing_dead(&self, s: Val) -> bool {
+        self.overwrites.zeroing_dead(s)
+    }
+
     /// The `--print-types` lines about which loads are re-read or cached, and deferred frees.
     pub fn describe_overwrites(&self) -> Vec<String> {
         self.overwrites.describe()
