@@ -68,6 +68,7 @@ pub struct OverwriteContext {
 }
 
 /// The answers for one function: which loads the adjoint may re-read.
+#[derive(Clone)]
 pub struct Overwrites {
     f: Val,
     ctx: OverwriteContext,
@@ -1117,6 +1118,7 @@ fn tbaa_disjoint(a: Val, b: Val) -> bool {
 }
 
 /// Where each instruction of the analysed function is, and which blocks reach which.
+#[derive(Clone)]
 struct Places {
     position: HashMap<Val, (Block, usize)>,
     /// For each block, the blocks reachable from it through at least one edge.

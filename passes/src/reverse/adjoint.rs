@@ -80,12 +80,17 @@ pub(super) struct AdjointFn<'s> {
 }
 
 impl<'s> AdjointFn<'s> {
-    pub(super) fn new(session: &'s mut Session, key: &Key, dst: Val) -> AdjointFn<'s> {
+    /// The adjoint of `key` into `dst`, following `plan` (made for `key`).
+    pub(super) fn new(
+        session: &'s mut Session,
+        key: &Key,
+        dst: Val,
+        plan: ReversePlan,
+    ) -> AdjointFn<'s> {
         let src = key.function;
         let active = session.activity(src, &key.activity);
         let b = Builder::new(session.module);
         let cfg = ReverseCfg::of(src);
-        let plan = ReversePlan::new(src, &cfg, &active, &session.rules, key.memory_stable);
         let entry = dst.append_block("entry");
         let dispatch = dst.append_block("reverse");
         let rblocks = cfg

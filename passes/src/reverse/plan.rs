@@ -85,6 +85,7 @@ fn secondary_iv(phi: Val, l: &StructuredLoop, lp: usize) -> Option<SecondaryIv> 
 }
 
 /// Decisions shared by the augmented and adjoint sweeps of one derived pair.
+#[derive(Clone)]
 pub struct ReversePlan {
     loops: Vec<StructuredLoop>,
     by_header: HashMap<Block, usize>,
