@@ -234,6 +234,17 @@ impl Session {
             .collect()
     }
 
+    /// The forward-mode functions derived so far.
+    pub fn forward_functions(&self) -> Vec<Val> {
+        self.cache
+            .values()
+            .filter_map(|d| match d {
+                Derived::Forward(f) => Some(*f),
+                Derived::Reverse { .. } => None,
+            })
+            .collect()
+    }
+
     /// Number of derived (and batched) functions created so far.
     pub fn derived_count(&self) -> usize {
         self.cache.len() + self.batched.len()

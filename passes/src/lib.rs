@@ -82,7 +82,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         api::dispatch::lower_request(&mut session, req)?;
     }
     // After every request: a caller that ignores an augmented sweep's result is now known.
-    reverse::remove_unread_primal(&session.augmented_functions());
+    reverse::remove_unread_primal(&session.augmented_functions(), &session.forward_functions());
     let derived_functions = session.derived_count();
     warnings.extend(analysis::dropped::dropped_derivatives(&session));
     api::lower::remove_request_declarations(module);

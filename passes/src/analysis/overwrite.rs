@@ -68,6 +68,7 @@ pub struct OverwriteContext {
 }
 
 /// The answers for one function: which loads the adjoint may re-read.
+#[derive(Clone)]
 pub struct Overwrites {
     f: Val,
     ctx: OverwriteContext,
@@ -78,6 +79,8 @@ pub struct Overwrites {
     deferred: Vec<Val>,
     /// Every instruction that may write or free primal memory (deferred frees excluded).
     writers: Vec<Val>,
+    /// Stores whose shadow zeroing in the adjoint is dead ([`super::dead_shadow`]).
+    dead_zeroing: HashSet<Val>,
     /// The calls that may reach a stack slot of `f` (see [`Overwrites::reaches_stack`]).
     stack_calls: HashSet<Val>,
     places: Places,
@@ -195,6 +198,17 @@ impl Overwrites {
                 }
             }
         }
+        // Shadow stores nothing reads again: blocks of `f` that do not escape it.
+        let dead_zeroing = super::dead_shadow::dead_zeroing(
+            f.module(),
+            &blocks,
+            |x| o.kind(x) == Kind::Heap && !o.escapes(x),
+            |a, s| places.after(a, s),
+            |a, pa, na, s, ps, ns| match indices.get_or_insert_with(|| Indices::new(f)) {
+                Some(ix) => ix.later_writes_miss(a, pa, na, s, ps, ns),
+                None => false,
+            },
+        );
         let mut writers: Vec<Val> = writes
             .iter()
             .map(|(s, _)| *s)
@@ -231,7 +245,14 @@ impl Overwrites {
             writers,
             stack_calls,
             places,
+            dead_zeroing,
         }
+    }
+
+    /// True when the adjoint of store `s` need not zero the shadow bytes it wrote: nothing
+    /// reads them afterwards ([`super::dead_shadow`]).
+    pub fn zeroing_dead(&self, s: Val) -> bool {
+        self.dead_zeroing.contains(&s)
     }
 
     /// True when an instruction that may run after `i` (an instruction of `f`) may write or
@@ -1135,6 +1156,7 @@ fn tbaa_disjoint(a: Val, b: Val) -> bool {
 }
 
 /// Where each instruction of the analysed function is, and which blocks reach which.
+#[derive(Clone)]
 struct Places {
     position: HashMap<Val, (Block, usize)>,
     /// For each block, the blocks reachable from it through at least one edge.

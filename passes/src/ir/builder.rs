@@ -349,6 +349,22 @@ impl Builder {
         let decl = intrinsic_declaration(self.module, name, overloads)?;
         Some(self.call_function(decl, args))
     }
+    /// The sum of the lanes of float vector `v`, in any order (`llvm.vector.reduce.fadd` with
+    /// `reassoc`, starting from `-0.0`): for sums whose order the program does not fix, such as
+    /// an adjoint gathered from several lanes. Code generation sums it as a tree (log2 of the
+    /// lanes in steps), where an ordered sum is one dependent addition per lane.
+    pub fn sum_lanes_any_order(&mut self, v: Val) -> Val {
+        let elem = v.ty().element();
+        let start = elem.neg_zero();
+        let sum = self
+            .intrinsic("llvm.vector.reduce.fadd", &[v.ty()], &[start, v])
+            .expect("llvm.vector.reduce.fadd exists for every float vector type");
+        unsafe {
+            let flags = c::LLVMGetFastMathFlags(sum.0) | sys::LLVMFastMathAllowReassoc;
+            c::LLVMSetFastMathFlags(sum.0, flags);
+        }
+        sum
+    }
     /// Calls the intrinsic `name` overloaded on the type of its first argument, for the unary
     /// and binary math intrinsics whose only overload is their value type.
     pub fn math(&mut self, name: &str, args: &[Val]) -> Val {

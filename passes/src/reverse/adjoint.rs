@@ -80,12 +80,17 @@ pub(super) struct AdjointFn<'s> {
 }
 
 impl<'s> AdjointFn<'s> {
-    pub(super) fn new(session: &'s mut Session, key: &Key, dst: Val) -> AdjointFn<'s> {
+    /// The adjoint of `key` into `dst`, following `plan` (made for `key`).
+    pub(super) fn new(
+        session: &'s mut Session,
+        key: &Key,
+        dst: Val,
+        plan: ReversePlan,
+    ) -> AdjointFn<'s> {
         let src = key.function;
         let active = session.activity(src, &key.activity);
         let b = Builder::new(session.module);
         let cfg = ReverseCfg::of(src);
-        let plan = ReversePlan::new(src, &cfg, &active, &session.rules, key.memory_stable);
         let entry = dst.append_block("entry");
         let dispatch = dst.append_block("reverse");
         let rblocks = cfg
@@ -917,7 +922,31 @@ impl<'s> AdjointFn<'s> {
         // Sums start at `-0.0`, which the first lane's addition folds away.
         let mut da = a.ty().neg_zero();
         let mut db = bv.ty().neg_zero();
-        for (lane, m) in i.shuffle_mask().into_iter().enumerate() {
+        let mask = i.shuffle_mask();
+        // A broadcast (every lane reads one source lane: how the vectorisers splat a scalar)
+        // gathers all of `d` into that lane. The order of that sum is the adjoint's own, so it
+        // is summed as a tree: one reduction, where the loop below would build a chain of an
+        // extract, an insert and a dependent addition per lane (unrolled loops hold dozens of
+        // such broadcasts, and the chains dominated their code generation time).
+        if let [Some(m), rest @ ..] = mask.as_slice() {
+            if !rest.is_empty()
+                && rest.iter().all(|x| *x == Some(*m))
+                && d.ty().is_fp_or_fp_vector()
+            {
+                let sum = self.b.sum_lanes_any_order(d);
+                let (target, k) = if *m < n {
+                    (&mut da, *m)
+                } else {
+                    (&mut db, *m - n)
+                };
+                let idx = Ty::int(self.session.module.context(), 32).int_const(k as u64);
+                *target = self.b.insert_element(*target, sum, idx);
+                self.accumulate(a, da);
+                self.accumulate(bv, db);
+                return;
+            }
+        }
+        for (lane, m) in mask.into_iter().enumerate() {
             let Some(m) = m else { continue };
             let e = self.b.extract_lane(d, lane as u32);
             let (target, k) = if m < n {
@@ -969,7 +998,9 @@ impl<'s> AdjointFn<'s> {
             let d = self.b.load(t, sp, align);
             self.accumulate(v, d);
         }
-        self.b.store(v.ty().zero(), sp, align);
+        if !self.plan.zeroing_dead(i) {
+            self.b.store(v.ty().zero(), sp, align);
+        }
         Ok(())
     }
 

@@ -54,12 +54,17 @@ pub(super) struct AugmentedFn<'s> {
 }
 
 impl<'s> AugmentedFn<'s> {
-    pub(super) fn new(session: &'s mut Session, key: &Key, dst: Val) -> AugmentedFn<'s> {
+    /// The augmented sweep of `key` into `dst`, following `plan` (made for `key`).
+    pub(super) fn new(
+        session: &'s mut Session,
+        key: &Key,
+        dst: Val,
+        plan: ReversePlan,
+    ) -> AugmentedFn<'s> {
         let src = key.function;
         let active = session.activity(src, &key.activity);
         let b = Builder::new(session.module);
         let cfg = ReverseCfg::of(src);
-        let plan = ReversePlan::new(src, &cfg, &active, &session.rules, key.memory_stable);
         if session.opts.print_activity {
             let lines = active.describe(src, &dst.name(), &key.activity);
             session.report.extend(lines);

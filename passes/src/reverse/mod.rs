@@ -51,8 +51,20 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
         return Ok(());
     };
     session.set_context(job.key.ctx);
-    augmented::AugmentedFn::new(session, &job.key, augmented).run()?;
-    adjoint::AdjointFn::new(session, &job.key, adjoint).run()
+    // One plan for both sweeps: they must agree on it, and its overwrite analysis is the
+    // costliest part of planning (index reasoning over every load and later store).
+    let key = &job.key;
+    let active = session.activity(key.function, &key.activity);
+    let cfg = cfg::ReverseCfg::of(key.function);
+    let plan = plan::ReversePlan::new(
+        key.function,
+        &cfg,
+        &active,
+        &session.rules,
+        key.memory_stable,
+    );
+    augmented::AugmentedFn::new(session, key, augmented, plan.clone()).run()?;
+    adjoint::AdjointFn::new(session, key, adjoint, plan).run()
 }
 
 /// The activity a callee parameter gets from the caller's argument `a`: pointers with shadows

@@ -85,6 +85,7 @@ fn secondary_iv(phi: Val, l: &StructuredLoop, lp: usize) -> Option<SecondaryIv> 
 }
 
 /// Decisions shared by the augmented and adjoint sweeps of one derived pair.
+#[derive(Clone)]
 pub struct ReversePlan {
     loops: Vec<StructuredLoop>,
     by_header: HashMap<Block, usize>,
@@ -253,6 +254,12 @@ impl ReversePlan {
     /// done re-reading the block.
     pub fn defers_free(&self, call: Val) -> bool {
         self.overwrites.deferred_frees().contains(&call)
+    }
+
+    /// True when the adjoint of store `s` may leave the shadow bytes it wrote as they are
+    /// (nothing reads them afterwards).
+    pub fn zeroing_dead(&self, s: Val) -> bool {
+        self.overwrites.zeroing_dead(s)
     }
 
     /// The `--print-types` lines about which loads are re-read or cached, and deferred frees.

@@ -7,8 +7,15 @@
 //! check do not know): kron_sum's gradient filled and freed a 5 MB buffer nothing read, and
 //! the extra 5 MB made malloc return memory to the system on every call.
 //!
+//! The same holds for forward-mode functions, which return `{primal, tangent}`: a directional
+//! derivative request (`__enzyme_fwddiff`) extracts only the tangent, and kron_sum's tangent
+//! filled its primal buffer with 80 scatters per block (nothing read them; they doubled the
+//! block the code generator's schedulers, quadratic in its memory operations, work on).
+//!
 //! What it guarantees: an augmented sweep whose every caller ignores its result returns poison
-//! (nothing can observe it); instructions that compute values without side effects (pure
+//! (nothing can observe it); a forward function whose callers only extract some fields of its
+//! result returns poison in the others (when the returned value is built by single-use
+//! `insertvalue`s on poison); instructions that compute values without side effects (pure
 //! arithmetic, GEPs, casts, phis, plain loads) and that nothing live uses are deleted; a block
 //! from `malloc`/`calloc`/`operator new` that never escapes and is only written (stores,
 //! masked stores and scatters, memset, lifetime markers) and released is deleted with its
@@ -19,8 +26,9 @@ use crate::analysis::opcodes::is_pure;
 use crate::ir::{Opcode, Val};
 use std::collections::HashSet;
 
-/// Cleans the augmented sweeps `functions` (see the module comment).
-pub fn remove_unread_primal(functions: &[Val]) {
+/// Cleans the augmented sweeps `functions` and the forward-mode functions `forward` (see the
+/// module comment).
+pub fn remove_unread_primal(functions: &[Val], forward: &[Val]) {
     for &f in functions {
         if f.is_declaration() {
             continue;
@@ -31,11 +39,87 @@ pub fn remove_unread_primal(functions: &[Val]) {
             continue;
         }
         return_poison(f);
-        delete_dead_values(f);
-        while delete_write_only_blocks(f) {
-            delete_dead_values(f);
+        clean(f);
+    }
+    for &f in forward {
+        if f.is_declaration() || !has_block_only_read_or_written(f) {
+            continue;
+        }
+        let Some(read) = fields_read(f) else {
+            continue;
+        };
+        if drop_unread_fields(f, &read) {
+            clean(f);
         }
     }
+}
+
+/// Deletes the dead values of `f`, then each block only written and released.
+fn clean(f: Val) {
+    delete_dead_values(f);
+    while delete_write_only_blocks(f) {
+        delete_dead_values(f);
+    }
+}
+
+/// The fields of `f`'s struct result its callers read, when every use of `f` is a direct call
+/// whose result is only taken apart by `extractvalue`s.
+fn fields_read(f: Val) -> Option<HashSet<u32>> {
+    if f.function_type().return_type().kind() != crate::ir::TyKind::Struct {
+        return None;
+    }
+    let mut read = HashSet::new();
+    for u in f.users() {
+        if !(u.is_instruction()
+            && (u.is_call() || u.is_invoke())
+            && u.called_value() == f
+            && !u.call_args().contains(&f))
+        {
+            return None;
+        }
+        for e in u.users() {
+            if !e.is_instruction() || e.opcode() != Opcode::LLVMExtractValue {
+                return None;
+            }
+            read.insert(*e.aggregate_indices().first()?);
+        }
+    }
+    Some(read)
+}
+
+/// Leaves the fields of `f`'s result outside `read` poison, where each returned value is a
+/// chain of single-use `insertvalue`s on poison or undef; true when some insertion went.
+fn drop_unread_fields(f: Val, read: &HashSet<u32>) -> bool {
+    let mut changed = false;
+    for b in f.blocks() {
+        let Some(t) = b.terminator() else { continue };
+        if t.opcode() != Opcode::LLVMRet || t.num_operands() != 1 {
+            continue;
+        }
+        // The chain from the returned value down to its base.
+        let mut chain = Vec::new();
+        let mut cur = t.operand(0);
+        while cur.is_instruction() && cur.opcode() == Opcode::LLVMInsertValue {
+            chain.push(cur);
+            cur = cur.operand(0);
+        }
+        let single_use = chain.iter().all(|i| i.users().len() == 1);
+        if !cur.is_undef() || !single_use {
+            continue;
+        }
+        for i in chain {
+            let unread = i
+                .aggregate_indices()
+                .first()
+                .is_some_and(|k| !read.contains(k));
+            if unread {
+                i.replace_all_uses_with(i.operand(0));
+                i.erase();
+                changed = true;
+            }
+        }
+    }
+    changed
 }
 
 /// True when `f` returns a value and every use of `f` is a direct call whose result is unused,
