@@ -13,12 +13,26 @@ pub fn lower_request(
         .call
         .is_invoke()
         .then(|| crate::unwind::Span::before(req.call));
-    match req.mode {
+    if session.has_request(req.call) {
+        // The caller's memory must be what the function reads it as.
+        let m = session.module;
+        let name = req.call.called_value().name();
+        if session.opts.print_types {
+            let lines =
+                crate::analysis::types::requests::describe(session.types(), m, req.call, &name);
+            session.report.extend(lines);
+        }
+        crate::analysis::types::check_request(session.types(), m, req.call, &name)?;
+    }
+    let lowered = match req.mode {
         _ if req.split.is_some() => split::lower_split(session, req),
         _ if req.batch.is_some() => batch::lower_batch(session, req),
         Mode::Forward => lower::lower_forward(session, req),
         Mode::Reverse => lower::lower_reverse(session, req),
-    }?;
+    };
+    // Its call is gone: an analysis that has not run yet must not look for it.
+    session.forget_request(req.call);
+    lowered?;
     if let Some(span) = span {
         lower::finish_invoked(session.module, req, &span);
     }
