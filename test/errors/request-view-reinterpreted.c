@@ -26,6 +26,14 @@
 // RUN: %clang -O2 -g -c -emit-llvm -DU32 %s -o %tu2.bc
 // RUN: not %umbra %tu2.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=U32
 // RUN: not %clang -O3 -g -c -DU32 -fpass-plugin=%plugin %s -o %t.o 2>&1 | FileCheck %s --check-prefix=U32
+// A request in an exported function whose pointers come from outside the module: only the debug
+// information says they point to doubles (without -g, nothing does, and the function's own
+// reads decide):
+// RUN: %clang -O0 -g -c -emit-llvm -DEXPORTED %s -o %te0.bc
+// RUN: not %umbra %te0.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=DI
+// RUN: %clang -O2 -g -c -emit-llvm -DEXPORTED %s -o %te2.bc
+// RUN: not %umbra %te2.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=DI
+// RUN: not %clang -O3 -g -c -DEXPORTED -fpass-plugin=%plugin %s -o %t.o 2>&1 | FileCheck %s --check-prefix=DI
 // A function that reads the caller's doubles as float bytes (issue 11): the function's own
 // accesses say four floats, so reverse mode wrote float adjoints into the caller's double
 // shadow (printing 5.3e-315 at -O0 and -O2), and forward mode read the double tangents' bytes
@@ -69,6 +77,12 @@ __attribute__((noinline)) static double f(ARG *x) {
 }
 #endif
 
+#ifdef EXPORTED
+void g(ARG *x, ARG *dx) {
+  __enzyme_autodiff((void *)f, enzyme_dup, x, dx);
+  // DI: request-view-reinterpreted.c:[[@LINE-1]]:{{[0-9]+}}: in function 'g': {{.*}}argument 1 of '__enzyme_autodiff' for 'f' points to memory the caller holds as double at byte 0, but 'f' reads float at byte {{[04]}} of it
+}
+#else
 int main(void) {
   ARG x[16 / sizeof(ARG)] = INIT;
 #ifdef FORWARD
@@ -88,3 +102,4 @@ int main(void) {
   printf("%g %g %g\n", r, d[0], d[1]);
   return 0;
 }
+#endif

@@ -15,6 +15,7 @@
 
 pub mod byte_cover;
 pub mod bytes;
+pub mod debug;
 pub mod requests;
 pub mod tree;
 

@@ -198,7 +198,8 @@ fn access_clash(m: Module, caller: &Tree, accesses: &[(u64, Ty)]) -> Option<Clas
 }
 
 /// The view of the memory argument `a` of a request in `caller` points to: the caller's trees
-/// of the primal and the shadow in each of its contexts.
+/// of the primal and the shadow in each of its contexts, and the declared types of the
+/// variables its debug records bind to them.
 pub fn caller_view(info: TypeInfo, m: Module, caller: Val, a: &RequestArg) -> Tree {
     let mut t = Tree::default();
     for ctx in 0..info.contexts_of(caller) {
@@ -208,6 +209,12 @@ pub fn caller_view(info: TypeInfo, m: Module, caller: Val, a: &RequestArg) -> Tr
             t.merge(&view.tree(m, s));
         }
     }
+    // What the caller's variables were declared as (`-g`), for pointers its code only passes.
+    let mut declared = super::debug::declared_pointee(caller, a.primal);
+    if let Some(s) = a.shadow {
+        declared.merge(&super::debug::declared_pointee(caller, s));
+    }
+    t.merge(&Tree::pointer_to(declared));
     t.pointee()
 }
 
