@@ -12,7 +12,9 @@
 // - A generic copy helper requested on doubles, and called elsewhere on a struct holding a
 //   pointer and an int: the request gets a type context of its own (before, it used the
 //   helper's context 0, whose types are the struct's, and was refused: "cannot tell what type
-//   of data this call moves"), and the copy's length is the constant the request passes.
+//   of data this call moves"), and the copy's length is the constant the request passes. The
+//   same helper requested on floats gets another context (before, merged with the doubles,
+//   it was refused as well).
 // - Functions reading the caller's doubles as whole 64-bit integers (copied back, or with the
 //   sign bit cleared): the integers carry the doubles' bits, in both modes. (Doubles read as
 //   floats or as 32-bit halves: test/errors/request-view-reinterpreted.c.)
@@ -92,6 +94,13 @@ int main(void) {
   fd_check_array("copy helper: the request's own context", dx, fd, 3);
   View v = {x, 2};
   fd_check("copy helper on a struct", use(&v), 3.0);
+  // The copy's gradient on floats: each element's adjoint moves to the source, as floats.
+  float a[4] = {1, 2, 3, 4}, b[4], da[4] = {0}, db[4] = {0.5f, -1.5f, 2.25f, 4};
+  __enzyme_autodiff((void *)copy, enzyme_dup, b, db, enzyme_dup, a, da, enzyme_const, 16L);
+  fd_check("copy helper on floats[0]", da[0], 0.5);
+  fd_check("copy helper on floats[1]", da[1], -1.5);
+  fd_check("copy helper on floats[2]", da[2], 2.25);
+  fd_check("copy helper on floats[3]", da[3], 4.0);
 
   double p[2] = {-1.25, 0.5};
   CHECK_BOTH_MODES(via_int64, "doubles as int64_t", p);
