@@ -6,8 +6,9 @@
 //! loads and stores, struct and array GEPs, TBAA, float operations, float↔int bitcasts, known
 //! rule signatures (math, allocation) and copy lengths, and carried through phis, selects,
 //! casts, integer extensions, truncations and shifts by whole bytes (packed values), calls
-//! (arguments and returns, context-insensitively), returns and memory. Byte-wise copies
-//! ([`bytes`]) make their two sides hold the same data.
+//! (arguments and returns, specialised per call site where callers conflict), derivative
+//! requests (the caller's memory types the function's pointer parameters: [`requests`]),
+//! returns and memory. Byte-wise copies ([`bytes`]) make their two sides hold the same data.
 //!
 //! Floats win over integers ([`Kind::join`]): bytes that some access reads as a float are float
 //! data even where another reads them as an integer (a `double` memcpy'd into a `uint64_t`, a

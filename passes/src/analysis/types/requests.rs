@@ -6,7 +6,11 @@
 //! copies; and it checks that the two views agree: a function reading the caller's doubles as
 //! float (or 32-bit integer) bytes would otherwise write float adjoints into the caller's double
 //! shadow, a silently wrong gradient. Reinterpreted bits have no meaningful derivative, so a
-//! [`Clash`] is a clear error naming the request and the argument.
+//! [`Clash`] is a clear error naming the request and the argument. The check compares the
+//! caller's floats with the function's tree of the parameter (reads through copies and loops),
+//! with its direct reads at constant offsets from the parameter (what `-O2` code does, where
+//! the tree may have absorbed a partial read as the float's tail), and, with `-g`, the caller's
+//! declared types take part ([`super::debug`]).
 //!
 //! The view flows one way, from the caller to the function: the caller's own trees stay what
 //! its own code says, which is what the check compares against. Requests are no part of the
