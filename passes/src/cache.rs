@@ -73,6 +73,9 @@ pub struct Session {
     types: std::cell::OnceCell<crate::analysis::types::TypeResults>,
     /// The type context of the derived function being built ([`Session::set_context`]).
     ctx: u32,
+    /// The derivative requests not yet lowered, as calls of the functions they differentiate
+    /// (their view of memory is part of the type analysis).
+    requests: Vec<crate::analysis::types::RequestSite>,
     /// What calls to rules say about types (set by [`Session::set_type_seed`]).
     type_seed: fn(Val) -> crate::analysis::types::CallSeed,
     /// The functions with a body before differentiation began: the type analysis covers these
@@ -119,6 +122,7 @@ impl Session {
             report: Vec::new(),
             types: std::cell::OnceCell::new(),
             ctx: 0,
+            requests: Vec::new(),
             type_seed: crate::analysis::types::no_seed,
             primal_functions: module
                 .functions()
@@ -145,7 +149,12 @@ impl Session {
     pub fn types(&self) -> crate::analysis::types::TypeInfo<'_> {
         self.types
             .get_or_init(|| {
-                crate::analysis::types::analyze(self.module, &self.primal_functions, self.type_seed)
+                crate::analysis::types::analyze(
+                    self.module,
+                    &self.primal_functions,
+                    self.type_seed,
+                    self.requests.clone(),
+                )
             })
             .view(self.ctx)
     }
@@ -195,6 +204,23 @@ impl Session {
     pub fn activity(&self, f: Val, activity: &[Activity]) -> crate::analysis::activity::ActiveSet {
         let bits = |call: Val, g: Val| self.float_bits_of(g, self.callee_context(call));
         crate::analysis::activity::forward_activity(f, activity, &self.rules, &bits)
+    }
+
+    /// The requests to lower, as calls of the functions they differentiate (before the type
+    /// analysis first runs).
+    pub fn set_requests(&mut self, requests: Vec<crate::analysis::types::RequestSite>) {
+        self.requests = requests;
+    }
+
+    /// True when `call` is a request the type analysis sees as a call ([`Session::set_requests`]).
+    pub fn has_request(&self, call: Val) -> bool {
+        self.requests.iter().any(|s| s.call == call)
+    }
+
+    /// Forgets a lowered request (its call has gone): an analysis that has not
+    /// run yet must not see it.
+    pub fn forget_request(&mut self, call: Val) {
+        self.requests.retain(|s| s.call != call);
     }
 
     /// How the type analysis reads calls to rules (the rule table's [`crate::rules::type_seed`];

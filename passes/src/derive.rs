@@ -10,31 +10,35 @@ use crate::ir::Val;
 /// The forward-mode derivative of `f` for `activity`, with its body and the bodies of every
 /// derived function it needs built.
 pub fn forward_function(session: &mut Session, f: Val, activity: &[Activity]) -> Result<Val> {
-    forward_function_wide(session, f, activity, 1)
+    forward_function_wide(session, f, activity, 1, 0)
 }
 
 /// [`forward_function`] carrying `width` tangents per call (batched forward mode): every
-/// shadow parameter and the result's tangent are `[width x T]`.
+/// shadow parameter and the result's tangent are `[width x T]`; `f` is derived in type context
+/// `ctx` (that of the request asking).
 pub fn forward_function_wide(
     session: &mut Session,
     f: Val,
     activity: &[Activity],
     width: u32,
+    ctx: u32,
 ) -> Result<Val> {
-    let derived = session.declare_forward_wide(f, activity, width, 0)?;
+    let derived = session.declare_forward_wide(f, activity, width, ctx)?;
     build_pending(session)?;
     Ok(derived)
 }
 
 /// The reverse-mode pair (augmented forward, adjoint) of `f` for `activity`, with bodies built
-/// for it and everything it needs.
+/// for it and everything it needs; `f` is derived in type context `ctx` (that of the request
+/// asking).
 pub fn reverse_functions(
     session: &mut Session,
     f: Val,
     activity: &[Activity],
     memory_stable: bool,
+    ctx: u32,
 ) -> Result<(Val, Val)> {
-    let pair = session.declare_reverse(f, activity, memory_stable, 0)?;
+    let pair = session.declare_reverse(f, activity, memory_stable, ctx)?;
     build_pending(session)?;
     Ok(pair)
 }

@@ -78,6 +78,12 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     let requests = api::inner_first(api::find_requests(module)?)?;
     let mut session = cache::Session::new(module, opts, rules);
     session.set_type_seed(rules::type_seed);
+    session.set_requests(
+        requests
+            .iter()
+            .filter_map(api::Request::type_site)
+            .collect(),
+    );
     for req in &requests {
         api::dispatch::lower_request(&mut session, req)?;
     }

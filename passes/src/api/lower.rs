@@ -36,7 +36,8 @@ pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> 
     let ret = f.function_type().return_type();
     let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
     // Nothing runs between the two sweeps here, so memory is stable.
-    let (aug, adj) = crate::derive::reverse_functions(session, f, &acts, true)?;
+    let ctx = request_context(session, req);
+    let (aug, adj) = crate::derive::reverse_functions(session, f, &acts, true, ctx)?;
 
     let mut b = Builder::new(session.module);
     let caller = req
@@ -54,7 +55,7 @@ pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> 
         // Between the sweeps the tape holds everything the forward sweep kept: its peak.
         crate::reverse::report_stats(&mut b, tape);
     }
-    if crate::reverse::returns_adjoint(f, &session.float_bits_of(f, 0)) {
+    if crate::reverse::returns_adjoint(f, &session.float_bits_of(f, ctx)) {
         args.push(ret.float_const(1.0));
     }
     let adjoints = b.call_function(adj, &args);
@@ -63,6 +64,15 @@ pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> 
     deliver_gradient(&mut b, req, adjoints, &params)?;
     finish(req);
     Ok(())
+}
+
+/// The type context a request's function is derived in: the request's own when the type
+/// analysis gave it one (a helper also called elsewhere on memory of other types), else 0.
+pub(super) fn request_context(session: &Session, req: &Request) -> u32 {
+    if !session.has_request(req.call) {
+        return 0;
+    }
+    session.types().callee_context(req.call)
 }
 
 /// Hands the adjoint function's `{out adjoints...}` to the request's caller, when it wants them.
@@ -116,7 +126,9 @@ pub(super) fn check_reverse(session: &Session, req: &Request) -> Result<()> {
         }
     }
     let ret = f.function_type().return_type();
-    if crate::reverse::returns_adjoint(f, &session.float_bits_of(f, 0)) && !ret.is_float() {
+    if crate::reverse::returns_adjoint(f, &session.float_bits_of(f, request_context(session, req)))
+        && !ret.is_float()
+    {
         return Err(Error::user_at(
             req.call,
             format!(
@@ -215,7 +227,8 @@ fn erase_marker_loads(req: &Request) {
 pub(super) fn lower_forward(session: &mut Session, req: &Request) -> Result<()> {
     let f = req.function;
     let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
-    let derived = crate::derive::forward_function_wide(session, f, &acts, req.width)?;
+    let ctx = request_context(session, req);
+    let derived = crate::derive::forward_function_wide(session, f, &acts, req.width, ctx)?;
 
     let mut b = Builder::new(session.module);
     b.position_before(req.call);
@@ -224,7 +237,7 @@ pub(super) fn lower_forward(session: &mut Session, req: &Request) -> Result<()> 
     call.copy_debug_location(req.call);
 
     let want = req.sret.map_or(req.call.ty(), |(_, ty)| ty);
-    let bits = session.float_bits_of(f, 0);
+    let bits = session.float_bits_of(f, ctx);
     let tangent = crate::forward::returns_tangent(f, &bits).then(|| b.extract_value(call, 1));
     match tangent {
         _ if want.is_void() || !(req.call.has_uses() || req.sret.is_some()) => {}

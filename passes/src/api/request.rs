@@ -106,6 +106,50 @@ pub struct Request {
     pub batch: Option<Vec<super::batch_args::BatchArg>>,
 }
 
+impl Request {
+    /// The request as a call of the function it differentiates, for the type analysis: its
+    /// values for the function's pointer parameters ([`crate::analysis::types::requests`]).
+    /// `None` for batch requests, whose lanes each pass their own, and requests passing no
+    /// pointer.
+    pub fn type_site(&self) -> Option<crate::analysis::types::RequestSite> {
+        if self.batch.is_some() {
+            return None;
+        }
+        let params = self.function.params();
+        let args = self
+            .args
+            .iter()
+            .zip(&params)
+            .enumerate()
+            .filter(|(_, (a, p))| p.ty().is_ptr() && a.primal.ty().is_ptr())
+            .map(|(k, (a, _))| crate::analysis::types::RequestArg {
+                param: k,
+                primal: a.primal,
+                shadow: a.shadow.filter(|s| s.ty().is_ptr()),
+            })
+            .collect::<Vec<_>>();
+        if args.is_empty() {
+            // Nothing to see: no site, and the function's context 0.
+            return None;
+        }
+        // Integer constants of the parameter's own type (varargs promote smaller ones).
+        let constants = self
+            .args
+            .iter()
+            .zip(&params)
+            .enumerate()
+            .filter(|(_, (a, p))| a.primal.ty() == p.ty())
+            .filter_map(|(k, (a, _))| Some((k, a.primal.const_int_value()?)))
+            .collect();
+        Some(crate::analysis::types::RequestSite {
+            call: self.call,
+            function: self.function,
+            args,
+            constants,
+        })
+    }
+}
+
 /// Finds and decodes every request call in `module`, in module order (functions, then blocks,
 /// then instructions), so every host lowers them identically.
 pub fn find_requests(module: Module) -> Result<Vec<Request>> {

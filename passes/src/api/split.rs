@@ -106,7 +106,8 @@ fn lower_sweep(session: &mut Session, req: &Request, split: &Split) -> Result<()
     }
     let acts: Vec<Activity> = req.args.iter().map(|a| a.activity).collect();
     // The caller may change memory between the sweeps: nothing read from it may be re-read.
-    let (aug, adj) = crate::derive::reverse_functions(session, f, &acts, false)?;
+    let tctx = super::lower::request_context(session, req);
+    let (aug, adj) = crate::derive::reverse_functions(session, f, &acts, false, tctx)?;
     let key = i64t.int_const(fnv1a(&adj.name()));
     let here = req.call.debug_location().unwrap_or_else(|| "?".into());
 
@@ -158,7 +159,7 @@ fn lower_sweep(session: &mut Session, req: &Request, split: &Split) -> Result<()
             let ret = f.function_type().return_type();
             let mut trailing = split.trailing.iter().copied();
             let mut call_args = args;
-            if crate::reverse::returns_adjoint(f, &session.float_bits_of(f, 0)) {
+            if crate::reverse::returns_adjoint(f, &session.float_bits_of(f, tctx)) {
                 // Enzyme: the result's adjoint comes first after the arguments; without one,
                 // 1.0 when the tape is given by marker.
                 let dret = match trailing.len() {

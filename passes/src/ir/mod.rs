@@ -11,6 +11,7 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 mod builder;
+pub mod debug_types;
 mod types;
 mod values;
 

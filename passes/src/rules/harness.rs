@@ -479,10 +479,11 @@ fn build_case(m: Module, case: &Case, p: Precision) {
         f,
         &vec![Activity::Dup; n],
         WIDTH as u32,
+        0,
     )
     .unwrap_or_else(|e| panic!("{case:?} (width {WIDTH}): {e}"));
     let (aug, adj) =
-        crate::derive::reverse_functions(&mut session, f, &vec![Activity::Out; n], true)
+        crate::derive::reverse_functions(&mut session, f, &vec![Activity::Out; n], true, 0)
             .unwrap_or_else(|e| panic!("{case:?}: {e}"));
 
     let ptr = Ty::ptr(ctx);

@@ -110,7 +110,7 @@ mod tests {
             let fwd = crate::derive::forward_function(&mut session, f, &[Activity::Dup])
                 .unwrap_or_else(|e| panic!("{}: forward: {e}", r.name));
             let (aug, adj) =
-                crate::derive::reverse_functions(&mut session, f, &[Activity::Out], true)
+                crate::derive::reverse_functions(&mut session, f, &[Activity::Out], true, 0)
                     .unwrap_or_else(|e| panic!("{}: reverse: {e}", r.name));
             m.verify()
                 .unwrap_or_else(|e| panic!("{}: invalid IR: {e}", r.name));

@@ -207,7 +207,7 @@ mod tests {
             .into_iter()
             .filter(|f| !f.is_declaration())
             .collect();
-        let results = analyze(m, &funcs, crate::rules::type_seed);
+        let results = analyze(m, &funcs, crate::rules::type_seed, Vec::new());
         let info = results.view(0);
         let judge = |name: &str, block: usize, k: usize| {
             let store = m.function(name).unwrap().blocks()[block].instructions()[k];

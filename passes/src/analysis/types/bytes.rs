@@ -142,7 +142,7 @@ fn byte_address(p: Val) -> Option<(Val, Option<Val>, u64)> {
 }
 
 /// The byte offset a GEP with constant, non-negative indices adds.
-fn const_offset(m: Module, g: Val) -> Option<u64> {
+pub(super) fn const_offset(m: Module, g: Val) -> Option<u64> {
     let mut ty = g.gep_source_type();
     let first = u64::try_from(g.operand(1).const_int_sext()?).ok()?;
     let mut off = first * m.alloc_size(ty);
@@ -326,7 +326,7 @@ mod tests {
             .into_iter()
             .filter(|f| !f.is_declaration())
             .collect();
-        let results = analyze(m, &funcs, crate::rules::type_seed);
+        let results = analyze(m, &funcs, crate::rules::type_seed, Vec::new());
         let info = results.view(0);
         assert!(info.converged);
         let copy = m.function("copy").unwrap();

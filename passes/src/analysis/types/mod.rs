@@ -6,8 +6,9 @@
 //! loads and stores, struct and array GEPs, TBAA, float operations, float↔int bitcasts, known
 //! rule signatures (math, allocation) and copy lengths, and carried through phis, selects,
 //! casts, integer extensions, truncations and shifts by whole bytes (packed values), calls
-//! (arguments and returns, context-insensitively), returns and memory. Byte-wise copies
-//! ([`bytes`]) make their two sides hold the same data.
+//! (arguments and returns, specialised per call site where callers conflict), derivative
+//! requests (the caller's memory types the function's pointer parameters: [`requests`]),
+//! returns and memory. Byte-wise copies ([`bytes`]) make their two sides hold the same data.
 //!
 //! Floats win over integers ([`Kind::join`]): bytes that some access reads as a float are float
 //! data even where another reads them as an integer (a `double` memcpy'd into a `uint64_t`, a
@@ -15,8 +16,11 @@
 
 pub mod byte_cover;
 pub mod bytes;
+pub mod debug;
+pub mod requests;
 pub mod tree;
 
+pub use requests::{check_request, RequestArg, RequestSite};
 pub use tree::{FloatKind, Kind, Tree};
 
 use crate::ir::{Module, Opcode, Ty, TyKind, Val};
@@ -41,8 +45,10 @@ pub struct TypeResults {
     /// How many contexts each specialised function has (absent: one).
     contexts: HashMap<Val, u32>,
     /// The direct calls reaching each specialised (function, context) other than context 0:
-    /// (caller's context, call).
+    /// (caller's context, call). Requests count as calls of the function they differentiate.
     sites: HashMap<(Val, u32), Vec<(u32, Val)>>,
+    /// The derivative requests, by request call ([`requests`]).
+    requests: HashMap<Val, RequestSite>,
     /// False when the fixed point was cut off: every answer is then only a lower bound.
     converged: bool,
 }
@@ -69,13 +75,21 @@ pub struct TypeInfo<'a> {
 }
 
 impl<'a> TypeInfo<'a> {
-    /// The tree of `v` (constants and unseen values: from their LLVM type alone).
+    /// The tree of `v` (constants and unseen values: from their LLVM type alone; a global
+    /// variable points to memory of its declared type, which its initialiser has).
     pub fn tree(&self, m: Module, v: Val) -> Tree {
-        self.r
-            .trees
-            .get(&(self.ctx, v))
-            .cloned()
-            .unwrap_or_else(|| type_tree(m, v.ty()))
+        if let Some(t) = self.r.trees.get(&(self.ctx, v)) {
+            return t.clone();
+        }
+        if v.is_global_variable() {
+            return Tree::pointer_to(type_tree(m, v.global_value_type()));
+        }
+        type_tree(m, v.ty())
+    }
+
+    /// The request `call` seen as a call of the function it differentiates, when it is one.
+    pub fn request(&self, call: Val) -> Option<&'a RequestSite> {
+        self.r.requests.get(&call)
     }
 
     /// The tree of the memory `p` points to.
@@ -126,9 +140,12 @@ impl<'a> TypeInfo<'a> {
                 return None;
             }
         }
-        let mut values = sites
-            .iter()
-            .map(|&(_, call)| call.call_args()[k].const_int_value());
+        // A request passes its values after markers: the constants it was seen to pass.
+        let requests = &self.r.requests;
+        let mut values = sites.iter().map(|&(_, call)| match requests.get(&call) {
+            Some(site) => site.constants.iter().find(|c| c.0 == k).map(|c| c.1),
+            None => call.call_args()[k].const_int_value(),
+        });
         let first = values.next()??;
         values.all(|v| v == Some(first)).then_some(first)
     }
@@ -334,19 +351,33 @@ pub fn no_seed(_: Val) -> CallSeed {
 const MAX_SPLIT_ROUNDS: usize = 4;
 
 /// The type analysis of `funcs` in `m`, with calls seeded by `seed`, specialised per call
-/// site where a helper's callers pass differently typed memory.
-pub fn analyze(m: Module, funcs: &[Val], seed: fn(Val) -> CallSeed) -> TypeResults {
+/// site where a helper's callers pass differently typed memory. The derivative `requests`
+/// (whose calls must be in `funcs`) are calls of the functions they differentiate.
+pub fn analyze(
+    m: Module,
+    funcs: &[Val],
+    seed: fn(Val) -> CallSeed,
+    requests: Vec<RequestSite>,
+) -> TypeResults {
     let mut callees = HashMap::new();
     let mut contexts = HashMap::new();
+    let mut requests: HashMap<Val, RequestSite> = requests
+        .into_iter()
+        .filter(|s| funcs.contains(&s.function))
+        .map(|s| (s.call, s))
+        .collect();
     let mut rounds = 0;
     loop {
-        let mut r = fixed_point(m, funcs, seed, callees, contexts);
+        let mut r = fixed_point(m, funcs, seed, callees, contexts, requests);
         rounds += 1;
         if !r.converged || rounds > MAX_SPLIT_ROUNDS {
             return r;
         }
         match specialise(&r, funcs) {
-            Some((c, n)) => (callees, contexts) = (c, n),
+            Some((c, n)) => {
+                (callees, contexts) = (c, n);
+                requests = std::mem::take(&mut r.requests);
+            }
             None => {
                 r.sites = incoming_calls(&r, funcs).into_iter().collect();
                 return r;
@@ -362,6 +393,7 @@ fn fixed_point(
     seed: fn(Val) -> CallSeed,
     callees: HashMap<(u32, Val), u32>,
     contexts: HashMap<Val, u32>,
+    requests: HashMap<Val, RequestSite>,
 ) -> TypeResults {
     let mut a = Analysis {
         m,
@@ -371,6 +403,7 @@ fn fixed_point(
             callees,
             contexts,
             sites: HashMap::new(),
+            requests,
             converged: false,
         },
         changed: false,
@@ -450,8 +483,12 @@ fn incoming_calls(r: &TypeResults, funcs: &[Val]) -> Vec<((Val, u32), Vec<(u32, 
                     if i.opcode() != Opcode::LLVMCall {
                         continue;
                     }
-                    let Some(g) = i.called_function().filter(|g| funcs.contains(g)) else {
-                        continue;
+                    let g = match r.requests.get(&i) {
+                        Some(site) => site.function,
+                        None => match i.called_function().filter(|g| funcs.contains(g)) {
+                            Some(g) => g,
+                            None => continue,
+                        },
                     };
                     let k = r.callees.get(&(ctx, i)).copied().unwrap_or(0);
                     match incoming.iter_mut().find(|(key, _)| *key == (g, k)) {
@@ -737,6 +774,20 @@ impl Analysis {
         if let Some(t) = (!c.ty().is_void()).then(|| type_tree(m, c.ty())) {
             self.add(c, &t);
         }
+        if let Some(site) = self.info.requests.get(&c) {
+            // The caller's memory, as it holds it, is what the function's pointer parameters
+            // point to (one way: see [`requests`]).
+            let (f, k) = (site.function, self.info.view(self.ctx).callee_context(c));
+            let params = f.params();
+            for a in site.args.clone() {
+                let mut t = self.get(a.primal);
+                if let Some(s) = a.shadow {
+                    t.merge(&self.get(s));
+                }
+                self.add_in(k, params[a.param], &t);
+            }
+            return;
+        }
         let Some(f) = c.called_function() else {
             return;
         };
@@ -841,7 +892,7 @@ mod tests {
             .into_iter()
             .filter(|f| !f.is_declaration())
             .collect();
-        let results = analyze(m, &funcs, crate::rules::type_seed);
+        let results = analyze(m, &funcs, crate::rules::type_seed, Vec::new());
         let info = results.view(0);
         assert!(info.converged);
         check(m, info);
@@ -929,6 +980,83 @@ mod tests {
                 );
             },
         );
+    }
+
+    #[test]
+    fn requests_are_call_sites_of_the_function_they_differentiate() {
+        // The caller's bytes, filled from a global of doubles, type the helper's parameters in
+        // a context of the request's own (the helper's other caller passes a struct), whose
+        // length is the request's constant; the caller's trees are its own (the view flows one
+        // way).
+        let ctx = inkwell::context::Context::create();
+        let llm = parse_test_module(
+            &ctx,
+            r#"
+            %View = type { ptr, i32 }
+            @init = private constant [2 x double] [double 1.5, double 2.5]
+            declare void @__enzyme_autodiff(ptr, ...)
+            declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+            define internal void @copy(ptr %d, ptr %s, i64 %n) {
+              call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)
+              ret void
+            }
+            define void @use(ptr %v) {
+              %w = alloca %View
+              call void @copy(ptr %w, ptr %v, i64 16)
+              ret void
+            }
+            define void @caller(ptr %dx) {
+              %x = alloca [16 x i8]
+              call void @llvm.memcpy.p0.p0.i64(ptr %x, ptr @init, i64 16, i1 false)
+              %y = alloca [16 x i8]
+              call void (ptr, ...) @__enzyme_autodiff(ptr @copy, ptr %y, ptr %x, ptr %dx, i64 16)
+              ret void
+            }
+            "#,
+        );
+        let m = Module(llm.as_mut_ptr());
+        let funcs: Vec<Val> = m
+            .functions()
+            .into_iter()
+            .filter(|f| !f.is_declaration())
+            .collect();
+        let (copy, caller) = (m.function("copy").unwrap(), m.function("caller").unwrap());
+        let body = caller.entry_block().instructions();
+        let (x, y, call) = (body[0], body[2], body[3]);
+        let site = RequestSite {
+            call,
+            function: copy,
+            args: vec![
+                RequestArg {
+                    param: 0,
+                    primal: y,
+                    shadow: None,
+                },
+                RequestArg {
+                    param: 1,
+                    primal: x,
+                    shadow: Some(caller.params()[0]),
+                },
+            ],
+            constants: vec![(2, 16)],
+        };
+        let results = analyze(m, &funcs, crate::rules::type_seed, vec![site]);
+        let info = results.view(0);
+        assert!(info.converged);
+        assert_eq!(info.contexts_of(copy), 2);
+        let k = info.callee_context(call);
+        assert_eq!(k, 1, "the struct's call site came first");
+        let own = info.in_context(k);
+        let [d, s, n] = copy.params()[..] else {
+            unreachable!()
+        };
+        assert_eq!(own.pointee(m, s).get(8), Some(D), "{}", own.pointee(m, s));
+        assert_eq!(own.pointee(m, d).get(0), Some(D), "copied from the source");
+        assert_eq!(own.constant_argument(n), Some(16));
+        assert_eq!(info.pointee(m, d).get(0), Some(Kind::Pointer));
+        // The caller's unfilled bytes learn nothing from the function.
+        assert!(info.pointee(m, y).is_unknown(), "{}", info.pointee(m, y));
+        assert!(check_request(info, m, call, "__enzyme_autodiff").is_ok());
     }
 
     #[test]
