@@ -73,11 +73,25 @@ entry:
 ; CHECK-NEXT:    [[MIN:%[0-9]+]] = add i64 %1, 4128
 ; CHECK-NEXT:    [[BIG:%[0-9]+]] = icmp ugt i64 [[DBL]], [[MIN]]
 ; CHECK-NEXT:    [[NCAP:%[0-9]+]] = select i1 [[BIG]], i64 [[DBL]], i64 [[MIN]]
-; Outgrowing a chunk raises the hint gradient tapes start from (umbra.tape.start) to what the
-; tape holds and half again: the chunk, doubled when earlier chunks hold about as much.
+; Outgrowing a chunk raises the hint gradient tapes start from (umbra.tape.start) to the bytes
+; the tape holds, walked back through the chunks' headers (each the tape before it, the first
+; one's data null), and a sixteenth more.
+; CHECK-NEXT:    [[FIRST:%[0-9]+]] = load ptr, ptr %0, align 8
+; CHECK-NEXT:    br label %walk
+; CHECK:       walk:
+; CHECK-NEXT:    [[AT:%[0-9]+]] = phi ptr [ [[FIRST]], %entry ], [ [[PREV:%[0-9]+]], %step ]
+; CHECK-NEXT:    [[HELD:%[0-9]+]] = phi i64 [ [[SIZE]], %entry ], [ [[SUM:%[0-9]+]], %step ]
+; CHECK:       look:
+; CHECK-NEXT:    [[PREV]] = load ptr, ptr [[AT]], align 8
+; CHECK:       step:
+; CHECK-NEXT:    [[PSP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[AT]], i64 0, i32 1
+; CHECK-NEXT:    [[PS:%[0-9]+]] = load i64, ptr [[PSP]], align 8, !tbaa [[TBAA]]
+; CHECK-NEXT:    [[SUM]] = add i64 [[HELD]], [[PS]]
+; CHECK:       walked:
+; CHECK-NEXT:    [[TOTAL:%[0-9]+]] = add i64 [[HELD]], %1
+; CHECK-NEXT:    [[SLACK:%[0-9]+]] = lshr i64 [[TOTAL]], 4
+; CHECK-NEXT:    [[WANT:%[0-9]+]] = add i64 [[TOTAL]], [[SLACK]]
 ; CHECK-NEXT:    [[HINT:%[0-9]+]] = load atomic i64, ptr @umbra.tape.hint monotonic, align 8
-; CHECK:         [[HELD:%[0-9]+]] = select i1 {{%[0-9]+}}, i64 [[DBL]], i64 [[CAP]]
-; CHECK-NEXT:    [[HALF:%[0-9]+]] = lshr i64 [[HELD]], 1
 ; CHECK:         store atomic i64 {{%[0-9]+}}, ptr @umbra.tape.hint monotonic, align 8
 ; CHECK-NEXT:    [[CHUNK:%[0-9]+]] = call ptr @malloc(i64 [[NCAP]])
 ; CHECK-NEXT:    [[OLD:%[0-9]+]] = load ptr, ptr %0, align 8
