@@ -308,11 +308,7 @@ mod tests {
     const F: Kind = Kind::Float(FloatKind::Float);
 
     fn tree(entries: &[(u64, Kind)]) -> Tree {
-        let mut t = Tree::default();
-        for &(o, k) in entries {
-            t.at.insert(o, k);
-        }
-        t
+        Tree::of_entries(entries)
     }
 
     fn merged(a: &Tree, b: &Tree) -> Tree {

@@ -123,6 +123,16 @@ pub struct Tree {
 }
 
 impl Tree {
+    /// A tree of the given kinds at the given offsets (for tests).
+    #[cfg(test)]
+    pub fn of_entries(entries: &[(u64, Kind)]) -> Tree {
+        let mut t = Tree::default();
+        for &(o, k) in entries {
+            t.at.insert(o, k);
+        }
+        t
+    }
+
     /// One kind at offset 0.
     pub fn scalar(k: Kind) -> Tree {
         let mut t = Tree::default();
@@ -463,11 +473,7 @@ mod tests {
     const F: Kind = Kind::Float(FloatKind::Float);
 
     fn tree(entries: &[(u64, Kind)]) -> Tree {
-        let mut t = Tree::default();
-        for &(o, k) in entries {
-            t.at.insert(o, k);
-        }
-        t
+        Tree::of_entries(entries)
     }
 
     #[test]
