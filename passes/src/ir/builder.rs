@@ -497,3 +497,36 @@ impl Builder {
         self.call_function(f, args)
     }
 }
+
+/// The integer predicate true exactly when `p` is false.
+pub fn inverse_pred(p: IntPred) -> IntPred {
+    use IntPred::*;
+    match p {
+        LLVMIntEQ => LLVMIntNE,
+        LLVMIntNE => LLVMIntEQ,
+        LLVMIntSLT => LLVMIntSGE,
+        LLVMIntSGE => LLVMIntSLT,
+        LLVMIntSLE => LLVMIntSGT,
+        LLVMIntSGT => LLVMIntSLE,
+        LLVMIntULT => LLVMIntUGE,
+        LLVMIntUGE => LLVMIntULT,
+        LLVMIntULE => LLVMIntUGT,
+        LLVMIntUGT => LLVMIntULE,
+    }
+}
+
+/// The predicate of `y p x` for `x p y` (operands swapped).
+pub fn swapped_pred(p: IntPred) -> IntPred {
+    use IntPred::*;
+    match p {
+        LLVMIntSLT => LLVMIntSGT,
+        LLVMIntSGT => LLVMIntSLT,
+        LLVMIntSLE => LLVMIntSGE,
+        LLVMIntSGE => LLVMIntSLE,
+        LLVMIntULT => LLVMIntUGT,
+        LLVMIntUGT => LLVMIntULT,
+        LLVMIntULE => LLVMIntUGE,
+        LLVMIntUGE => LLVMIntULE,
+        eq_or_ne => eq_or_ne,
+    }
+}

@@ -15,7 +15,7 @@ pub mod debug_types;
 mod types;
 mod values;
 
-pub use builder::{intrinsic_declaration, Builder, IntPred, RealPred};
+pub use builder::{intrinsic_declaration, inverse_pred, swapped_pred, Builder, IntPred, RealPred};
 pub use types::{Ty, TyKind};
 pub use values::{Block, Opcode, Val};
 

@@ -5,7 +5,7 @@
 //! ([`super::loop_tape`]).
 
 use super::plan::{constant_step, StructuredLoop};
-use crate::ir::{Block, Builder, IntPred, Opcode, Ty, Val};
+use crate::ir::{inverse_pred, swapped_pred, Block, Builder, IntPred, Opcode, Ty, Val};
 
 /// The exit test `v PRED bound` (true: the loop goes on) of a header phi `p` stepping by
 /// `step`, where `v` is `p` (`ahead` 0) or its increment (`ahead` 1): in the `n`-th execution of
@@ -54,7 +54,7 @@ impl TripCount {
         let (stopped_at_once, first) = match t.pred {
             LLVMIntNE => (None, div(b, dist)),
             LLVMIntSLT | LLVMIntULT | LLVMIntSGT | LLVMIntUGT => {
-                let not = invert(t.pred);
+                let not = inverse_pred(t.pred);
                 let stops = b.icmp(not, a, bound);
                 let less = b.sub(dist, cst(1));
                 let q = div(b, less);
@@ -62,7 +62,7 @@ impl TripCount {
             }
             _ => {
                 // SLE, ULE, SGE, UGE
-                let not = invert(t.pred);
+                let not = inverse_pred(t.pred);
                 let stops = b.icmp(not, a, bound);
                 let q = div(b, dist);
                 (Some(stops), b.add(q, cst(1)))
@@ -74,39 +74,6 @@ impl TripCount {
         };
         // The header runs once more than the iterations the test lets through.
         b.add(first, cst(1))
-    }
-}
-
-/// The predicate true exactly when `p` is false.
-fn invert(p: IntPred) -> IntPred {
-    use IntPred::*;
-    match p {
-        LLVMIntEQ => LLVMIntNE,
-        LLVMIntNE => LLVMIntEQ,
-        LLVMIntSLT => LLVMIntSGE,
-        LLVMIntSGE => LLVMIntSLT,
-        LLVMIntSLE => LLVMIntSGT,
-        LLVMIntSGT => LLVMIntSLE,
-        LLVMIntULT => LLVMIntUGE,
-        LLVMIntUGE => LLVMIntULT,
-        LLVMIntULE => LLVMIntUGT,
-        LLVMIntUGT => LLVMIntULE,
-    }
-}
-
-/// The predicate of `y p x` for `x p y`.
-fn swap(p: IntPred) -> IntPred {
-    use IntPred::*;
-    match p {
-        LLVMIntSLT => LLVMIntSGT,
-        LLVMIntSGT => LLVMIntSLT,
-        LLVMIntSLE => LLVMIntSGE,
-        LLVMIntSGE => LLVMIntSLE,
-        LLVMIntULT => LLVMIntUGT,
-        LLVMIntUGT => LLVMIntULT,
-        LLVMIntULE => LLVMIntUGE,
-        LLVMIntUGE => LLVMIntULE,
-        eq_or_ne => eq_or_ne,
     }
 }
 
@@ -198,12 +165,12 @@ fn count_of_test(l: &StructuredLoop, c: Val, goes_on_if: bool) -> Option<TripCou
     let pred = if goes_on_if {
         c.int_predicate()
     } else {
-        invert(c.int_predicate())
+        inverse_pred(c.int_predicate())
     };
     let (x, y) = (c.operand(0), c.operand(1));
     let (tested, pred, bound) = match (tested_phi(l, x), tested_phi(l, y)) {
         (Some(t), _) if invariant(l, y) => (t, pred, y),
-        (_, Some(t)) if invariant(l, x) => (t, swap(pred), x),
+        (_, Some(t)) if invariant(l, x) => (t, swapped_pred(pred), x),
         _ => return None,
     };
     let (init, ahead, step) = tested;

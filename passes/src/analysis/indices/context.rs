@@ -21,7 +21,7 @@
 use super::forms::{Alt, Atom, Forms};
 use super::loops::Loops;
 use super::solver::{Lin, System};
-use crate::ir::{Block, IntPred, Opcode, Val};
+use crate::ir::{inverse_pred, swapped_pred, Block, IntPred, Opcode, Val};
 use std::collections::{BTreeSet, HashMap};
 
 /// What a conditional fact needs from the other facts: each of `nonneg` is `≥ 0`, each
@@ -126,23 +126,12 @@ fn comparison(c: Val, truth: bool) -> Option<(IntPred, Val, Val, bool)> {
         return None;
     }
     let p = c.int_predicate();
-    Some((if truth { p } else { inverse(p) }, a, b, c.icmp_same_sign()))
-}
-
-fn inverse(p: IntPred) -> IntPred {
-    use IntPred::*;
-    match p {
-        LLVMIntEQ => LLVMIntNE,
-        LLVMIntNE => LLVMIntEQ,
-        LLVMIntSLT => LLVMIntSGE,
-        LLVMIntSGE => LLVMIntSLT,
-        LLVMIntSLE => LLVMIntSGT,
-        LLVMIntSGT => LLVMIntSLE,
-        LLVMIntULT => LLVMIntUGE,
-        LLVMIntUGE => LLVMIntULT,
-        LLVMIntULE => LLVMIntUGT,
-        LLVMIntUGT => LLVMIntULE,
-    }
+    Some((
+        if truth { p } else { inverse_pred(p) },
+        a,
+        b,
+        c.icmp_same_sign(),
+    ))
 }
 
 /// `a pred b` as constraints and the premises they need (unsigned comparisons: signed when
@@ -353,7 +342,7 @@ impl Contexts {
         if sa != 0 && sb == 0 && invariant(forms, &rest(&la)) && invariant(forms, &lb) {
             Some((p, la, lb, same, sa, oa))
         } else if sb != 0 && sa == 0 && invariant(forms, &rest(&lb)) && invariant(forms, &la) {
-            Some((swap(p), lb, la, same, sb, oa))
+            Some((swapped_pred(p), lb, la, same, sb, oa))
         } else {
             None
         }
@@ -475,20 +464,5 @@ impl Contexts {
                 }
             }
         }
-    }
-}
-
-fn swap(p: IntPred) -> IntPred {
-    use IntPred::*;
-    match p {
-        LLVMIntSLT => LLVMIntSGT,
-        LLVMIntSGT => LLVMIntSLT,
-        LLVMIntSLE => LLVMIntSGE,
-        LLVMIntSGE => LLVMIntSLE,
-        LLVMIntULT => LLVMIntUGT,
-        LLVMIntUGT => LLVMIntULT,
-        LLVMIntULE => LLVMIntUGE,
-        LLVMIntUGE => LLVMIntULE,
-        q => q,
     }
 }
