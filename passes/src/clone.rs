@@ -239,7 +239,7 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
             return Err(Error::at(
                 at,
                 format!(
-                    "pointer '{}' is made from an integer (`inttoptr`) that Umbra cannot tie to one pointer with a shadow (it follows `(uintptr_t)p` plus integer arithmetic on constants, where `p` is computed on every path to the cast), but flows where differentiable memory is expected; keep the arithmetic on pointers",
+                    "pointer '{}' is made from an integer (`inttoptr`) that Umbra cannot tie to one pointer with a shadow (it follows `(uintptr_t)p` plus integer arithmetic on constants, where `p` is computed on every path to the cast or, for a phi or select of such integers and addresses below 4096, where each is chosen), but flows where differentiable memory is expected; keep the arithmetic on pointers",
                     short(v)
                 ),
             ));

@@ -62,6 +62,7 @@ extern "C" {
     static enzyme_const: i32;
     static enzyme_out: i32;
     fn __enzyme_autodiff(f: *const c_void, ...) -> f64;
+    fn __enzyme_fwddiff(f: *const c_void, ...) -> f64;
 }
 
 #[inline(never)]
@@ -92,6 +93,19 @@ pub extern "C" fn gradient(x: *const f64, dx: *mut f64, n: usize, c: f64) -> f64
             enzyme_dup, x, dx,
             enzyme_const, n,
             enzyme_out, c,
+        )
+    }
+}
+
+/// Forward mode: the derivative of `f` along `v` (a tangent of `x`; `c` constant).
+#[no_mangle]
+pub extern "C" fn tangent(x: *const f64, v: *const f64, n: usize, c: f64) -> f64 {
+    unsafe {
+        __enzyme_fwddiff(
+            f as *const c_void,
+            enzyme_dup, x, v,
+            enzyme_const, n,
+            enzyme_const, c,
         )
     }
 }
