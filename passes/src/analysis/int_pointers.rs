@@ -100,7 +100,7 @@ pub fn int_pointer(i: Val) -> Option<IntPointer> {
     // A merge of constants alone carries no pointer: nothing to differentiate through.
     alts.iter()
         .any(|a| matches!(a, Alternative::Offset { .. }))
-        .then(|| IntPointer::Merge(x, alts))
+        .then_some(IntPointer::Merge(x, alts))
 }
 
 /// Integer `x`, chosen at instruction `at`, as an [`Alternative`], if certain.
