@@ -77,27 +77,38 @@ impl IntPointer {
 /// How to build the shadow of `inttoptr` instruction `i`, if it is certain (see the module
 /// documentation).
 pub fn int_pointer(i: Val) -> Option<IntPointer> {
-    if let Some(p) = offset_base(i) {
-        return Some(IntPointer::Offset(p));
+    let offset = offset_base(i);
+    match merge(i.operand(0)) {
+        // A constant address chosen is its own shadow, not the base's shadow moved by the
+        // difference between the constant and the base: prefer the merge, exact on every path.
+        Some(m)
+            if matches!(&m, IntPointer::Merge(_, alts)
+                if alts.iter().any(|a| matches!(a, Alternative::Itself(_)))) =>
+        {
+            Some(m)
+        }
+        m => offset.map(IntPointer::Offset).or(m),
     }
-    let x = i.operand(0);
+}
+
+/// Integer `x` as an [`IntPointer::Merge`], if it is a phi or a select of alternatives that
+/// are each certain and not all constants (a merge of constants alone carries no pointer).
+fn merge(x: Val) -> Option<IntPointer> {
     if !x.is_instruction() {
         return None;
     }
-    let alts: Option<Vec<Alternative>> = match x.opcode() {
+    let alts: Vec<Alternative> = match x.opcode() {
         Opcode::LLVMPHI => x
             .incoming()
             .into_iter()
             .map(|(v, from)| alternative(v, from.terminator()?))
-            .collect(),
+            .collect::<Option<_>>()?,
         Opcode::LLVMSelect => [x.operand(1), x.operand(2)]
             .into_iter()
             .map(|v| alternative(v, x))
-            .collect(),
-        _ => None,
+            .collect::<Option<_>>()?,
+        _ => return None,
     };
-    let alts = alts?;
-    // A merge of constants alone carries no pointer: nothing to differentiate through.
     alts.iter()
         .any(|a| matches!(a, Alternative::Offset { .. }))
         .then_some(IntPointer::Merge(x, alts))
@@ -306,11 +317,19 @@ mod tests {
         assert_eq!(shape_of(&null).as_deref(), Some("merge x: m2@i, 0"));
         let undef = RUST_VEC.replace("CONST", "undef");
         assert!(shape_of(&undef).is_some_and(|s| s.starts_with("merge x: m2@i")));
-        // A pointer available at the cast stays a plain offset, as before.
+        // With the pointer available at the cast too, the dangling 8 stays its own shadow
+        // (not `p`'s shadow moved by `8 - p`); without a constant it is a plain offset.
         let dom = "  %i = ptrtoint ptr %p to i64\n  br i1 %c, label %a, label %join\na:\n  \
                    %k = add i64 %i, 8\n  br label %join\njoin:\n  \
                    %x = phi i64 [ %k, %a ], [ 8, %0 ]\n  %r = inttoptr i64 %x to ptr";
-        assert_eq!(shape_of(dom).as_deref(), Some("offset p"));
+        assert_eq!(shape_of(dom).as_deref(), Some("merge x: p@k, 8"));
+        let sel = "  %i = ptrtoint ptr %p to i64\n  %x = select i1 %c, i64 0, i64 %i\n  \
+                   %r = inttoptr i64 %x to ptr";
+        assert_eq!(shape_of(sel).as_deref(), Some("merge x: 0, p@i"));
+        let walk = "  %i = ptrtoint ptr %p to i64\n  br label %loop\nloop:\n  \
+                    %x = phi i64 [ %i, %0 ], [ %y, %loop ]\n  %y = add i64 %x, 8\n  \
+                    br i1 %c, label %loop, label %out\nout:\n  %r = inttoptr i64 %x to ptr";
+        assert_eq!(shape_of(walk).as_deref(), Some("offset p"));
     }
 
     #[test]
