@@ -13,9 +13,10 @@
 //! error where a derivative needs one, never a shadow at the wrong place.
 //!
 //! [`int_pointer`] says how to build the shadow of one `inttoptr`: from `p` when `p` is
-//! available at the cast ([`IntPointer::Offset`]), else, when the cast's operand is a phi or a
+//! available at the cast ([`IntPointer::Offset`]), or, when the cast's operand is a phi or a
 //! select whose alternatives are each certain on their own ([`IntPointer::Merge`]), as the same
-//! choice among the alternatives' shadows. That is rustc's `Vec::with_capacity` under
+//! choice among the alternatives' shadows (preferred when an alternative is a constant address,
+//! which is then its own shadow exactly, and the only way when `p` is not available). That is rustc's `Vec::with_capacity` under
 //! `panic=unwind`: `phi [ptrtoint (__rust_alloc ...), %alloc], [8, %empty]`, the data pointer
 //! or the empty `Vec`'s dangling 8, where the allocation happens on one path only. An
 //! alternative is an offset of a pointer available at the end of its incoming block (at the
