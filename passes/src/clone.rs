@@ -183,6 +183,18 @@ pub fn offset_shadow(b: &mut Builder, base_shadow: Val, base: Val, x: Val) -> Va
     b.gep(i8t, base_shadow, &[off], false)
 }
 
+/// Positions `b` after the phis at the top of `block`, where a new phi goes.
+pub fn position_after_phis(b: &mut Builder, block: Block) {
+    match block
+        .instructions()
+        .into_iter()
+        .find(|i| i.opcode() != Opcode::LLVMPHI)
+    {
+        Some(i) => b.position_before(i),
+        None => b.position_at_end(block),
+    }
+}
+
 /// True for a call of a libm function with a math rule that touches no memory.
 pub(crate) fn is_pure_math(call: Val) -> bool {
     is_math_value(call)
@@ -227,7 +239,7 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
             return Err(Error::at(
                 at,
                 format!(
-                    "pointer '{}' is made from an integer (`inttoptr`) that Umbra cannot tie to one pointer with a shadow (it follows `(uintptr_t)p` plus integer arithmetic on constants, where `p` is computed on every path to the cast), but flows where differentiable memory is expected; keep the arithmetic on pointers",
+                    "pointer '{}' is made from an integer (`inttoptr`) that Umbra cannot tie to one pointer with a shadow (it follows `(uintptr_t)p` plus integer arithmetic on constants, where `p` is computed on every path to the cast or, for a phi or select of such integers and addresses below 4096, where each is chosen), but flows where differentiable memory is expected; keep the arithmetic on pointers",
                     short(v)
                 ),
             ));

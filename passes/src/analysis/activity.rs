@@ -155,9 +155,11 @@ fn is_active(i: Val, set: &ActiveSet, rules: &UserRules) -> bool {
         return false;
     }
     let any = |idx: &[u32]| idx.iter().any(|&k| op(i.operand(k), active));
-    // A pointer made from an integer offset of an active pointer points into its memory.
+    // A pointer made from an integer offset of an active pointer (on some path: a merge)
+    // points into its memory.
     if i.opcode() == crate::ir::Opcode::LLVMIntToPtr
-        && super::int_pointers::offset_base(i).is_some_and(|p| op(p, active))
+        && super::int_pointers::int_pointer(i)
+            .is_some_and(|ip| ip.bases().into_iter().any(|p| op(p, active)))
     {
         return true;
     }

@@ -35,6 +35,9 @@ pub(crate) struct ForwardFn<'s> {
     vals: Cloner,
     /// (source phi, primal phi, tangent phi) awaiting their incoming edges.
     pub(super) phis: Vec<(Val, Val, Option<Val>)>,
+    /// (source `inttoptr` of a phi, shadow phi, alternatives) of pointers made from merged integers
+    /// ([`crate::analysis::int_pointers::IntPointer::Merge`]), awaiting their edges.
+    pub(super) int_phis: Vec<(Val, Val, Vec<crate::analysis::int_pointers::Alternative>)>,
     /// Tangents per value (batched forward mode): at width `n > 1` the tangent of a scalar
     /// `float`/`double` is an `<n x T>` computed by vector instructions, every other tangent an
     /// `[n x T]` of lanes computed lane by lane ([`crate::signature::wide`]).
@@ -79,6 +82,7 @@ impl<'s> ForwardFn<'s> {
             b,
             vals: Cloner::default(),
             phis: Vec::new(),
+            int_phis: Vec::new(),
             width: job.key.width,
         }
     }
@@ -111,7 +115,8 @@ impl<'s> ForwardFn<'s> {
             let exit = self.b.current_block();
             self.vals.set_exit_block(b, exit);
         }
-        self.fill_phis()
+        self.fill_phis()?;
+        self.fill_int_phis()
     }
     /// Integer parameters carrying float bits receive the float's tangent: inside, it is the
     /// integer's tangent bits.
@@ -172,27 +177,6 @@ impl<'s> ForwardFn<'s> {
             )),
             InstClass::InactiveOnly => self.visit_inactive_only(i),
         }
-    }
-
-    /// `inttoptr`: a pointer made from an integer offset of a pointer with a shadow
-    /// ([`crate::analysis::int_pointers`]) has its shadow at the same offset; any other moves
-    /// the integer's tangent bits.
-    fn visit_int_to_ptr(&mut self, i: Val, operands: &[u32]) -> Result<()> {
-        let base = crate::analysis::int_pointers::offset_base(i);
-        let Some((base, t)) = base.and_then(|p| Some((p, self.tangent(p)?))) else {
-            return self.visit_structural(i, operands);
-        };
-        self.clone_primal(i);
-        let (pb, x) = (self.map(base), self.map(i.operand(0)));
-        let lanes = (0..self.width)
-            .map(|k| {
-                let l = self.lane(t, k);
-                crate::clone::offset_shadow(&mut self.b, l, pb, x)
-            })
-            .collect();
-        let s = self.gather(lanes);
-        self.set_tangent(i, Some(s));
-        Ok(())
     }
 
     /// Instructions Umbra copies but cannot differentiate: fine while no derivative flows in.
@@ -360,6 +344,11 @@ impl<'s> ForwardFn<'s> {
             self.set_tangent(i, Some(t));
         }
         Ok(())
+    }
+
+    /// The derived block source block `b` starts in, if reachable.
+    pub(super) fn block_of(&self, b: Block) -> Option<Block> {
+        self.vals.block(b)
     }
 
     /// The derived blocks the source edge `from` → `to` leaves from (see

@@ -7,12 +7,13 @@
 //! active instruction followed by the instructions computing its tangent.
 //!
 //! One visitor ([`function::ForwardFn`]) builds one derived function; its methods are split by
-//! instruction family: [`arith`], [`memory`], [`calls`], [`control`].
+//! instruction family: [`arith`], [`memory`], [`calls`], [`control`], [`int_pointers`].
 
 mod arith;
 mod calls;
 mod control;
 mod function;
+mod int_pointers;
 mod memory;
 mod openmp;
 

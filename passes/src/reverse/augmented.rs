@@ -13,7 +13,6 @@ use super::needs::Need;
 use super::plan::ReversePlan;
 use super::{call_activity, returns_shadow, tape};
 use crate::analysis::activity::ActiveSet;
-use crate::analysis::int_pointers::offset_base;
 use crate::analysis::opcodes::{classify, InstClass};
 use crate::analysis::types;
 use crate::analysis::types::byte_cover::{self, Coverage};
@@ -41,6 +40,9 @@ pub(super) struct AugmentedFn<'s> {
     tape: Val,
     /// (source phi, primal phi, shadow phi) awaiting incoming edges.
     phis: Vec<(Val, Val, Option<Val>)>,
+    /// (source `inttoptr` of a phi, shadow phi, alternatives) of pointers made from merged integers
+    /// ([`crate::analysis::int_pointers::IntPointer::Merge`]), awaiting their edges.
+    pub(super) int_phis: Vec<(Val, Val, Vec<crate::analysis::int_pointers::Alternative>)>,
     /// (source block, predecessor-index phi) awaiting incoming edges.
     pred_index: Vec<(Block, Val)>,
     /// What custom rules saved for the adjoint sweep, by source call.
@@ -95,6 +97,7 @@ impl<'s> AugmentedFn<'s> {
             vals: Cloner::default(),
             tape: dst.params()[0],
             phis: Vec::new(),
+            int_phis: Vec::new(),
             pred_index: Vec::new(),
             saved: HashMap::new(),
             loop_tapes,
@@ -223,7 +226,8 @@ impl<'s> AugmentedFn<'s> {
             self.vals.set_exit_block(b, exit);
         }
         self.byte_checks.finish(&mut self.b, self.dst);
-        self.fill_phis()
+        self.fill_phis()?;
+        self.fill_int_phis()
     }
 
     /// Reserves the regions of the loop nest rooted at structured loop `k` at the builder's
@@ -355,6 +359,11 @@ impl<'s> AugmentedFn<'s> {
         Ok(())
     }
 
+    /// True when source block `b` is on the sweep's normal path (not a handler).
+    pub(super) fn in_sweep(&self, b: Block) -> bool {
+        self.cfg.contains(b)
+    }
+
     pub(super) fn shadow(&mut self, v: Val, at: Val) -> Result<Val> {
         self.vals.shadow_or_substitute(self.session, v, at)
     }
@@ -445,18 +454,8 @@ impl<'s> AugmentedFn<'s> {
     }
 
     fn visit(&mut self, i: Val) -> Result<()> {
-        if i.opcode() == Opcode::LLVMIntToPtr && self.is_active(i) {
-            if let Some(base) = offset_base(i) {
-                // A pointer made from an integer offset of `base`: its shadow is at the same
-                // offset from `base`'s (taped for the adjoint: it is no copy of one
-                // instruction on shadows, so the adjoint cannot rebuild it).
-                self.vals.clone_primal(&mut self.b, i);
-                let sb = self.shadow(base, i)?;
-                let (pb, x) = (self.vals.map(base), self.vals.map(i.operand(0)));
-                let s = crate::clone::offset_shadow(&mut self.b, sb, pb, x);
-                self.vals.set_shadow(i, Some(s));
-                return Ok(());
-            }
+        if i.opcode() == Opcode::LLVMIntToPtr && self.is_active(i) && self.visit_int_to_ptr(i)? {
+            return Ok(());
         }
         match classify(i.opcode()) {
             InstClass::Return => self.visit_ret(i),

@@ -25,6 +25,7 @@ mod byte_check;
 mod bytes;
 mod cfg;
 mod classify;
+mod int_pointers;
 mod loop_tape;
 mod needs;
 mod openmp;

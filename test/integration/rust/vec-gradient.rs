@@ -6,10 +6,13 @@
 // opt), archived and linked into a Rust program (Inputs/main.rs) that checks the gradient
 // against central finite differences.
 //
-// -C panic=abort: with unwinding, every call that may panic (bounds checks, allocation
-// failure) becomes an `invoke`, which Umbra does not differentiate yet. opt-level 2 and 3 only:
-// at 0, 1, s and z rustc calls liballoc's non-generic `RawVecInner` methods (allocate,
-// deallocate) instead of inlining them, and their bodies are not in this crate's bitcode.
+// Built with -C panic=abort and with the default panic=unwind (below), where every call that
+// may panic (bounds checks, allocation failure) is an `invoke` with a landing pad dropping the
+// Vecs, and `Vec::with_capacity`'s data pointer is `inttoptr` of an integer phi of the
+// allocation and the empty Vec's dangling 8 (refused before: its base is computed on one path
+// only). opt-level 2 and 3 only: at 0, 1, s and z rustc calls liballoc's non-generic
+// `RawVecInner` methods (allocate, deallocate) instead of inlining them, and their bodies are
+// not in this crate's bitcode.
 //
 // RUN: rm -rf %t && mkdir -p %t/o2 %t/o3 %t/plugin
 // RUN: %rustc --crate-type=lib -C opt-level=2 -C panic=abort -C codegen-units=1 --emit=llvm-bc -o %t/o2/vecgrad.bc %s
@@ -27,6 +30,30 @@
 // RUN: llvm-ar rcs %t/plugin/libvecgrad.a %t/plugin/vecgrad.o
 // RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/plugin -l static=vecgrad -o %t/plugin/main
 // RUN: %t/plugin/main
+// The default panic strategy (unwind): calls that may panic are `invoke`s whose landing
+// pads drop the Vecs; `Vec::with_capacity`'s data pointer is an integer phi of the
+// allocation and the empty Vec's dangling 8 (an `inttoptr` of a merge).
+// RUN: mkdir -p %t/u2 %t/u3 %t/uplugin2 %t/uplugin3
+// RUN: %rustc --crate-type=lib -C opt-level=2 -C codegen-units=1 --emit=llvm-bc -o %t/u2/vecgrad.bc %s
+// RUN: %umbra %t/u2/vecgrad.bc -O2 -o %t/u2/vecgrad.o
+// RUN: llvm-ar rcs %t/u2/libvecgrad.a %t/u2/vecgrad.o
+// RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/u2 -l static=vecgrad -o %t/u2/main
+// RUN: %t/u2/main
+// RUN: %rustc --crate-type=lib -C opt-level=3 -C codegen-units=1 --emit=llvm-bc -o %t/u3/vecgrad.bc %s
+// RUN: %umbra %t/u3/vecgrad.bc -O3 -o %t/u3/vecgrad.o
+// RUN: llvm-ar rcs %t/u3/libvecgrad.a %t/u3/vecgrad.o
+// RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/u3 -l static=vecgrad -o %t/u3/main
+// RUN: %t/u3/main
+// RUN: opt -load-pass-plugin=%plugin -passes='umbra<reopt=O2>' %t/u2/vecgrad.bc -o %t/uplugin2/vecgrad.bc
+// RUN: %clang -c -fPIC %t/uplugin2/vecgrad.bc -o %t/uplugin2/vecgrad.o
+// RUN: llvm-ar rcs %t/uplugin2/libvecgrad.a %t/uplugin2/vecgrad.o
+// RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/uplugin2 -l static=vecgrad -o %t/uplugin2/main
+// RUN: %t/uplugin2/main
+// RUN: opt -load-pass-plugin=%plugin -passes='umbra<reopt=O3>' %t/u3/vecgrad.bc -o %t/uplugin3/vecgrad.bc
+// RUN: %clang -c -fPIC %t/uplugin3/vecgrad.bc -o %t/uplugin3/vecgrad.o
+// RUN: llvm-ar rcs %t/uplugin3/libvecgrad.a %t/uplugin3/vecgrad.o
+// RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/uplugin3 -l static=vecgrad -o %t/uplugin3/main
+// RUN: %t/uplugin3/main
 
 use std::ffi::c_void;
 
@@ -35,6 +62,7 @@ extern "C" {
     static enzyme_const: i32;
     static enzyme_out: i32;
     fn __enzyme_autodiff(f: *const c_void, ...) -> f64;
+    fn __enzyme_fwddiff(f: *const c_void, ...) -> f64;
 }
 
 #[inline(never)]
@@ -65,6 +93,19 @@ pub extern "C" fn gradient(x: *const f64, dx: *mut f64, n: usize, c: f64) -> f64
             enzyme_dup, x, dx,
             enzyme_const, n,
             enzyme_out, c,
+        )
+    }
+}
+
+/// Forward mode: the derivative of `f` along `v` (a tangent of `x`; `c` constant).
+#[no_mangle]
+pub extern "C" fn tangent(x: *const f64, v: *const f64, n: usize, c: f64) -> f64 {
+    unsafe {
+        __enzyme_fwddiff(
+            f as *const c_void,
+            enzyme_dup, x, v,
+            enzyme_const, n,
+            enzyme_const, c,
         )
     }
 }

@@ -1,10 +1,12 @@
-//! The driver of ../vec-gradient.rs: the gradient of `f` (differentiated by Umbra, linked in
-//! as a static library) against central finite differences with one Richardson step, as in
-//! test/include/fdcheck.h. Exits non-zero on a mismatch.
+//! The driver of ../vec-gradient.rs and ../vec-push.rs: the gradient of `f` (reverse mode) and
+//! its tangents along each unit direction of `x` (forward mode), differentiated by Umbra and
+//! linked in as a static library, against central finite differences with one Richardson step,
+//! as in test/include/fdcheck.h. Exits non-zero on a mismatch.
 
 extern "C" {
     fn f(x: *const f64, n: usize, c: f64) -> f64;
     fn gradient(x: *const f64, dx: *mut f64, n: usize, c: f64) -> f64;
+    fn tangent(x: *const f64, v: *const f64, n: usize, c: f64) -> f64;
 }
 
 const N: usize = 7;
@@ -32,11 +34,19 @@ fn main() {
     let mut ad = dx.clone();
     ad.push(dc);
     let mut failures = 0;
-    for (j, &a) in ad.iter().enumerate() {
+    let mut check = |what: &str, j: usize, a: f64| {
         let want = fd(&p, j);
         let ok = (a - want).abs() <= 1e-8 + 1e-6 * want.abs();
-        println!("{} d/dp[{j}]: ad={a} fd={want}", if ok { "ok" } else { "FAIL" });
+        println!("{} {what} d/dp[{j}]: ad={a} fd={want}", if ok { "ok" } else { "FAIL" });
         failures += usize::from(!ok);
+    };
+    for (j, &a) in ad.iter().enumerate() {
+        check("gradient", j, a);
+    }
+    for j in 0..N {
+        let mut v = vec![0.0; N];
+        v[j] = 1.0;
+        check("tangent", j, unsafe { tangent(p.as_ptr(), v.as_ptr(), N, p[N]) });
     }
     std::process::exit(i32::from(failures != 0));
 }
