@@ -173,14 +173,14 @@ fn masked_access(m: Module, i: Val) -> Option<(Val, u64)> {
         return None;
     }
     let name = i.called_function()?.name();
-    let (ptr, vty) = if name.starts_with("llvm.masked.load") || name.starts_with("llvm.masked.gather")
-    {
-        (i.operand(0), i.ty())
-    } else if name.starts_with("llvm.masked.store") || name.starts_with("llvm.masked.scatter") {
-        (i.operand(1), i.operand(0).ty())
-    } else {
-        return None;
-    };
+    let (ptr, vty) =
+        if name.starts_with("llvm.masked.load") || name.starts_with("llvm.masked.gather") {
+            (i.operand(0), i.ty())
+        } else if name.starts_with("llvm.masked.store") || name.starts_with("llvm.masked.scatter") {
+            (i.operand(1), i.operand(0).ty())
+        } else {
+            return None;
+        };
     if vty.is_scalable_vector() || vty.kind() != TyKind::Vector {
         return None;
     }

@@ -564,7 +564,10 @@ impl Forms {
                 if v.opcode() == LLVMOr && !v.is_disjoint() {
                     return None;
                 }
-                let (fa, fb) = (self.lanes(loops, v.operand(0))?, self.lanes(loops, v.operand(1))?);
+                let (fa, fb) = (
+                    self.lanes(loops, v.operand(0))?,
+                    self.lanes(loops, v.operand(1))?,
+                );
                 let sub = v.opcode() == LLVMSub;
                 let r = Self::combine(&fa, &fb, |x, y| {
                     if sub {
@@ -573,7 +576,11 @@ impl Forms {
                         x.lin.add(&y.lin)
                     }
                 })?;
-                Some(if v.has_nsw() || v.opcode() == LLVMOr { r } else { fits(r) })
+                Some(if v.has_nsw() || v.opcode() == LLVMOr {
+                    r
+                } else {
+                    fits(r)
+                })
             }
             LLVMMul | LLVMShl => {
                 let (x, c) = if v.opcode() == LLVMShl {
