@@ -10,7 +10,9 @@
 //! # What it proves
 //! [`dead_zeroing`] returns stores `s` for which, in the adjoint, no code reads the shadow
 //! bytes `s` wrote after `s`'s adjoint has run. It holds when
-//! - `s` is a plain (neither volatile nor atomic) store of a fixed size through a pointer
+//! - `s` is a plain (neither volatile nor atomic) store of a fixed size, or a masked store or
+//!   scatter (each lane of a scatter one store: which lanes of one scatter share an address is
+//!   the adjoint's concern, [`crate::analysis::lanes`]), through a pointer
 //!   whose only underlying object is a heap block allocated in `f` that does not escape `f`
 //!   (`private`): its shadow is reached only by the derived code of `f`'s own accesses of it,
 //!   and nothing outside `f` sees it;
@@ -27,7 +29,7 @@
 //! loop nest), so they cost code size, compile time and memory traffic.
 
 use super::objects::underlying_objects;
-use crate::ir::{Block, Module, Opcode, Val};
+use crate::ir::{Block, Module, Opcode, TyKind, Val};
 use std::collections::HashSet;
 
 /// One memory access of the function, as the analysis needs it.
@@ -56,17 +58,15 @@ pub fn dead_zeroing(
     let mut stores: Vec<(Val, Val, u64)> = Vec::new();
     for &b in blocks {
         for i in b.instructions() {
-            if i.opcode() != Opcode::LLVMStore || i.is_volatile() || i.is_atomic_access() {
+            let Some((p, size)) = store_access(m, i) else {
+                continue;
+            };
+            if i.operand(0).ty().contains_ptr() {
                 continue;
             }
-            let ty = i.operand(0).ty();
-            if ty.is_scalable_vector() || ty.contains_ptr() {
-                continue;
-            }
-            let p = i.operand(1);
             let objs = underlying_objects(p);
             if objs.len() == 1 && objs.iter().all(|&o| private(o)) {
-                stores.push((i, p, m.store_size(ty)));
+                stores.push((i, p, size));
             }
         }
     }
@@ -107,6 +107,15 @@ fn accesses(m: Module, blocks: &[Block]) -> Vec<Access> {
                     .then(|| m.store_size(ty)),
                 objects: underlying_objects(ptr).into_iter().collect(),
             };
+            if let Some((ptr, size)) = masked_access(m, i) {
+                out.push(Access {
+                    inst: i,
+                    ptr,
+                    size: Some(size),
+                    objects: underlying_objects(ptr).into_iter().collect(),
+                });
+                continue;
+            }
             match i.opcode() {
                 Opcode::LLVMLoad => out.push(sized(i.operand(0), i.ty())),
                 Opcode::LLVMStore => out.push(sized(i.operand(1), i.operand(0).ty())),
@@ -137,6 +146,50 @@ fn accesses(m: Module, blocks: &[Block]) -> Vec<Access> {
         }
     }
     out
+}
+
+/// A plain store or a masked store or scatter: the pointer (a vector of them for a scatter,
+/// each lane an access) and the bytes each access writes.
+fn store_access(m: Module, i: Val) -> Option<(Val, u64)> {
+    if i.opcode() == Opcode::LLVMStore {
+        let ty = i.operand(0).ty();
+        return (!i.is_volatile() && !i.is_atomic_access() && !ty.is_scalable_vector())
+            .then(|| (i.operand(1), m.store_size(ty)));
+    }
+    if !i.is_call() {
+        return None;
+    }
+    let name = i.called_function()?.name();
+    (name.starts_with("llvm.masked.store") || name.starts_with("llvm.masked.scatter"))
+        .then(|| masked_access(m, i))
+        .flatten()
+}
+
+/// A masked load, store, gather or scatter of fixed size: its pointer operand (a vector of
+/// pointers for gathers and scatters) and the bytes of one access (the whole vector, or one
+/// lane's element). Masked-off lanes count as accessed, which only keeps more zeroing.
+fn masked_access(m: Module, i: Val) -> Option<(Val, u64)> {
+    if !i.is_call() {
+        return None;
+    }
+    let name = i.called_function()?.name();
+    let (ptr, vty) =
+        if name.starts_with("llvm.masked.load") || name.starts_with("llvm.masked.gather") {
+            (i.operand(0), i.ty())
+        } else if name.starts_with("llvm.masked.store") || name.starts_with("llvm.masked.scatter") {
+            (i.operand(1), i.operand(0).ty())
+        } else {
+            return None;
+        };
+    if vty.is_scalable_vector() || vty.kind() != TyKind::Vector {
+        return None;
+    }
+    let size = if ptr.ty().kind() == TyKind::Vector {
+        m.store_size(vty.element())
+    } else {
+        m.store_size(vty)
+    };
+    Some((ptr, size))
 }
 
 /// Calls that only release a block or mark a lifetime: their adjoints read no shadow bytes.

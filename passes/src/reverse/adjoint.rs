@@ -1197,6 +1197,7 @@ impl<'s> AdjointFn<'s> {
             result,
             d_result,
             saved: self.saved,
+            zeroing_dead: self.plan.zeroing_dead(i),
         };
         let adjoints = (custom.adjoint)(&mut call)?;
         for (a, d) in src_args.into_iter().zip(adjoints) {

@@ -117,6 +117,9 @@ pub struct AdjointCall<'a> {
     pub d_result: Option<Val>,
     /// The value the augmented sweep saved.
     pub saved: Option<Val>,
+    /// Nothing reads the shadow bytes this call wrote again in the adjoint sweep
+    /// ([`crate::analysis::dead_shadow`]): its adjoint need not clear them.
+    pub zeroing_dead: bool,
 }
 
 /// The adjoints of the call's floating-point scalar arguments (`None`: zero or not active);

@@ -591,7 +591,9 @@ fn gather_one_address_adjoint(c: &mut AdjointCall, d: Val, shadow: Val, mask: Va
 /// Adjoint of a masked store: the stored value's adjoint is read from the shadow under the
 /// mask, which is then zeroed (the store overwrote those lanes). A scatter's highest lane wins
 /// when lanes share an address, so lanes are visited from the highest down: a lower lane with
-/// the same address then reads the zero its winner left.
+/// the same address then reads the zero its winner left. The zeroing is skipped when nothing
+/// reads those shadow bytes again ([`AdjointCall::zeroing_dead`]) and no two lanes share an
+/// address (the analysis does not look at lanes of one execution).
 fn masked_store_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     let n = c.args.len();
     let mut adj = vec![None; n];
@@ -609,6 +611,7 @@ fn masked_store_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     } else {
         vec![mask]
     };
+    let clear = !(c.zeroing_dead && lanes.len() == 1);
     let mut dv: Option<Val> = None;
     for m in lanes {
         let part = masked_read(c.b, gather, vty, shadow, m)?;
@@ -616,7 +619,9 @@ fn masked_store_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
             Some(sum) => c.b.fadd(sum, part),
             None => part,
         });
-        masked_write(c.b, gather, vty.zero(), shadow, m)?;
+        if clear {
+            masked_write(c.b, gather, vty.zero(), shadow, m)?;
+        }
     }
     if c.active[0] {
         adj[0] = dv;

@@ -460,7 +460,7 @@ impl Contexts {
                             f.add(ox, s);
                         }
                     }
-                    Atom::Value(_) => {}
+                    Atom::Value(_) | Atom::Lane(_) => {}
                 }
             }
         }

@@ -6,7 +6,12 @@
 //! - `Floor(x, k)`: `⌊x / 2^k⌋`, so `0 ≤ x - 2^k · Floor(x, k) < 2^k`: the masks of low and
 //!   high bits (`x & 7` is `x - 8 · Floor(x, 3)`, `x & -8` is `8 · Floor(x, 3)`) and shifts
 //!   right;
-//! - `Value(v)`: any other integer SSA value, opaque.
+//! - `Value(v)`: any other integer SSA value, opaque;
+//! - `Lane(n)`: the lane (`0 ≤ Lane < n`) of an access through a vector of `n` pointers (a
+//!   gather or scatter). A vector of integers has a form only when each lane `k` is the same
+//!   affine form with `Lane = k` (splats of scalars, constants in arithmetic progression, and
+//!   exact lane-wise arithmetic on them); anything else about a vector has no form at all,
+//!   since an opaque atom would claim one value in every lane.
 //!
 //! A header phi `i = phi [init, preheader], [i + C, latch]` of a loop with one latch is
 //! `init + C · Counter(L)`. A phi of another block or a `select` is one of several
@@ -33,6 +38,7 @@ pub enum Atom {
     Counter(usize),
     Floor(Val, u32),
     Value(Val),
+    Lane(u32),
 }
 
 /// One alternative of a form.
@@ -115,6 +121,8 @@ impl Forms {
         match self.atoms[a] {
             Atom::Counter(l) => Some(loops.loops[l].header),
             Atom::Floor(v, _) | Atom::Value(v) => v.is_instruction().then(|| v.parent_block()),
+            // Never shared by two accesses; callers check [`Atom::Lane`] first.
+            Atom::Lane(_) => None,
         }
     }
 
@@ -443,6 +451,10 @@ impl Forms {
         let f = match op {
             Opcode::LLVMBitCast => Some(self.ptr(loops, p.operand(0))),
             Opcode::LLVMGetElementPtr => self.gep(loops, p),
+            // A vector of one pointer in every lane: that pointer's form.
+            Opcode::LLVMShuffleVector if p.is_instruction() => {
+                splat_source(p).map(|x| self.ptr(loops, x))
+            }
             Opcode::LLVMPHI if p.is_instruction() => self.phi(loops, p, &|s, x| s.ptr(loops, x)),
             Opcode::LLVMSelect if p.is_instruction() => {
                 let (a, b) = (self.ptr(loops, p.operand(1)), self.ptr(loops, p.operand(2)));
@@ -485,10 +497,13 @@ impl Forms {
                     _ => return None,
                 }
             }
-            if !idx.ty().is_int() {
+            let fi = if idx.ty().kind() == TyKind::Vector {
+                self.lanes(loops, idx)?
+            } else if idx.ty().is_int() {
+                self.int(loops, idx)
+            } else {
                 return None;
-            }
-            let fi = self.int(loops, idx);
+            };
             out = Self::combine(&out, &fi, |x, y| x.lin.add_scaled(&y.lin, scale))?;
         }
         if !g.gep_inbounds() {
@@ -499,6 +514,127 @@ impl Forms {
         }
         Some(out)
     }
+}
+
+impl Forms {
+    /// The form of a vector of integers, lane `k` being the form with `Lane = k`; `None` when
+    /// the lanes are not one affine form (see the module doc).
+    pub fn lanes(&mut self, loops: &Loops, v: Val) -> Option<Vec<Alt>> {
+        let ty = v.ty();
+        if ty.kind() != TyKind::Vector {
+            return None;
+        }
+        let (n, ety) = (ty.vector_len(), ty.element());
+        if !ety.is_int() || ety.int_width() > 64 || ety.int_width() < 2 || n == 0 {
+            return None;
+        }
+        if v.is_constant() {
+            let c: Vec<i128> = (0..n)
+                .map(|k| v.aggregate_element(k)?.const_int_sext().map(i128::from))
+                .collect::<Option<_>>()?;
+            let step = if n > 1 { c[1] - c[0] } else { 0 };
+            if (0..n as usize).any(|k| c[k] != c[0] + step * k as i128) {
+                return None;
+            }
+            let mut lin = Lin::constant(c[0]);
+            if step != 0 {
+                lin = lin.add_scaled(&Lin::var(self.atom(Atom::Lane(n))), step)?;
+            }
+            return Some(vec![lin_alt(lin)]);
+        }
+        if !v.is_instruction() || !loops.reachable(v.parent_block()) {
+            return None;
+        }
+        let (lo, hi) = signed_range(ety.int_width());
+        let fits = |alts: Vec<Alt>| -> Vec<Alt> {
+            alts.into_iter()
+                .map(|mut a| {
+                    a.obligations.extend(within(&a.lin, lo, hi));
+                    a
+                })
+                .collect()
+        };
+        use Opcode::*;
+        match v.opcode() {
+            LLVMShuffleVector => {
+                let x = splat_source(v)?;
+                (x.ty().kind() != TyKind::Vector).then(|| self.int(loops, x))
+            }
+            LLVMAdd | LLVMSub | LLVMOr => {
+                if v.opcode() == LLVMOr && !v.is_disjoint() {
+                    return None;
+                }
+                let (fa, fb) = (
+                    self.lanes(loops, v.operand(0))?,
+                    self.lanes(loops, v.operand(1))?,
+                );
+                let sub = v.opcode() == LLVMSub;
+                let r = Self::combine(&fa, &fb, |x, y| {
+                    if sub {
+                        x.lin.sub(&y.lin)
+                    } else {
+                        x.lin.add(&y.lin)
+                    }
+                })?;
+                Some(if v.has_nsw() || v.opcode() == LLVMOr {
+                    r
+                } else {
+                    fits(r)
+                })
+            }
+            LLVMMul | LLVMShl => {
+                let (x, c) = if v.opcode() == LLVMShl {
+                    let k = uniform_const(v.operand(1))?;
+                    if !(0..=62).contains(&k) || k >= i64::from(ety.int_width()) - 1 {
+                        return None;
+                    }
+                    (v.operand(0), 1i64 << k)
+                } else {
+                    match (uniform_const(v.operand(0)), uniform_const(v.operand(1))) {
+                        (_, Some(c)) => (v.operand(0), c),
+                        (Some(c), _) => (v.operand(1), c),
+                        _ => return None,
+                    }
+                };
+                let r = Self::map(self.lanes(loops, x)?, |l| l.scale(c as i128))?;
+                Some(if v.has_nsw() { r } else { fits(r) })
+            }
+            LLVMSExt => self.lanes(loops, v.operand(0)),
+            LLVMZExt if v.has_nneg() => self.lanes(loops, v.operand(0)),
+            _ => None,
+        }
+    }
+}
+
+/// The scalar every lane of shuffle `v` holds: a splat of lane `j` of an `insertelement` that
+/// put a scalar at lane `j`.
+fn splat_source(v: Val) -> Option<Val> {
+    let mask = v.shuffle_mask();
+    let j = mask.first().copied().flatten()?;
+    if !mask.iter().all(|m| *m == Some(j)) {
+        return None;
+    }
+    let src = v.operand(0);
+    let n0 = src.ty().vector_len();
+    if j >= n0 || !src.is_instruction() || src.opcode() != Opcode::LLVMInsertElement {
+        return None;
+    }
+    (src.operand(2).const_int_value() == Some(u64::from(j))).then(|| src.operand(1))
+}
+
+/// The value of an integer constant, or of a vector constant with the same value in each lane.
+fn uniform_const(v: Val) -> Option<i64> {
+    if let Some(c) = v.const_int_sext() {
+        return Some(c);
+    }
+    if !v.is_constant() || v.ty().kind() != TyKind::Vector {
+        return None;
+    }
+    let n = v.ty().vector_len();
+    let first = v.aggregate_element(0)?.const_int_sext()?;
+    (1..n)
+        .all(|k| v.aggregate_element(k).and_then(|e| e.const_int_sext()) == Some(first))
+        .then_some(first)
 }
 
 fn alloc_size(m: Module, ty: crate::ir::Ty) -> Option<i128> {

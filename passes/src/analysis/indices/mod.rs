@@ -18,6 +18,10 @@
 //! each side's facts) needs `H = H'`: row-major indexing `a[i·N + j]` with `0 ≤ j < N` is
 //! delinearised into rows and columns, which linear reasoning alone could not separate.
 //!
+//! An access through a vector of pointers (a gather or scatter) is one access of each lane: its
+//! form has the lane number as a variable `0 ≤ Lane < n` ([`forms`]), fresh for each side, so
+//! "every lane of `l` against every lane of `s`" is one system.
+//!
 //! Anything unsure answers `false` (the store may overwrite): an irreducible CFG, addresses on
 //! different bases, an obligation of a form ([`forms`]) its facts do not imply.
 
@@ -26,12 +30,13 @@ mod forms;
 pub(crate) mod loops;
 mod solver;
 
-use crate::ir::{Block, Val};
+use crate::ir::{Block, TyKind, Val};
 use context::{Contexts, Facts};
 use forms::Forms;
 use loops::Loops;
 use solver::{infeasible, Lin, System};
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 /// One alternative of an access: its address as `base + lin` and the facts where it runs.
 #[derive(Clone)]
@@ -39,6 +44,9 @@ struct Side {
     base: Val,
     lin: Lin,
     facts: System,
+    /// The same number for equal `base`, `facts` and `lin` but for its constant (interned:
+    /// [`PairKey`] compares numbers).
+    shape: usize,
 }
 
 /// Index reasoning over one function (memoised forms and facts).
@@ -46,7 +54,29 @@ pub struct Indices {
     loops: Loops,
     forms: Forms,
     contexts: Contexts,
-    sides: HashMap<(Val, Val), Option<Vec<Side>>>,
+    sides: HashMap<(Val, Val), Option<Rc<Vec<Side>>>>,
+    /// Answers of [`Indices::later_writes_miss`] by [`PairKey`].
+    answers: HashMap<PairKey, bool>,
+    /// Interned shapes of sides: base, offset without its constant, facts (their `≥ 0` and
+    /// `= 0` rows).
+    shapes: HashMap<(Val, Lin, Vec<Lin>, Vec<Lin>), usize>,
+    /// Each instruction's position in its block, for blocks asked about.
+    positions: HashMap<Block, HashMap<Val, usize>>,
+}
+
+/// What decides [`Indices::later_writes_miss`]: the two blocks, whether the store may follow
+/// the load within one iteration, the sizes, and each side's alternatives (base, offset, facts)
+/// with every offset moved by the same constant (the first alternative of the load at 0).
+/// Overlap depends only on the difference of the offsets, so accesses translated together
+/// (the 80 scatters of one unrolled block at byte offsets 0, 8, 16, ...) share one answer.
+#[derive(PartialEq, Eq, Hash)]
+struct PairKey {
+    blocks: (Block, Block),
+    follows: bool,
+    sizes: (u64, u64),
+    /// (shape, offset's constant)
+    sides: Vec<(usize, i128)>,
+    split: usize,
 }
 
 /// Delinearisation levels tried.
@@ -61,16 +91,19 @@ impl Indices {
             forms: Forms::new(f.module()),
             contexts: Contexts::default(),
             sides: HashMap::new(),
+            answers: HashMap::new(),
+            shapes: HashMap::new(),
+            positions: HashMap::new(),
         })
     }
 
     /// The alternatives of access `i` through pointer `p`, with resolved facts; `None` when
     /// some alternative is not exact where it runs.
-    fn sides(&mut self, i: Val, p: Val) -> Option<Vec<Side>> {
+    fn sides(&mut self, i: Val, p: Val) -> Option<Rc<Vec<Side>>> {
         if let Some(s) = self.sides.get(&(i, p)) {
             return s.clone();
         }
-        let r = self.compute_sides(i, p);
+        let r = self.compute_sides(i, p).map(Rc::new);
         self.sides.insert((i, p), r.clone());
         r
     }
@@ -93,14 +126,39 @@ impl Indices {
             lins.extend(a.obligations.iter());
             ctx.atom_facts(forms, loops, &mut facts, &lins);
             let mut sys = facts.resolve();
+            // Through a vector of pointers: the base must be one pointer for every lane, and
+            // the lane is a number below the vector's length.
+            if p.ty().kind() == TyKind::Vector {
+                if a.base.is_none_or(|x| x.ty().kind() == TyKind::Vector) {
+                    return None;
+                }
+                let lane = Lin::var(forms.atom(forms::Atom::Lane(p.ty().vector_len())));
+                sys.ge(&lane, &Lin::constant(0));
+                sys.le(&lane, &Lin::constant(i128::from(p.ty().vector_len()) - 1));
+            }
             tighten_bounds(&mut sys);
             if !a.obligations.iter().all(|o| sys.implies_nonneg(o)) {
                 return None;
             }
+            let base = a.base?;
+            let next = self.shapes.len();
+            let shape = *self
+                .shapes
+                .entry((
+                    base,
+                    Lin {
+                        constant: 0,
+                        ..a.lin.clone()
+                    },
+                    sys.nonneg.clone(),
+                    sys.zero.clone(),
+                ))
+                .or_insert(next);
             out.push(Side {
-                base: a.base?,
+                base,
                 lin: a.lin,
                 facts: sys,
+                shape,
             });
         }
         Some(out)
@@ -130,17 +188,48 @@ impl Indices {
             .take_while(|(a, b)| a == b)
             .map(|(a, _)| *a)
             .collect();
+        let follows = self.follows_in_iteration(l, s, common.last().copied());
+        let shift = ls.first().map_or(0, |x| x.lin.constant);
+        let key = PairKey {
+            blocks: (bl, bs),
+            follows,
+            sizes: (size_l, size_s),
+            sides: ls
+                .iter()
+                .chain(ss.iter())
+                .map(|x| (x.shape, x.lin.constant - shift))
+                .collect(),
+            split: ls.len(),
+        };
+        if let Some(&known) = self.answers.get(&key) {
+            return known;
+        }
+        let answer = self.later_writes_miss_sides(&ls, &ss, &common, follows, (size_l, size_s));
+        self.answers.insert(key, answer);
+        answer
+    }
+
+    /// [`Indices::later_writes_miss`] on the alternatives of both accesses, given the loops
+    /// around both (`common`) and whether the store may follow the load in one iteration.
+    fn later_writes_miss_sides(
+        &mut self,
+        ls: &[Side],
+        ss: &[Side],
+        common: &[usize],
+        follows: bool,
+        (size_l, size_s): (u64, u64),
+    ) -> bool {
         // (loops with equal iterations, the loop where `s` runs in a later iteration)
         let mut cases: Vec<(usize, Option<usize>)> =
             (0..common.len()).map(|d| (d, Some(common[d]))).collect();
-        if self.follows_in_iteration(l, s, common.last().copied()) {
+        if follows {
             cases.push((common.len(), None));
         }
         let sizes = (size_l as i128, size_s as i128);
         for (d, later) in cases {
             let equal: HashSet<usize> = common[..d].iter().copied().collect();
-            for a in &ls {
-                for b in &ss {
+            for a in ls {
+                for b in ss {
                     if a.base != b.base || !self.same_in_both(a.base, &equal) {
                         return false;
                     }
@@ -165,14 +254,19 @@ impl Indices {
 
     /// True when `s` may run after `l` within one iteration of loop `inner` (anywhere after it
     /// when `None`; the caller knows `s` may follow `l` at all).
-    fn follows_in_iteration(&self, l: Val, s: Val, inner: Option<usize>) -> bool {
+    fn follows_in_iteration(&mut self, l: Val, s: Val, inner: Option<usize>) -> bool {
         let Some(c) = inner else { return true };
         let lp = &self.loops.loops[c];
         let (bl, bs) = (l.parent_block(), s.parent_block());
         if bl == bs {
-            let ins = bl.instructions();
-            let pos = |x: Val| ins.iter().position(|&i| i == x);
-            if pos(s) > pos(l) {
+            let pos = self.positions.entry(bl).or_insert_with(|| {
+                bl.instructions()
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, i)| (i, k))
+                    .collect()
+            });
+            if pos.get(&s) > pos.get(&l) {
                 return true;
             }
         }
@@ -205,6 +299,8 @@ impl Indices {
         let mut shared = vec![false; n];
         for (k, s) in shared.iter_mut().enumerate() {
             *s = match self.forms.def_block(&self.loops, k) {
+                // Two accesses' lanes are independent.
+                _ if matches!(self.forms.atoms[k], forms::Atom::Lane(_)) => false,
                 None => true,
                 Some(db) => self.block_same(db, equal),
             };

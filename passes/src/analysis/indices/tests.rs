@@ -396,3 +396,97 @@ exit:
         &[("x", REREAD_BY_INDEX)],
     );
 }
+
+/// Whether the adjoint of the scatter in `@f` may skip clearing the shadow it wrote.
+fn scatter_zeroing_dead(body: &str) -> bool {
+    let ctx = Context::create();
+    let text = format!("{HEADER}\n{body}");
+    let module = parse_test_module(&ctx, &text);
+    let m = Module(module.as_mut_ptr());
+    m.verify().expect("valid test IR");
+    let f = m.function("f").expect("a function @f");
+    let o = Overwrites::analyze(
+        f,
+        OverwriteContext {
+            memory_stable: true,
+        },
+        &UserRules::default(),
+    );
+    let scatter = f
+        .blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .find(|i| {
+            i.is_call()
+                && i.called_function()
+                    .is_some_and(|c| c.name().starts_with("llvm.masked.scatter"))
+        })
+        .expect("a scatter");
+    o.zeroing_dead(scatter)
+}
+
+/// `@f` scattering `<4 x i64> %idx` (defined by `idx`, from the counter `%i` of a loop of
+/// `trips` iterations) into a scratch block, then summing and freeing it.
+fn scatter_loop(idx: &str, trips: u32) -> String {
+    format!(
+        r#"
+declare noalias ptr @malloc(i64)
+declare void @free(ptr)
+declare void @llvm.masked.scatter.v4f64.v4p0(<4 x double>, <4 x ptr>, <4 x i1>)
+define double @f(ptr %x, <4 x i64> %opaque) {{
+entry:
+  %k = call noalias ptr @malloc(i64 4096)
+  br label %fill
+fill:
+  %i = phi i64 [ 0, %entry ], [ %i1, %fill ]
+  %px = getelementptr inbounds double, ptr %x, i64 %i
+  %v = load double, ptr %px
+  %ins = insertelement <4 x double> poison, double %v, i64 0
+  %vs = shufflevector <4 x double> %ins, <4 x double> poison, <4 x i32> zeroinitializer
+  %ii = insertelement <4 x i64> poison, i64 %i, i64 0
+  %si = shufflevector <4 x i64> %ii, <4 x i64> poison, <4 x i32> zeroinitializer
+  {idx}
+  %pk = getelementptr inbounds double, ptr %k, <4 x i64> %idx
+  call void @llvm.masked.scatter.v4f64.v4p0(<4 x double> %vs, <4 x ptr> %pk, <4 x i1> splat (i1 true))
+  %i1 = add nuw nsw i64 %i, 1
+  %c = icmp eq i64 %i1, {trips}
+  br i1 %c, label %sum, label %fill
+sum:
+  %w = load double, ptr %k
+  call void @free(ptr %k)
+  ret double %w
+}}
+"#
+    )
+}
+
+#[test]
+fn scatter_lanes_apart_in_every_iteration_need_no_clearing() {
+    // Lane l of iteration i writes k[i + 8l], i < 8: every entry once.
+    let idx = "%idx = add nuw nsw <4 x i64> %si, <i64 0, i64 8, i64 16, i64 24>";
+    assert!(scatter_zeroing_dead(&scatter_loop(idx, 8)));
+    // The same through a multiplication of the lanes: k[8i + l].
+    let idx = "%m = mul nsw <4 x i64> %si, splat (i64 8)\n  \
+               %idx = add nsw <4 x i64> %m, <i64 0, i64 1, i64 2, i64 3>";
+    assert!(scatter_zeroing_dead(&scatter_loop(idx, 8)));
+}
+
+#[test]
+fn scatter_lanes_overlapping_a_later_iteration_keep_clearing() {
+    // Lane 1 of iteration i writes k[i + 8], lane 0 of iteration i + 8 the same entry.
+    let idx = "%idx = add nuw nsw <4 x i64> %si, <i64 0, i64 8, i64 16, i64 24>";
+    assert!(!scatter_zeroing_dead(&scatter_loop(idx, 9)));
+    // k[i + l]: lane 0 of iteration i + 1 writes what lane 1 of iteration i wrote.
+    let idx = "%idx = add nuw nsw <4 x i64> %si, <i64 0, i64 1, i64 2, i64 3>";
+    assert!(!scatter_zeroing_dead(&scatter_loop(idx, 8)));
+}
+
+#[test]
+fn scatter_lanes_without_one_form_keep_clearing() {
+    // Lane constants not in arithmetic progression (apart, but not one affine form).
+    let idx = "%idx = add nuw nsw <4 x i64> %si, <i64 0, i64 16, i64 8, i64 24>";
+    assert!(!scatter_zeroing_dead(&scatter_loop(idx, 8)));
+    // An opaque vector of indices.
+    let idx = "%idx = add nuw nsw <4 x i64> %si, %opaque";
+    assert!(!scatter_zeroing_dead(&scatter_loop(idx, 8)));
+}
