@@ -476,7 +476,7 @@ fn rust_dealloc_name(alloc: &str) -> String {
     rust_shim_sibling(alloc, "__rust_dealloc")
 }
 
-/// Allocator shim `sibling` (`__rust_dealloc`, `__rust_alloc_zeroed`) spelt as shim `shim` is:
+/// Allocator shim `sibling` (`__rust_dealloc`, `__rust_alloc`) spelt as shim `shim` is:
 /// plain, or v0-mangled with the same crate disambiguator.
 fn rust_shim_sibling(shim: &str, sibling: &str) -> String {
     match rust_shim_name(shim) {
