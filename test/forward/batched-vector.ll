@@ -79,7 +79,7 @@ entry:
 ; CHECK: [[DSX:%.*]] = fadd <4 x double> [[A]], [[B]]
 ; CHECK: %q = fdiv double %ys, %x
 ; CHECK: [[NUM:%.*]] = fsub <4 x double>
-; CHECK: [[QV:%.*]] = fdiv <4 x double> [[NUM]],
+; CHECK: [[QV:%.*]] = fdiv arcp <4 x double> [[NUM]],
 ; CHECK: [[Z:%.*]] = fcmp oeq <4 x double> [[NUM]], zeroinitializer
 ; CHECK: [[DQ:%.*]] = select <4 x i1> [[Z]], <4 x double> zeroinitializer, <4 x double> [[QV]]
 ; CHECK: %sn = call double @llvm.sin.f64(double %q)
@@ -91,11 +91,14 @@ entry:
 ; CHECK: fadd <4 x double> [[DSX]], [[DE]]
 ; CHECK: ret { double, <4 x double> }
 
-; The re-optimised loop still computes the tangents as vectors.
+; The re-optimised loop still computes the tangents as vectors; the tangent's division by
+; the loop-invariant %x (an `arcp` quotient) is a multiplication by its reciprocal, computed
+; once before the loop.
 ; O2-LABEL: define {{.*}} @caller(
+; O2: [[RX:%.*]] = fdiv arcp <4 x double> splat (double 1.000000e+00),
 ; O2: phi <4 x double>
-; O2: fmul <4 x double>
-; O2: fdiv <4 x double>
+; O2-NOT: fdiv {{.*}}<4 x double>
+; O2: fmul arcp <4 x double> [[RX]],
 ; O2: select i1 {{.*}}, <4 x double>
 ; O2: fptrunc <4 x double> {{.*}} to <4 x float>
 ; O2: fadd <4 x double>

@@ -31,7 +31,7 @@ entry:
 ; CHECK:         %q = fdiv double %x, %y
 ; CHECK-NEXT:    [[QDY:%.*]] = fmul double %q, %d.y
 ; CHECK-NEXT:    [[NUM:%.*]] = fsub double %d.x, [[QDY]]
-; CHECK-NEXT:    [[TQ:%.*]] = fdiv double [[NUM]], %y
+; CHECK-NEXT:    [[TQ:%.*]] = fdiv arcp double [[NUM]], %y
 ; CHECK-NEXT:    [[TZ:%.*]] = fcmp oeq double [[NUM]], 0.000000e+00
 ; CHECK-NEXT:    [[T:%.*]] = select i1 [[TZ]], double 0.000000e+00, double [[TQ]]
 ; CHECK-NEXT:    [[R:%.*]] = insertvalue { double, double } poison, double %q, 0
@@ -40,8 +40,8 @@ entry:
 ; CHECK-LABEL: define internal { double, double } @fwddiffe.g.cd(double %x, double %y, double %d.y)
 ; CHECK:         %q = fdiv double %x, %y
 ; CHECK-NEXT:    [[QDY:%.*]] = fmul double %q, %d.y
-; CHECK-NEXT:    [[NUM:%.*]] = fneg double [[QDY]]
-; CHECK-NEXT:    [[TQ:%.*]] = fdiv double [[NUM]], %y
+; CHECK-NEXT:    [[NUM:%.*]] = fneg arcp double [[QDY]]
+; CHECK-NEXT:    [[TQ:%.*]] = fdiv arcp double [[NUM]], %y
 ; CHECK-NEXT:    [[TZ:%.*]] = fcmp oeq double [[NUM]], 0.000000e+00
 ; CHECK-NEXT:    [[T:%.*]] = select i1 [[TZ]], double 0.000000e+00, double [[TQ]]
 ; CHECK-NEXT:    [[R:%.*]] = insertvalue { double, double } poison, double %q, 0

@@ -18,6 +18,6 @@ entry:
 
 ; CHECK-LABEL: define internal { double, double } @fwddiffe.f.d(double %x, double %d.x)
 ; CHECK:         %n = fneg double %x
-; CHECK-NEXT:    [[T:%.*]] = fneg double %d.x
+; CHECK-NEXT:    [[T:%.*]] = fneg arcp double %d.x
 ; CHECK-NEXT:    [[A:%.*]] = insertvalue { double, double } poison, double %n, 0
 ; CHECK-NEXT:    insertvalue { double, double } [[A]], double [[T]], 1

@@ -36,6 +36,6 @@ entry:
 
 ; CHECK-LABEL: define internal { double, double } @fwddiffe.g.cd(double %x, double %y, double %d.y)
 ; CHECK:         %s = fsub double %x, %y
-; CHECK-NEXT:    [[T:%.*]] = fneg double %d.y
+; CHECK-NEXT:    [[T:%.*]] = fneg arcp double %d.y
 ; CHECK-NEXT:    [[A:%.*]] = insertvalue { double, double } poison, double %s, 0
 ; CHECK-NEXT:    insertvalue { double, double } [[A]], double [[T]], 1

@@ -46,7 +46,7 @@ entry:
 ; CHECK-NEXT:    %b = fdiv double %x, %y
 ; CHECK-NEXT:    [[QDY:%.*]] = fmul double %b, %d.y
 ; CHECK-NEXT:    [[NUM:%.*]] = fsub double %d.x, [[QDY]]
-; CHECK-NEXT:    [[DBQ:%.*]] = fdiv double [[NUM]], %y
+; CHECK-NEXT:    [[DBQ:%.*]] = fdiv arcp double [[NUM]], %y
 ; CHECK-NEXT:    [[DBZ:%.*]] = fcmp oeq double [[NUM]], 0.000000e+00
 ; CHECK-NEXT:    [[DB:%.*]] = select i1 [[DBZ]], double 0.000000e+00, double [[DBQ]]
 ; CHECK-NEXT:    br label %[[JOIN]]

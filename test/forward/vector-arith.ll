@@ -26,7 +26,7 @@ entry:
 ; CHECK-NEXT:    %d = fdiv <4 x double> %m, %y
 ; CHECK-NEXT:    [[QDY:%.*]] = fmul <4 x double> %d, %d.y
 ; CHECK-NEXT:    [[NUM:%.*]] = fsub <4 x double> [[DM]], [[QDY]]
-; CHECK-NEXT:    [[DDQ:%.*]] = fdiv <4 x double> [[NUM]], %y
+; CHECK-NEXT:    [[DDQ:%.*]] = fdiv arcp <4 x double> [[NUM]], %y
 ; CHECK-NEXT:    [[DDZ:%.*]] = fcmp oeq <4 x double> [[NUM]], zeroinitializer
 ; CHECK-NEXT:    [[DD:%.*]] = select <4 x i1> [[DDZ]], <4 x double> zeroinitializer, <4 x double> [[DDQ]]
 ; CHECK-NEXT:    %s = fadd <4 x double> %d, %x

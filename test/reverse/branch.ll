@@ -56,7 +56,7 @@ entry:
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[DB]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SX]]
-; CHECK-NEXT:    [[NB:%[0-9]+]] = fneg double [[DB]]
+; CHECK-NEXT:    [[NB:%[0-9]+]] = fneg arcp double [[DB]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[NB]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SY]]

@@ -56,7 +56,7 @@ entry:
 ; CHECK-NEXT:    [[E0:%[0-9]+]] = extractvalue { double, double } [[C]], 0
 ; CHECK-NEXT:    [[Q:%[0-9]+]] = fdiv double [[E0]], [[E1]]
 ; q = e0 / e1: adj(e0) += d / e1; adj(e1) -= q (d / e1), sharing the division
-; CHECK-NEXT:    [[T0Q:%[0-9]+]] = fdiv double [[D]], [[E1]]
+; CHECK-NEXT:    [[T0Q:%[0-9]+]] = fdiv arcp double [[D]], [[E1]]
 ; CHECK-NEXT:    [[T0Z:%[0-9]+]] = fcmp oeq double [[D]], 0.000000e+00
 ; CHECK-NEXT:    [[T0:%[0-9]+]] = select i1 [[T0Z]], double 0.000000e+00, double [[T0Q]]
 ; CHECK-NEXT:    [[O0:%[0-9]+]] = load double, ptr [[SE0:%[0-9]+]]
@@ -65,7 +65,7 @@ entry:
 ; CHECK-NEXT:    [[QD:%[0-9]+]] = fmul double [[Q]], [[T0]]
 ; CHECK-NEXT:    [[QDEZ:%[0-9]+]] = fcmp oeq double [[D]], 0.000000e+00
 ; CHECK-NEXT:    [[QDE:%[0-9]+]] = select i1 [[QDEZ]], double 0.000000e+00, double [[QD]]
-; CHECK-NEXT:    [[NQ:%[0-9]+]] = fneg double [[QDE]]
+; CHECK-NEXT:    [[NQ:%[0-9]+]] = fneg arcp double [[QDE]]
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SE1:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[NQ]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SE1]]
@@ -168,7 +168,7 @@ entry:
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DS]]
 ; CHECK-NEXT:    store double [[N3]], ptr [[SX]]
-; CHECK-NEXT:    [[NDS:%[0-9]+]] = fneg double [[DS]]
+; CHECK-NEXT:    [[NDS:%[0-9]+]] = fneg arcp double [[DS]]
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
 ; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[NDS]]
 ; CHECK-NEXT:    store double [[N4]], ptr [[SY]]

@@ -30,7 +30,7 @@ entry:
 ; the primal result is rebuilt before the partials are built
 ; CHECK-NEXT:    [[R:%[0-9]+]] = fdiv double %x, %y
 ; adj(x) += d / y
-; CHECK-NEXT:    [[TXQ:%[0-9]+]] = fdiv double [[D]], %y
+; CHECK-NEXT:    [[TXQ:%[0-9]+]] = fdiv arcp double [[D]], %y
 ; CHECK-NEXT:    [[TXZ:%[0-9]+]] = fcmp oeq double [[D]], 0.000000e+00
 ; CHECK-NEXT:    [[TX:%[0-9]+]] = select i1 [[TXZ]], double 0.000000e+00, double [[TXQ]]
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
@@ -41,7 +41,7 @@ entry:
 ; CHECK-NEXT:    [[RD:%[0-9]+]] = fmul double [[R]], [[TX]]
 ; CHECK-NEXT:    [[QZ:%[0-9]+]] = fcmp oeq double [[D]], 0.000000e+00
 ; CHECK-NEXT:    [[Q:%[0-9]+]] = select i1 [[QZ]], double 0.000000e+00, double [[RD]]
-; CHECK-NEXT:    [[NQ:%[0-9]+]] = fneg double [[Q]]
+; CHECK-NEXT:    [[NQ:%[0-9]+]] = fneg arcp double [[Q]]
 ; CHECK-NEXT:    [[OY:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
 ; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd double [[OY]], [[NQ]]
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]

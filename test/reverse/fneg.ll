@@ -26,7 +26,7 @@ entry:
 ; CHECK-NEXT:    store double [[N0]], ptr [[SN]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SN]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SN]]
-; CHECK-NEXT:    [[ND:%[0-9]+]] = fneg double [[D]]
+; CHECK-NEXT:    [[ND:%[0-9]+]] = fneg arcp double [[D]]
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[ND]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]

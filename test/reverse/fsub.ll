@@ -31,7 +31,7 @@ entry:
 ; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[D]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]
 ; adj(y) += -d
-; CHECK-NEXT:    [[ND:%[0-9]+]] = fneg double [[D]]
+; CHECK-NEXT:    [[ND:%[0-9]+]] = fneg arcp double [[D]]
 ; CHECK-NEXT:    [[OY:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
 ; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd double [[OY]], [[ND]]
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]

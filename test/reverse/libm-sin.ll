@@ -46,7 +46,7 @@ entry:
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SC]]
 ; CHECK-NEXT:    [[SIN:%[0-9]+]] = call double @llvm.sin.f64(double %y)
 ; CHECK-NEXT:    [[DSIN:%[0-9]+]] = fmul double [[DC]], [[SIN]]
-; CHECK-NEXT:    [[TY:%[0-9]+]] = fneg double [[DSIN]]
+; CHECK-NEXT:    [[TY:%[0-9]+]] = fneg arcp double [[DSIN]]
 ; CHECK-NEXT:    [[OY:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
 ; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd double [[OY]], [[TY]]
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]

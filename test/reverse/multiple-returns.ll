@@ -52,7 +52,7 @@ entry:
 ; CHECK-NEXT:    store double [[N1]], ptr [[SN]]
 ; CHECK-NEXT:    [[DN:%[0-9]+]] = load double, ptr [[SN]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SN]]
-; CHECK-NEXT:    [[NEGD:%[0-9]+]] = fneg double [[DN]]
+; CHECK-NEXT:    [[NEGD:%[0-9]+]] = fneg arcp double [[DN]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[NEGD]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SX]]

@@ -49,7 +49,7 @@ entry:
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[D]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SX]]
-; CHECK-NEXT:    [[ND:%[0-9]+]] = fneg double [[D]]
+; CHECK-NEXT:    [[ND:%[0-9]+]] = fneg arcp double [[D]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[ST:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[ND]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[ST]]

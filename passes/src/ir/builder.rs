@@ -349,6 +349,18 @@ impl Builder {
         let decl = intrinsic_declaration(self.module, name, overloads)?;
         Some(self.call_function(decl, args))
     }
+    /// Adds `arcp` to floating-point instruction `v` (other values pass through): LLVM may then
+    /// compute a division by `x` as a multiplication by `1 / x`, hoisting the reciprocal out of
+    /// a loop when `x` does not change in it.
+    pub fn allow_reciprocal(&self, v: Val) -> Val {
+        unsafe {
+            if v.is_instruction() && c::LLVMCanValueUseFastMathFlags(v.0) != 0 {
+                let flags = c::LLVMGetFastMathFlags(v.0) | sys::LLVMFastMathAllowReciprocal;
+                c::LLVMSetFastMathFlags(v.0, flags);
+            }
+        }
+        v
+    }
     /// The sum of the lanes of float vector `v`, in any order (`llvm.vector.reduce.fadd` with
     /// `reassoc`, starting from `-0.0`): for sums whose order the program does not fix, such as
     /// an adjoint gathered from several lanes. Code generation sums it as a tree (log2 of the

@@ -6,7 +6,8 @@
 //! - `1` and `-1` pass the value through (negated);
 //! - `1 / x` (what `recip` builds) becomes a division by `x`: one rounding, no reciprocal, and
 //!   a zero tangent or adjoint stays exactly zero even where `x` is zero (a strong zero: `sqrt`
-//!   and `log` at 0, a division by a selected-away zero);
+//!   and `log` at 0, a division by a selected-away zero). The division is `arcp`: where `x` does
+//!   not change in a loop, LLVM divides once before it and multiplies in it;
 //! - an indicator `select(c, 1, 0)` becomes `select(c, v, 0)`, so a value the selection
 //!   discards contributes an exact zero even when it is infinite or NaN (a strong zero);
 //! - a partial with a power among its factors (`llvm.pow`, `llvm.powi`: `y x^(y-1)` is
@@ -81,7 +82,7 @@ pub fn scale_sharing(b: &mut Builder, p: Val, v: Val, v_first: bool, seen: &mut 
         return v;
     }
     if is_splat_of(p, -1.0) {
-        return b.fneg(v);
+        return negate(b, v);
     }
     if let Some((n, den)) = seen.quotient(p) {
         if let (Some(n), Some(&t)) = (n, seen.shared.get(&den)) {
@@ -94,7 +95,7 @@ pub fn scale_sharing(b: &mut Builder, p: Val, v: Val, v_first: bool, seen: &mut 
             Some(n) => product(b, n, v, v_first),
         };
         let den = fit(b, den, num);
-        let q = b.fdiv(num, den);
+        let q = divide(b, num, den);
         let q = strong_zero(b, num, q);
         if n.is_none() {
             seen.shared.insert(den, q);
@@ -105,7 +106,7 @@ pub fn scale_sharing(b: &mut Builder, p: Val, v: Val, v_first: bool, seen: &mut 
         match p.opcode() {
             Opcode::LLVMFNeg => {
                 let s = scale_sharing(b, p.operand(0), v, v_first, seen);
-                return b.fneg(s);
+                return negate(b, s);
             }
             Opcode::LLVMSelect => {
                 let (c, t, f) = (p.operand(0), p.operand(1), p.operand(2));
@@ -152,6 +153,24 @@ fn strong_zero(b: &mut Builder, num: Val, q: Val) -> Val {
     let zero = num.ty().zero();
     let is_zero = b.fcmp(RealPred::LLVMRealOEQ, num, zero);
     b.select(is_zero, zero, q)
+}
+
+/// A quotient of derivative code, `arcp`: a division by a denominator that does not change in
+/// a loop becomes a multiplication by its reciprocal computed once before the loop (LICM), as
+/// a hand-written gradient does (lognormal_model's adjoint divided twice per data point where
+/// the primal divides once). At most one rounding more; a zero numerator still gives an exact
+/// zero (the [`strong_zero`] select around it).
+fn divide(b: &mut Builder, num: Val, den: Val) -> Val {
+    let q = b.fdiv(num, den);
+    b.allow_reciprocal(q)
+}
+
+/// `-v`, `arcp` too: LLVM moves a negation through products and selections into a division's
+/// numerator and keeps only the flags both carry, so a plain negation of an adjoint would take
+/// `arcp` off the quotient it meets. Alone, `arcp` on a negation changes nothing.
+fn negate(b: &mut Builder, v: Val) -> Val {
+    let n = b.fneg(v);
+    b.allow_reciprocal(n)
 }
 
 fn product(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
@@ -220,14 +239,14 @@ pub fn combine(
                     };
                     num = Some(match (num, neg) {
                         (None, false) => term,
-                        (None, true) => b.fneg(term),
+                        (None, true) => negate(b, term),
                         (Some(a), false) => b.fadd(a, term),
                         (Some(a), true) => b.fsub(a, term),
                     });
                 }
                 return num.map(|n| {
                     let den = fit(b, den, n);
-                    let q = b.fdiv(n, den);
+                    let q = divide(b, n, den);
                     strong_zero(b, n, q)
                 });
             }
