@@ -247,11 +247,35 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
         Err(Error::at(
             at,
             format!(
-                "pointer '{}' has no shadow memory (it is a constant argument or a mutable global) but flows where differentiable memory is expected; pass it as dup, or keep constant and differentiable pointers apart",
-                short(v)
+                "{} has no shadow memory but flows where pointers with shadows are expected (a phi, select or store mixing it with differentiable pointers, such as a struct holding both); pass it as dup with a zeroed shadow of the same size (for integer data such as index arrays, any zeroed array of that size), or keep constant and differentiable pointers apart",
+                describe_unshadowed(v)
             ),
         ))
     }
+}
+
+/// Names a pointer without a shadow for a message: a parameter by its source name (debug
+/// information) or position and its function, a global by name.
+fn describe_unshadowed(v: Val) -> String {
+    if v.is_argument() {
+        if let Some(f) = v.parent_function() {
+            let k = f.params().iter().position(|&a| a == v).unwrap_or(0) + 1;
+            let name = crate::ir::debug_types::variable_name(f, v)
+                .or_else(|| Some(v.name()).filter(|n| !n.is_empty()));
+            let which = match name {
+                Some(n) => format!("'{n}' (parameter {k} of '{}')", f.name()),
+                None => format!("parameter {k} of '{}'", f.name()),
+            };
+            return format!("pointer {which}, passed as constant,");
+        }
+    }
+    if v.is_global_variable() {
+        return format!("pointer '@{}' (a mutable global)", v.name());
+    }
+    format!(
+        "pointer '{}' (a constant argument or a mutable global)",
+        short(v)
+    )
 }
 
 /// The shadow of a constant aggregate or vector holding pointers: the same constant with each

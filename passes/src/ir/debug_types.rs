@@ -52,7 +52,8 @@ const TAG_ATOMIC: u16 = 0x47;
 /// derived and composite types' base type follows, then a composite type's elements.
 const BASE_TYPE: usize = 5;
 const ELEMENTS: usize = 6;
-/// A `DILocalVariable`'s type (after scope, name and file).
+/// A `DILocalVariable`'s name (after its scope) and type (after scope, name and file).
+const VARIABLE_NAME: usize = 1;
 const VARIABLE_TYPE: usize = 3;
 
 /// Pointers followed and aggregates entered at most this deep (recursive structs).
@@ -77,6 +78,48 @@ pub fn bindings_of(f: Val, v: Val) -> Vec<DiBinding> {
         }
     }
     out
+}
+
+/// The source name of a variable `f`'s debug records bind to `v` (`rowptr` for the parameter
+/// `const int *rowptr`), for messages; `None` without debug information.
+pub fn variable_name(f: Val, v: Val) -> Option<String> {
+    use sys::LLVMDbgRecordKind::*;
+    for b in f.blocks() {
+        for i in b.instructions() {
+            // SAFETY: `i` is an instruction of a live function; records are owned by it.
+            let mut rec = unsafe { c::LLVMGetFirstDbgRecord(i.0) };
+            while !rec.is_null() {
+                // SAFETY: `rec` is a live record of `i`; the variable and its name are
+                // metadata nodes of the same context as `v`.
+                unsafe {
+                    let kind = c::LLVMDbgRecordGetKind(rec);
+                    if matches!(kind, LLVMDbgRecordDeclare | LLVMDbgRecordValue)
+                        && c::LLVMDbgVariableRecordGetValue(rec, 0) == v.0
+                    {
+                        let var = c::LLVMDbgVariableRecordGetVariable(rec);
+                        if !var.is_null()
+                            && matches!(
+                                di::LLVMGetMetadataKind(var),
+                                di::LLVMMetadataKind::LLVMDILocalVariableMetadataKind
+                            )
+                        {
+                            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(v.0));
+                            if let Some(name) = operand(ctx, var, VARIABLE_NAME) {
+                                let mut len = 0;
+                                let raw =
+                                    c::LLVMGetMDString(c::LLVMMetadataAsValue(ctx, name), &mut len);
+                                if !raw.is_null() && len > 0 {
+                                    return Some(super::string_from(raw, len as usize));
+                                }
+                            }
+                        }
+                    }
+                    rec = c::LLVMGetNextDbgRecord(rec);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The binding `rec` makes for `v`, if it is a variable record of `v` with an empty expression.
