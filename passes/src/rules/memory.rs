@@ -630,7 +630,9 @@ fn masked_store_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
 }
 
 /// `void umbra.adjoint.copy.<ty>(ptr dst_shadow, ptr src_shadow, i64 bytes)`: for each element,
-/// `src[k] += dst[k]; dst[k] = 0`. Plain IR, so it can be differentiated again.
+/// `src[k] += dst[k]; dst[k] = 0`, from the last element down when `dst` is below `src` (a
+/// memmove to a lower address), so that where the two overlap no adjoint is moved twice (see
+/// [`adjoint_backwards`]). Plain IR, so it can be differentiated again.
 pub fn adjoint_copy_helper(m: Module, elem: Ty) -> Val {
     let name = format!("umbra.adjoint.copy.{}", elem.print());
     if let Some(f) = m.function(&name) {
@@ -648,10 +650,14 @@ pub fn adjoint_copy_helper(m: Module, elem: Ty) -> Val {
     b.position_at_end(entry);
     let size = i64t.int_const(m.alloc_size(elem));
     let n = b.binop(Opcode::LLVMUDiv, bytes, size);
+    let backwards = adjoint_backwards(&mut b, dst, src);
     let empty = b.icmp(IntPred::LLVMIntEQ, n, i64t.zero());
     b.cond_br(empty, done, body);
     b.position_at_end(body);
-    let k = b.phi(i64t);
+    let j = b.phi(i64t);
+    let last = b.sub(n, i64t.int_const(1));
+    let back = b.sub(last, j);
+    let k = b.select(backwards, back, j);
     let pd = b.gep(elem, dst, &[k], true);
     let ps = b.gep(elem, src, &[k], true);
     let d = b.load(elem, pd, 1);
@@ -659,14 +665,27 @@ pub fn adjoint_copy_helper(m: Module, elem: Ty) -> Val {
     let sum = b.fadd(s, d);
     b.store(sum, ps, 1);
     b.store(elem.zero(), pd, 1);
-    let next = b.add(k, i64t.int_const(1));
+    let next = b.add(j, i64t.int_const(1));
     let more = b.icmp(IntPred::LLVMIntULT, next, n);
     b.cond_br(more, body, done);
-    k.add_incoming(i64t.zero(), entry);
-    k.add_incoming(next, body);
+    j.add_incoming(i64t.zero(), entry);
+    j.add_incoming(next, body);
     b.position_at_end(done);
     b.ret_void();
     f
+}
+
+/// Whether a copy's adjoint (`src += dst; dst = 0`, element by element) must run from the last
+/// element down: when `dst` is below `src`. The adjoint undoes the copy in the order that
+/// reads each destination element before anything is added into it: for a copy to a lower
+/// address (`memmove(a, a + 1, ...)`) the destination element `k + 1` is source element `k`,
+/// so going up would carry element `k`'s adjoint on into `k + 2` and beyond. (A copy is the
+/// mirror image: it runs down when `dst` is above `src`.)
+fn adjoint_backwards(b: &mut Builder, dst: Val, src: Val) -> Val {
+    let i64t = Ty::int(dst.ty().context(), 64);
+    let d = b.cast(Opcode::LLVMPtrToInt, dst, i64t);
+    let s = b.cast(Opcode::LLVMPtrToInt, src, i64t);
+    b.icmp(IntPred::LLVMIntULT, d, s)
 }
 
 /// What [`slot_helper`] does at each slot.
@@ -708,12 +727,13 @@ fn slot_helper(m: Module, stride: u64, slots: &[(u64, Ty)], op: SlotOp) -> Val {
     let size = i64t.int_const(stride);
     let rounded = b.add(bytes, i64t.int_const(stride - 1));
     let n = b.binop(Opcode::LLVMUDiv, rounded, size);
-    let backwards = if op == SlotOp::Copy {
-        let d = b.cast(Opcode::LLVMPtrToInt, dst, i64t);
-        let s = b.cast(Opcode::LLVMPtrToInt, src, i64t);
-        b.icmp(IntPred::LLVMIntUGT, d, s)
-    } else {
-        Ty::int(ctx, 1).zero()
+    let backwards = match op {
+        SlotOp::Copy => {
+            let d = b.cast(Opcode::LLVMPtrToInt, dst, i64t);
+            let s = b.cast(Opcode::LLVMPtrToInt, src, i64t);
+            b.icmp(IntPred::LLVMIntUGT, d, s)
+        }
+        SlotOp::Accumulate => adjoint_backwards(&mut b, dst, src),
     };
     let empty = b.icmp(IntPred::LLVMIntEQ, n, i64t.zero());
     b.cond_br(empty, done, body);
@@ -723,8 +743,19 @@ fn slot_helper(m: Module, stride: u64, slots: &[(u64, Ty)], op: SlotOp) -> Val {
     let back = b.sub(last, j);
     let k = b.select(backwards, back, j);
     let base = b.mul(k, size);
-    for &(o, t) in slots {
-        let at = b.add(base, i64t.int_const(o));
+    // Going down, an element's slots go down too (a copy that moves by part of an element,
+    // `memmove(c, (char *)c + 8, ...)` on pairs of doubles, overlaps slot by slot); slots of
+    // different types cannot meet that way, so only equal types need the order at run time.
+    let same_type = slots.windows(2).all(|w| w[0].1 == w[1].1);
+    for (p, &(o, t)) in slots.iter().enumerate() {
+        let offset = i64t.int_const(o);
+        let offset = if same_type && slots.len() > 1 {
+            let mirrored = i64t.int_const(slots[slots.len() - 1 - p].0);
+            b.select(backwards, mirrored, offset)
+        } else {
+            offset
+        };
+        let at = b.add(base, offset);
         let end = b.add(at, i64t.int_const(m.store_size(t)));
         let fits = b.icmp(IntPred::LLVMIntULE, end, bytes);
         let slot = f.append_block("slot");
