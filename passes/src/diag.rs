@@ -37,10 +37,10 @@ impl Location {
         }
     }
 
-    /// The location of a whole function.
+    /// The location of a whole function: where it is defined (debug information), its name.
     pub fn of_function(f: Val) -> Location {
         Location {
-            source: None,
+            source: f.function_debug_location(),
             function: Some(f.name()),
             instruction: None,
         }

@@ -147,6 +147,20 @@ impl Val {
             Some(format!("{file}:{line}:{col}"))
         }
     }
+    /// `file:line` of function `self`'s definition from its debug information (`-g`).
+    pub fn function_debug_location(self) -> Option<String> {
+        unsafe {
+            if c::LLVMIsAFunction(self.0).is_null()
+                || sys::debuginfo::LLVMGetSubprogram(self.0).is_null()
+            {
+                return None;
+            }
+            let mut len = 0;
+            let file = string_from(c::LLVMGetDebugLocFilename(self.0, &mut len), len as usize);
+            let line = c::LLVMGetDebugLocLine(self.0);
+            (!file.is_empty()).then(|| format!("{file}:{line}"))
+        }
+    }
     /// Removes an instruction's debug location.
     pub fn clear_debug_location(self) {
         unsafe { sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, std::ptr::null_mut()) }
