@@ -24,8 +24,9 @@
 //!
 //! Hand-written rules see a call through the contexts in `calls` (forward, augmented and
 //! adjoint sweeps); [`linear`] is where both modes apply partials to tangents and adjoints. A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, an
-//! intrinsic with its type-overload suffixes (`llvm.sin.v4f64` matches `llvm.sin`), and a Rust
-//! allocator shim under rustc's v0 mangling (`__rustc::__rust_alloc` matches `__rust_alloc`).
+//! intrinsic with its type-overload suffixes (`llvm.sin.v4f64` matches `llvm.sin`), a Rust
+//! allocator shim under rustc's v0 mangling (`__rustc::__rust_alloc` matches `__rust_alloc`),
+//! and a vector math function under the vector function ABI (`_ZGVdN4v_sin` matches `sin`).
 
 pub mod alloc;
 pub mod blas;
@@ -326,6 +327,11 @@ pub fn lookup(name: &str) -> Option<&'static Rule> {
     }
     if let Some(r) = alloc::rust_shim_name(name).and_then(|plain| t.get(plain)) {
         return Some(r);
+    }
+    // A vector math function (`_ZGVdN4v_sin`): its scalar function's rule, lane by lane; only
+    // a rule of partials that touches no memory works that way.
+    if let Some(r) = vector::vector_abi_scalar(name).and_then(|scalar| t.get(scalar)) {
+        return (matches!(r.kind, RuleKind::Math(_)) && r.effects == Effects::NONE).then_some(*r);
     }
     if name.starts_with("llvm.") {
         // Strip type-overload suffixes (`.f64`, `.v4f32`, `.p0.i64`) one at a time.

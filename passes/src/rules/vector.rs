@@ -3,6 +3,10 @@
 //! adjoint back over every lane; products and min/max are expanded lane by lane, since their
 //! derivatives depend on every lane (so their reverse halves read the lanes, and min/max the
 //! result, from the forward sweep).
+//!
+//! Also the names of vector math functions ([`vector_abi_scalar`]): with `-fveclib=libmvec` the
+//! vectoriser calls glibc's `_ZGVdN4v_sin` for four `sin`s at once; such a call is
+//! differentiated by the scalar function's math rule, whose partials work lane by lane.
 
 use super::calls::primal_only;
 use super::{
@@ -11,6 +15,33 @@ use super::{
 };
 use crate::diag::Result;
 use crate::ir::{Builder, Opcode, RealPred, Ty, Val};
+
+/// The scalar function a vector math function computes lane by lane, from its name under the
+/// vector function ABI (`_ZGV<isa><mask><lanes><parameters>_<scalar>`, as glibc's libmvec and
+/// LLVM's `-fveclib` name them): `_ZGVdN4v_sin` → `sin`, `_ZGVbN2vv_pow` → `pow`. Only
+/// unmasked variants (`N`) whose parameters are all vectors (`v`) qualify: a masked variant
+/// takes a mask after them, and linear or uniform parameters (`l`, `u`) are not lane values.
+pub fn vector_abi_scalar(name: &str) -> Option<&str> {
+    let rest = name.strip_prefix("_ZGV")?;
+    let mut chars = rest.char_indices();
+    let (_, isa) = chars.next()?;
+    if !isa.is_ascii_lowercase() {
+        return None;
+    }
+    let (_, mask) = chars.next()?;
+    if mask != 'N' {
+        return None;
+    }
+    let rest = &rest[2..];
+    let lanes = rest.chars().take_while(|c| c.is_ascii_digit()).count();
+    if lanes == 0 {
+        return None;
+    }
+    let rest = &rest[lanes..];
+    let params = rest.chars().take_while(|&c| c == 'v').count();
+    let scalar = rest[params..].strip_prefix('_')?;
+    (params > 0 && !scalar.is_empty()).then_some(scalar)
+}
 
 macro_rules! reduction {
     ($name:literal, $fwd:expr, $rev:expr) => {
@@ -217,5 +248,21 @@ mod tests {
         ] {
             check_rule(&Case::reduction(name, &[0.7, -1.3, 2.1, 0.4]));
         }
+    }
+
+    #[test]
+    fn vector_abi_names_give_their_scalar_function() {
+        use super::vector_abi_scalar;
+        assert_eq!(vector_abi_scalar("_ZGVdN4v_sin"), Some("sin"));
+        assert_eq!(vector_abi_scalar("_ZGVbN2vv_pow"), Some("pow"));
+        assert_eq!(vector_abi_scalar("_ZGVeN16v_expf"), Some("expf"));
+        assert_eq!(vector_abi_scalar("_ZGVnN2v_log"), Some("log"));
+        // Masked, linear or uniform parameters, malformed names: not lane by lane.
+        assert_eq!(vector_abi_scalar("_ZGVeM8v_sin"), None);
+        assert_eq!(vector_abi_scalar("_ZGVdN4vl8_sincos"), None);
+        assert_eq!(vector_abi_scalar("_ZGVdN4u_f"), None);
+        assert_eq!(vector_abi_scalar("_ZGVdNv_sin"), None);
+        assert_eq!(vector_abi_scalar("_ZGVdN4v"), None);
+        assert_eq!(vector_abi_scalar("sin"), None);
     }
 }
