@@ -180,10 +180,53 @@ pub fn why_no_shadow(p: Val) -> String {
             short(p)
         );
     }
-    format!(
-        "('{}' is a constant argument or a global); pass the destination as dup",
-        short(p)
-    )
+    match underlying_object(p) {
+        o if o.is_global_variable() => format!(
+            "('{}' is in the global '{}', and globals get no shadow); keep the data in a local or heap array, or pass it to the differentiated function as a dup argument",
+            short(p),
+            o.name()
+        ),
+        o if o.is_argument() => {
+            let f = o.parent_function();
+            let k = f
+                .and_then(|f| f.params().iter().position(|&a| a == o))
+                .map_or(0, |k| k + 1);
+            let fname = f.map(|f| f.name()).unwrap_or_default();
+            let name = f
+                .and_then(|f| crate::ir::debug_types::variable_name(f, o))
+                .or_else(|| Some(o.name()).filter(|n| !n.is_empty()))
+                .map(|n| format!("'{n}', "))
+                .unwrap_or_default();
+            format!(
+                "(it points into {name}parameter {k} of '{fname}', which has none: the request passes it as constant, or a caller passes a global or a constant pointer there); pass the destination as dup"
+            )
+        }
+        _ => format!(
+            "('{}' is a constant argument or a global); pass the destination as dup",
+            short(p)
+        ),
+    }
+}
+
+/// The object `p` points into, through offsets and casts: a global, an argument, an
+/// allocation; `p` itself when it is none of those steps.
+fn underlying_object(p: Val) -> Val {
+    let mut v = p;
+    let mut seen = std::collections::HashSet::new();
+    while seen.insert(v) && (v.is_instruction() || v.is_constant_expr()) {
+        let op = if v.is_instruction() {
+            v.opcode()
+        } else {
+            v.const_opcode()
+        };
+        match op {
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => {
+                v = v.operand(0)
+            }
+            _ => break,
+        }
+    }
+    v
 }
 
 /// True when pointer `p` is an `inttoptr`, or an offset or cast of one.
