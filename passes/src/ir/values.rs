@@ -940,7 +940,22 @@ impl Val {
         if self.is_invoke() {
             return self.call_twin();
         }
-        Val(unsafe { c::LLVMInstructionClone(self.0) })
+        let clone = Val(unsafe { c::LLVMInstructionClone(self.0) });
+        clone.drop_assignment_link();
+        clone
+    }
+    /// Drops `!DIAssignID` (assignment tracking, which clang emits at -O1 and above with `-g`):
+    /// it ties a store, copy or alloca to `#dbg_assign` records of its own function, and a copy
+    /// of it in another function (a derived one) makes the module invalid.
+    pub fn drop_assignment_link(self) {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let k = "DIAssignID";
+            let kind = c::LLVMGetMDKindIDInContext(ctx, k.as_ptr() as *const _, k.len() as u32);
+            if !c::LLVMGetMetadata(self.0, kind).is_null() {
+                c::LLVMSetMetadata(self.0, kind, std::ptr::null_mut());
+            }
+        }
     }
     /// A detached `call` doing what this `invoke` does.
     fn call_twin(self) -> Val {

@@ -926,17 +926,25 @@ fn check_integer_copy(store: Val, v: Val, active: &ActiveSet, session: &Session)
     if !(v.is_instruction() && v.opcode() == Opcode::LLVMLoad && active.contains(v.operand(0))) {
         return Ok(());
     }
-    let integer_tbaa = v.tbaa_access_type().is_some_and(|t| {
-        matches!(
-            t.as_str(),
-            "int" | "long" | "long long" | "short" | "_Bool" | "bool" | tape::INT_TBAA
-        )
-    });
-    if integer_tbaa {
+    let integer_tbaa = |i: Val| {
+        i.tbaa_access_type().is_some_and(|t| {
+            matches!(
+                t.as_str(),
+                "int" | "long" | "long long" | "short" | "_Bool" | "bool" | tape::INT_TBAA
+            )
+        })
+    };
+    if integer_tbaa(v) {
         return Ok(());
     }
     let m = session.module;
     if types::float_bits(session.types(), m, v).is_some() {
+        return Ok(());
+    }
+    // An untyped load (a field copy SROA made of a memcpy, as in Eigen's copy constructors)
+    // stored into an integer field: integer data when the type analysis agrees, having seen
+    // integers and no float there.
+    if integer_tbaa(store) && session.types().kind(m, v) == Some(types::Kind::Integer) {
         return Ok(());
     }
     let found = match session.types().kind(m, v) {

@@ -252,7 +252,15 @@ fn copy_augment(c: &mut AugmentCall) -> Result<Augmented> {
 /// module-wide type analysis of what its callers pass.
 fn copy_layout(session: &Session, f: Val, copy: Val) -> Result<Option<PointerLayout>> {
     if accessed_locally(f, copy) {
-        return infer_pointer_layout(f, copy);
+        // The accesses in `f` may not place every float and pointer (a copy of one field of a
+        // larger object, Eigen's expression objects); the module-wide type analysis may,
+        // byte by byte. Only when neither can is the copy refused.
+        return match infer_pointer_layout(f, copy) {
+            Err(local) => layout_from_types(session.types(), session.module, copy)
+                .map(Some)
+                .map_err(|_| local),
+            found => found,
+        };
     }
     layout_from_types(session.types(), session.module, copy).map(Some)
 }
