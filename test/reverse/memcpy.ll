@@ -70,10 +70,18 @@ entry:
 ; CHECK-LABEL: define internal void @umbra.adjoint.copy.double(ptr %0, ptr %1, i64 %2)
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    [[N:%[0-9]+]] = udiv i64 %2, 8
+; from the last element down when the destination is below the source (an overlapping
+; memmove to a lower address), so no adjoint is moved twice
+; CHECK-NEXT:    [[DI:%[0-9]+]] = ptrtoint ptr %0 to i64
+; CHECK-NEXT:    [[SI:%[0-9]+]] = ptrtoint ptr %1 to i64
+; CHECK-NEXT:    [[DOWN:%[0-9]+]] = icmp ult i64 [[DI]], [[SI]]
 ; CHECK-NEXT:    [[E:%[0-9]+]] = icmp eq i64 [[N]], 0
 ; CHECK-NEXT:    br i1 [[E]], label %done, label %body
 ; CHECK:       body:
-; CHECK-NEXT:    [[K:%[0-9]+]] = phi i64 [ 0, %entry ], [ [[NEXT:%[0-9]+]], %body ]
+; CHECK-NEXT:    [[J:%[0-9]+]] = phi i64 [ 0, %entry ], [ [[NEXT:%[0-9]+]], %body ]
+; CHECK-NEXT:    [[LAST:%[0-9]+]] = sub i64 [[N]], 1
+; CHECK-NEXT:    [[BACK:%[0-9]+]] = sub i64 [[LAST]], [[J]]
+; CHECK-NEXT:    [[K:%[0-9]+]] = select i1 [[DOWN]], i64 [[BACK]], i64 [[J]]
 ; CHECK-NEXT:    [[PD:%[0-9]+]] = getelementptr inbounds double, ptr %0, i64 [[K]]
 ; CHECK-NEXT:    [[PS:%[0-9]+]] = getelementptr inbounds double, ptr %1, i64 [[K]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[PD]]
@@ -81,7 +89,7 @@ entry:
 ; CHECK-NEXT:    [[SUM:%[0-9]+]] = fadd double [[S]], [[D]]
 ; CHECK-NEXT:    store double [[SUM]], ptr [[PS]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr [[PD]]
-; CHECK-NEXT:    [[NEXT]] = add i64 [[K]], 1
+; CHECK-NEXT:    [[NEXT]] = add i64 [[J]], 1
 ; CHECK-NEXT:    [[MORE:%[0-9]+]] = icmp ult i64 [[NEXT]], [[N]]
 ; CHECK-NEXT:    br i1 [[MORE]], label %body, label %done
 ; CHECK:       done:
