@@ -21,11 +21,18 @@
 // outer count too small (the inner slots of the outer iterations past it push too), an inner
 // 8-bit counter that wraps around, and an inner loop that tapes nothing (only its exit
 // record, in the outer slot), and loops that count down with `-=`.
-// Triangular nests (the inner start or bound follows i; the nest reserves the largest inner
-// count, at the first or last i, for every outer iteration): j = i .. n, j < i, j = i + 1 ..
-// n, both counting down, a band (both ends follow i), one whose inner loop runs only for odd
-// i, a tetrahedron (k < j < i), and one whose reserved count is too small (a `!=` test that
-// only a `break` ends: the iterations past the reserved count push).
+// Triangular nests (the inner count is affine in the outer index t: rows of
+// max(0, first + slope x t) slots, the row of t after the sum of those before it): j = i .. n,
+// j < i, j <= i, j = i + 1 .. n, both counting down, a band (both ends follow i), one whose
+// inner loop runs only for odd i, outer and inner steps of 2 and 3, rows that stop (j from
+// 2i) or start (j < 2i - n + 2) half-way, a row ended by a `break`, rows too small (a `!=` test
+// that only a `break` ends: the iterations past the row push), a triangle in a rectangle and
+// a rectangle in a triangle, a tetrahedron (k < j < i: k's count follows a triangle's index,
+// a nest per execution of j), and one whose inner step does not divide the count's change
+// (j != n by 2 from i: a nest per execution too). At -O0 and -O1 nearly all of them nest as
+// triangles; at -O2/-O3 clang unrolls most of their inner loops by 2 (counts of t / 2, not
+// affine: a nest per execution), leaving triangle_break, triangle_by_two, triangle_down,
+// rectangle_in_triangle and the tetrahedron's j loop as triangles.
 #include "fdcheck.h"
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
