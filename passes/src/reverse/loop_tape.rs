@@ -932,6 +932,71 @@ mod tests {
         assert_eq!(nest_of("%i", "%m", true).0, HashMap::new());
     }
 
+    /// `Σ_{t < n} max(0, first + slope × t)`, over the `t` where the row is positive.
+    fn rows_summed(slope: i64, first: i64, n: i64) -> i128 {
+        let (slope, first, n) = (slope as i128, first as i128, n as i128);
+        let ceil = |a: i128, b: i128| (a + b - 1).div_euclid(b);
+        let (lo, hi) = match slope.signum() {
+            0 => (0, if first > 0 { n } else { 0 }),
+            -1 => (0, n.min(ceil(first, -slope).max(0))),
+            _ => (ceil(-first + 1, slope).clamp(0, n), n),
+        };
+        let ts = (lo..hi).map(|t| first + slope * t);
+        if hi - lo <= 1 << 17 {
+            ts.sum()
+        } else {
+            // `hi - lo` terms from `first + slope × lo` on.
+            let k = hi - lo;
+            k * (first + slope * lo) + slope * k * (k - 1) / 2
+        }
+    }
+
+    #[test]
+    fn triangular_rows_and_their_sums_are_exact() {
+        // On constants the builder folds what `row` and `rows` emit: compared with the rows
+        // summed one by one, for falling, flat and growing counts, starting or stopping
+        // half-way, and at the limits the reservation allows (2^32 parent iterations, slopes
+        // of 2^21), where the products wrap around.
+        let ctx = Context::create();
+        let module = parse_test_module(&ctx, "define void @f() {\nentry:\n  ret void\n}");
+        let m = crate::ir::Module(module.as_mut_ptr());
+        let f = m.function("f").expect("f");
+        let mut b = Builder::new(m);
+        b.position_before(f.blocks()[0].terminator().expect("ret"));
+        let i64t = Ty::int(m.context(), 64);
+        let cst = |x: i64| i64t.int_const(x as u64);
+        let folded = |v: Val| v.const_int_sext().expect("folded to a constant");
+        for slope in [-3, -2, -1, 0, 1, 2, 3] {
+            for first in [-20, -7, -1, 0, 1, 5, 12, 30] {
+                for t in 0..25 {
+                    let r = folded(row(&mut b, slope, cst(first), cst(t)));
+                    assert_eq!(r, (first + slope * t).max(0), "row {slope} {first} {t}");
+                    let p = folded(rows(&mut b, slope, cst(first), cst(t)));
+                    assert_eq!(
+                        p as i128,
+                        rows_summed(slope, first, t),
+                        "{slope} {first} {t}"
+                    );
+                }
+            }
+        }
+        let big = [
+            (-1, 1 << 16, 1 << 32),
+            (0, 1, 1 << 32),
+            (1, -(1 << 32) + (1 << 16), 1 << 32),
+            (1 << 21, -(1 << 32), 1 << 12),
+            (-(1 << 21), 1 << 32, 1 << 12),
+        ];
+        for (slope, first, n) in big {
+            let p = folded(rows(&mut b, slope, cst(first), cst(n)));
+            assert_eq!(
+                p as i128,
+                rows_summed(slope, first, n),
+                "{slope} {first} {n}"
+            );
+        }
+    }
+
     #[test]
     fn a_block_of_an_inner_cycle_runs_more_than_once_per_iteration() {
         let ctx = Context::create();
