@@ -185,8 +185,9 @@ __attribute__((noinline)) double tetrahedron(double *x, int n) {
 }
 
 // j != n (n odd) never holds for even i (j steps by 2 from i): only the break ends those
-// inner loops, after 7 iterations, where the reserved count is the largest the test gives,
-// (n - 0) / 2 + 1 = 5: the iterations past it push. For odd i, j reaches n first.
+// inner loops, after 7 iterations, past the count their test gives ((n - i) / 2 + 1): the
+// iterations past it push. For odd i, j reaches n first. The count moves by half an
+// iteration per i (not affine): a region per inner execution.
 __attribute__((noinline)) double triangle_too_small(double *x, int n) {
   double s = 0;
   for (int i = 0; i < n; i++)
