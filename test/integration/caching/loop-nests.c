@@ -25,14 +25,15 @@
 // max(0, first + slope x t) slots, the row of t after the sum of those before it): j = i .. n,
 // j < i, j <= i, j = i + 1 .. n, both counting down, a band (both ends follow i), one whose
 // inner loop runs only for odd i, outer and inner steps of 2 and 3, rows that stop (j from
-// 2i) or start (j < 2i - n + 2) half-way, a row ended by a `break`, rows too small (a `!=` test
-// that only a `break` ends: the iterations past the row push), a triangle in a rectangle and
-// a rectangle in a triangle, a tetrahedron (k < j < i: k's count follows a triangle's index,
-// a nest per execution of j), and one whose inner step does not divide the count's change
-// (j != n by 2 from i: a nest per execution too). At -O0 and -O1 nearly all of them nest as
-// triangles; at -O2/-O3 clang unrolls most of their inner loops by 2 (counts of t / 2, not
-// affine: a nest per execution), leaving triangle_break, triangle_by_two, triangle_down,
-// rectangle_in_triangle and the tetrahedron's j loop as triangles.
+// 2i) or start (j < 2i - n + 2) half-way, a row ended by a `break`, rows too small (a `!=`
+// test that only a `break` ends: the iterations past the row push), an outer count too small
+// (the rows of the outer iterations past it push), a triangle in a rectangle and a rectangle
+// in a triangle, a tetrahedron (k < j < i: k's count follows a triangle's index, a nest per
+// execution of j), and one whose inner step does not divide the count's change (j != n by 2
+// from i: a nest per execution too). At -O0 and -O1 nearly all of them nest as triangles; at
+// -O2/-O3 clang unrolls most of their inner loops by 2 (counts of t / 2, not affine: a nest
+// per execution), leaving triangle_break, triangle_by_two, triangle_down,
+// triangle_outer_too_small, rectangle_in_triangle and the tetrahedron's j loop as triangles.
 #include "fdcheck.h"
 extern int enzyme_dup, enzyme_const;
 void __enzyme_autodiff(void *, ...);
@@ -322,6 +323,22 @@ __attribute__((noinline)) double rectangle_in_triangle(double *x, int n) {
   return s;
 }
 
+// The outer test i != n (n odd) never holds: the break ends the nest after 7 outer iterations,
+// past the outer count (4 for n = 7): the rows of those push, slot by slot.
+__attribute__((noinline)) double triangle_outer_too_small(double *x, int n) {
+  double s = 0;
+  for (int i = 0; i != n; i += 2) {
+    for (int j = 0; j < i; j++) {
+      int k = j % N;
+      double t = x[k];
+      x[k] = t * 0.6 + 0.15;
+      s += t * t + 0.05;
+    }
+    if (s > 6.0) break;
+  }
+  return s;
+}
+
 static const int lengths[N] = {3, 0, 5, 1, 9, 2, 4, 7, 6};
 __attribute__((noinline)) double count_from_memory(double *x, int n) {
   double s = 0;
@@ -458,6 +475,7 @@ GRADIENT(triangle_break)
 GRADIENT(triangle_row_too_small)
 GRADIENT(triangle_in_rectangle)
 GRADIENT(rectangle_in_triangle)
+GRADIENT(triangle_outer_too_small)
 GRADIENT(count_from_memory)
 GRADIENT(inner_break)
 GRADIENT(inner_too_small)
@@ -494,6 +512,7 @@ int main(void) {
       {"triangle_row_too_small", triangle_row_too_small, grad_triangle_row_too_small, N},
       {"triangle_in_rectangle", triangle_in_rectangle, grad_triangle_in_rectangle, N},
       {"rectangle_in_triangle", rectangle_in_triangle, grad_rectangle_in_triangle, N},
+      {"triangle_outer_too_small", triangle_outer_too_small, grad_triangle_outer_too_small, 7},
       {"count_from_memory", count_from_memory, grad_count_from_memory, N},
       {"inner_break", inner_break, grad_inner_break, N},
       {"inner_too_small", inner_too_small, grad_inner_too_small, 7},
