@@ -731,7 +731,8 @@ impl<'s> AdjointFn<'s> {
                 // A constant or an argument: always at hand.
                 self.args.get(&l.start).copied().unwrap_or(l.start)
             };
-            chain.push((iteration_index(&mut self.b, &l, iv, start), count));
+            let index = iteration_index(&mut self.b, &l, iv, start);
+            chain.push((index, count, self.loop_tapes.slope(a)));
         }
         let slot = RegionSlot {
             base,

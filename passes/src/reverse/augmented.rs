@@ -236,7 +236,7 @@ impl<'s> AugmentedFn<'s> {
         let vals = &self.vals;
         let reserved = self
             .loop_tapes
-            .reserve(k, &mut self.b, self.tape, |v| vals.map(v));
+            .reserve(&self.plan, k, &mut self.b, self.tape, |v| vals.map(v));
         self.regions.extend(reserved);
     }
 
@@ -266,7 +266,8 @@ impl<'s> AugmentedFn<'s> {
             };
             let l = &self.plan.loops()[a];
             let (iv, start) = (self.vals.map(l.iv), self.vals.map(l.start));
-            chain.push((iteration_index(&mut self.b, l, iv, start), count));
+            let index = iteration_index(&mut self.b, l, iv, start);
+            chain.push((index, count, self.loop_tapes.slope(a)));
         }
         let (Some(&(base, _)), Some(region)) = (self.regions.get(&k), self.loop_tapes.region(k))
         else {

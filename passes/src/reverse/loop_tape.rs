@@ -12,8 +12,29 @@
 //! per (outer iteration, inner iteration), at `flat = outer_flat × inner_count + inner_index`
 //! in a sub-array of its own. The whole nest is reserved with one push at the entry of its
 //! outermost loop (the *root*) and released when the adjoint leaves the root through its
-//! preheader. An inner loop whose count changes with the outer iterations (a triangular nest)
-//! is the root of a nest of its own, reserved each time the outer loop enters it.
+//! preheader.
+//!
+//! A *triangular* inner loop, whose count is an affine function `slope × t + first` of its
+//! parent's iteration index `t` (start and bound computed from the parent's counters by adds
+//! and constant products, [`super::trip_count::slope_in`]: `j < i`, `j <= i`,
+//! `j = i + 1 .. n`, `k < j` under a rectangle, steps other than 1 where the distance changes
+//! by a multiple of the inner step), nests too, laid out exactly: the rows of one execution of
+//! the parent, `max(0, first + slope × t)` slots each, follow one another, the row of `t`
+//! starting at their sum before it ([`rows`]: `slope × t(t-1)/2 + first × t` up to where the
+//! rows stop being positive), and the executions of the parent follow one another
+//! (`flat = parent_execution × rows(parent count) + rows(t) + inner_index`). `first` is
+//! computed where the nest is reserved, from the count at the parent's first iteration (or
+//! last, when the count grows; [`triangle_count`]), so the nest reserves the slots the
+//! iterations its exit tests allow use, no more (plus, per parent execution, at most one row
+//! of `|slope|` header runs where a guard stops entering the loop). The slope is checked
+//! statically; the size at reservation, like [`MAX_REGION_BYTES`]: a triangle whose rows would
+//! not fit gets none ([`NO_ROWS`]), and its iterations push. A triangle's parent is no triangle
+//! (a loop whose count is affine in a triangle's index is a nest of its own), and a loop whose
+//! count is not affine in its parent's index (an unrolled loop's `⌊t/4⌋`, the remainder's
+//! `t mod 4`, a bound loaded in the parent) is the root of a nest of its own, reserved each
+//! time the parent enters it; so is a triangle whose own nest would hold inner loops whose
+//! counts depend on the loops around it (`k < j` inside `i = j + 1 .. n`: in the triangle's
+//! nest they would each be roots).
 //!
 //! The count bounds the iterations the exit test allows, so iterations a `break` ends early
 //! only leave slots unused. Correct for every trip count: an iteration whose index is not below
@@ -31,7 +52,7 @@ use super::batch;
 use super::cfg::ReverseCfg;
 use super::plan::{ReversePlan, StructuredLoop};
 use super::tape;
-use super::trip_count::{invariant, trip_count, TripCount};
+use super::trip_count::{counters, invariant, trip_count, Counter, TripCount};
 use crate::analysis::activity::ActiveSet;
 use crate::ir::{Block, Builder, IntPred, Module, Opcode, Ty, Val};
 use crate::rules::user::UserRules;
@@ -77,15 +98,29 @@ pub struct Region {
     parent: Option<usize>,
     /// For a root: the loops of its nest, itself first, each after its parent.
     nest: Vec<usize>,
+    /// For a loop whose count is affine in its parent's iteration index: how.
+    triangle: Option<Triangle>,
 }
+
+/// The count of a triangular loop as an affine function of its parent's iteration index `t`:
+/// `slope × t + first`, `first` (its count at `t = 0`) computed where the nest is reserved.
+pub struct Triangle {
+    pub slope: i64,
+    /// The parent's counters whose values at the nest's entry give the count at any `t`.
+    counters: Vec<Counter>,
+}
+
+/// The reserved count of a triangular loop whose rows would not fit ([`LoopTapes::reserve`]):
+/// they are empty, and its iterations push. No `first` is this low (`|slope × t| < 2^53`).
+const NO_ROWS: i64 = i64::MIN;
 
 /// Where a region's batch goes: the slot for the iteration at hand.
 pub struct RegionSlot {
     /// Start of the loop's (sub-)region.
     pub base: Val,
-    /// Per loop from the nest's root to the slot's loop: (its iteration's index, its reserved
-    /// count), both `i64`.
-    pub chain: Vec<(Val, Val)>,
+    /// Per loop from the nest's root to the slot's loop: its iteration's index, its reserved
+    /// count (both `i64`) and its slope when it is a triangle ([`LoopTapes::slope`]).
+    pub chain: Vec<(Val, Val, Option<i64>)>,
     pub stride: u64,
     /// Offset of the batch in the iteration's bytes.
     pub offset: u64,
@@ -125,7 +160,7 @@ impl LoopTapes {
         // Outer loops first: a loop's body is larger than those of the loops inside it.
         let mut by_size: Vec<usize> = blocks.keys().copied().collect();
         by_size.sort_by_key(|&k| (std::cmp::Reverse(loops[k].body.len()), k));
-        let nests = nest_parents(loops, &counts, &by_size);
+        let (nests, mut triangles) = nest_parents(loops, &counts, &by_size);
         // Loops keeping something in their iterations, and the loops around them in a nest.
         let mut kept = HashSet::new();
         let mut keeps = HashSet::new();
@@ -169,6 +204,7 @@ impl LoopTapes {
                 count,
                 parent,
                 nest,
+                triangle: triangles.remove(&k),
             };
             out.regions.insert(k, region);
         }
@@ -204,6 +240,15 @@ impl LoopTapes {
             }
         }
         out
+    }
+
+    /// The slope of structured loop `k`'s count in its parent's iteration index, when it is a
+    /// triangle (see [`Triangle`]).
+    pub fn slope(&self, k: usize) -> Option<i64> {
+        self.regions
+            .get(&k)
+            .and_then(|r| r.triangle.as_ref())
+            .map(|t| t.slope)
     }
 
     /// The region of structured loop `k`, if it has one.
@@ -254,9 +299,10 @@ impl LoopTapes {
 
     /// Emits the counts of the iterations of the nest rooted at `root` from its entry values
     /// (`map` gives the forward sweep's copy of a source value) and its reservation on `tape`.
-    /// Returns each loop's (region, count).
+    /// Returns each loop's (region, reserved count).
     pub fn reserve(
         &self,
+        plan: &ReversePlan,
         root: usize,
         b: &mut Builder,
         tape: Val,
@@ -264,37 +310,45 @@ impl LoopTapes {
     ) -> HashMap<usize, (Val, Val)> {
         let i64t = Ty::int(b.module().context(), 64);
         let cst = |x: u64| i64t.int_const(x);
+        let root_loop = &plan.loops()[root];
+        let fixed = |v: Val| invariant(root_loop, v);
         let mut counts: HashMap<usize, Val> = HashMap::new();
         let mut slots: HashMap<usize, Val> = HashMap::new();
         for &k in self.nest(root) {
             let r = &self.regions[&k];
-            let count = r.count.emit(b, &map);
-            // An inner loop's start and bound are computed before the nest whether or not the
-            // loop runs; should one be poison where it does not (an overflow its guard skips),
-            // the reservation must still be some fixed size.
-            let count = if r.parent.is_some() {
-                b.freeze(count)
-            } else {
-                count
-            };
-            // No more slots than [`MAX_REGION_BYTES`] hold: for a nested loop, its count
-            // times its outer loops' slots, checked as `outer ≤ cap / count` (no overflow).
+            // No more slots than [`MAX_REGION_BYTES`] hold.
             let cap = MAX_REGION_BYTES / r.stride.max(1);
-            let mut too_big = b.icmp(IntPred::LLVMIntUGT, count, cst(cap));
-            if let Some(outer) = r.parent.map(|p| slots[&p]) {
-                let zero = b.icmp(IntPred::LLVMIntEQ, count, cst(0));
-                let divisor = b.select(zero, cst(1), count);
-                let limit = b.binop(Opcode::LLVMUDiv, cst(cap), divisor);
-                let over = b.icmp(IntPred::LLVMIntUGT, outer, limit);
-                too_big = b.binop(Opcode::LLVMOr, too_big, over);
-            }
-            let count = b.select(too_big, cst(0), count);
-            let s = match r.parent {
-                Some(p) => b.mul(slots[&p], count),
-                None => count,
+            let count = match (&r.triangle, r.parent) {
+                (Some(tri), Some(p)) => {
+                    let outer = self.regions[&p].parent.map(|g| slots[&g]);
+                    triangle_count(b, r, tri, counts[&p], outer, cap, &fixed, &map)
+                }
+                _ => {
+                    let count = r.count.emit(b, &map);
+                    // An inner loop's start and bound are computed before the nest whether or
+                    // not the loop runs; should one be poison where it does not (an overflow
+                    // its guard skips), the reservation must still be some fixed size.
+                    let count = if r.parent.is_some() {
+                        b.freeze(count)
+                    } else {
+                        count
+                    };
+                    // For a nested loop, its count times its outer loops' slots, checked as
+                    // `outer ≤ cap / count` (no overflow).
+                    let mut too_big = b.icmp(IntPred::LLVMIntUGT, count, cst(cap));
+                    if let Some(outer) = r.parent.map(|p| slots[&p]) {
+                        let zero = b.icmp(IntPred::LLVMIntEQ, count, cst(0));
+                        let divisor = b.select(zero, cst(1), count);
+                        let limit = b.binop(Opcode::LLVMUDiv, cst(cap), divisor);
+                        let over = b.icmp(IntPred::LLVMIntUGT, outer, limit);
+                        too_big = b.binop(Opcode::LLVMOr, too_big, over);
+                    }
+                    b.select(too_big, cst(0), count)
+                }
             };
-            slots.insert(k, s);
             counts.insert(k, count);
+            let s = self.slots_of(k, b, &counts, &slots);
+            slots.insert(k, s);
         }
         let (offsets, total) = self.layout(root, b, &slots);
         let base = b.call_function(tape::push_helper(b.module()), &[tape, total]);
@@ -310,22 +364,49 @@ impl LoopTapes {
     }
 
     /// Emits the slots of each loop of the nest rooted at `root` from their reserved counts
-    /// (`count`): a loop's count times its parent's slots.
+    /// (`count`, see [`LoopTapes::reserve`]).
     pub fn slots(
         &self,
         root: usize,
         b: &mut Builder,
         count: impl Fn(usize) -> Val,
     ) -> HashMap<usize, Val> {
+        let counts: HashMap<usize, Val> = self.nest(root).iter().map(|&k| (k, count(k))).collect();
         let mut slots: HashMap<usize, Val> = HashMap::new();
         for &k in self.nest(root) {
-            let s = match self.regions[&k].parent {
-                Some(p) => b.mul(slots[&p], count(k)),
-                None => count(k),
-            };
+            let s = self.slots_of(k, b, &counts, &slots);
             slots.insert(k, s);
         }
         slots
+    }
+
+    /// Emits the slots of loop `k` from the reserved counts and its outer loops' slots: a
+    /// root's count; a rectangle's count times its parent's slots; a triangle's rows (the sum
+    /// of its counts over one execution of its parent, [`rows`]) times the executions of its
+    /// parent (the slots of the parent's parent).
+    fn slots_of(
+        &self,
+        k: usize,
+        b: &mut Builder,
+        counts: &HashMap<usize, Val>,
+        slots: &HashMap<usize, Val>,
+    ) -> Val {
+        let r = &self.regions[&k];
+        match (r.parent, &r.triangle) {
+            (None, _) => counts[&k],
+            (Some(p), None) => b.mul(slots[&p], counts[&k]),
+            (Some(p), Some(tri)) => {
+                let i64t = Ty::int(b.module().context(), 64);
+                let first = counts[&k];
+                let none = b.icmp(IntPred::LLVMIntEQ, first, i64t.int_const(NO_ROWS as u64));
+                let n = rows(b, tri.slope, first, counts[&p]);
+                let n = b.select(none, i64t.zero(), n);
+                match self.regions[&p].parent {
+                    Some(g) => b.mul(slots[&g], n),
+                    None => n,
+                }
+            }
+        }
     }
 
     /// Emits the byte offset of each loop's sub-region in the nest rooted at `root` (`None`:
@@ -406,14 +487,17 @@ pub fn exit_record(
 
 /// The loop each countable loop is nested in (see the module docs): the innermost countable
 /// loop around it, when it enters the inner loop at most once per iteration and the inner
-/// count's start and bound are computed before the root of that loop's nest. `order`: the
-/// countable loops, outer loops first.
+/// count's start and bound are computed before the root of that loop's nest (a rectangle), or
+/// the count is affine in that loop's iteration index ([`TripCount::slope`]; a triangle, the
+/// second map), the loop around being no triangle itself. `order`: the countable loops, outer
+/// loops first.
 fn nest_parents(
     loops: &[StructuredLoop],
     counts: &[Option<TripCount>],
     order: &[usize],
-) -> HashMap<usize, usize> {
+) -> (HashMap<usize, usize>, HashMap<usize, Triangle>) {
     let mut parent: HashMap<usize, usize> = HashMap::new();
+    let mut triangles: HashMap<usize, Triangle> = HashMap::new();
     for &k in order {
         let (l, Some(c)) = (&loops[k], &counts[k]) else {
             continue;
@@ -432,15 +516,184 @@ fn nest_parents(
         }
         let r = &loops[root];
         let outer = &loops[j];
-        if outer.body.contains(&l.preheader)
-            && once_per_iteration(outer, l.preheader)
-            && invariant(r, c.init)
-            && invariant(r, c.bound)
-        {
+        if !(outer.body.contains(&l.preheader) && once_per_iteration(outer, l.preheader)) {
+            continue;
+        }
+        let fixed = |v: Val| invariant(r, v);
+        if fixed(c.init) && fixed(c.bound) {
             parent.insert(k, j);
+            continue;
+        }
+        // A triangle's own nest would hold the loops inside it whose counts are the same in
+        // all its iterations (`k < j` inside `i = j + 1 .. n`): when they depend on the loops
+        // around it, it stays a root, so that they keep one region per execution of it rather
+        // than each reserving one per execution of their own.
+        let loses_inner = order.iter().any(|&q| {
+            let Some(cq) = &counts[q] else {
+                return false;
+            };
+            q != k
+                && l.body.contains(&loops[q].header)
+                && invariant(l, cq.init)
+                && invariant(l, cq.bound)
+                && !(fixed(cq.init) && fixed(cq.bound))
+        });
+        if triangles.contains_key(&j) || loses_inner {
+            continue;
+        }
+        // The counters of the loop around whose values are known at the nest's entry.
+        let counters: Vec<Counter> = counters(outer)
+            .into_iter()
+            .filter(|x| fixed(x.init))
+            .collect();
+        if let Some(slope) = c.slope(&fixed, &counters) {
+            parent.insert(k, j);
+            triangles.insert(k, Triangle { slope, counters });
         }
     }
-    parent
+    (parent, triangles)
+}
+
+/// Emits the reserved count of triangular loop `r` (see [`Triangle`]) whose parent's reserved
+/// count is `n` (at most `2^32`), with `outer` the slots of the parent's parent (`None` when
+/// the parent is the root): the `first` of its rows `max(0, first + slope × t)`, else
+/// [`NO_ROWS`] when a row or the nest's slots for it would pass `cap`.
+///
+/// The count its exit test allows is `first + slope × t` (affine) wherever the loop is entered
+/// with its start before its bound; elsewhere (a guard skips it) the count computed from the
+/// start and bound is of a test run past its bound (clamped at one header run, or wrapped
+/// around for `!=`). Start and bound being affine, where the loop is entered is a half-line:
+/// it includes the first parent iteration when the count falls (`slope < 0`), the last when
+/// it grows, so `first` comes from the count at that end. The rows are then exactly what the
+/// iterations that enter the loop use (every row with a positive affine count, at most the
+/// one row of up to `|slope|` header runs past where the loop stops being entered, is used),
+/// and an iteration past its row (a `break`-ended test that wraps around, a skipped loop's
+/// header run) pushes.
+#[allow(clippy::too_many_arguments)]
+fn triangle_count(
+    b: &mut Builder,
+    r: &Region,
+    tri: &Triangle,
+    n: Val,
+    outer: Option<Val>,
+    cap: u64,
+    fixed: &dyn Fn(Val) -> bool,
+    map: &dyn Fn(Val) -> Val,
+) -> Val {
+    let i64t = Ty::int(b.module().context(), 64);
+    let cst = |x: i64| i64t.int_const(x as u64);
+    let last = b.sub(n, cst(1));
+    // The start and bound are rebuilt at values of the counters the loop may never reach:
+    // frozen, so that what they give is some fixed number (checked below).
+    let at = if tri.slope < 0 { i64t.zero() } else { last };
+    let count = r.count.emit_at(b, at, fixed, &tri.counters, map);
+    let count = b.freeze(count);
+    // No overflow: |slope| ≤ 2^21, n ≤ 2^32, a count at most `cap` (checked).
+    let first = if tri.slope < 0 {
+        count
+    } else {
+        let moved = b.mul(last, cst(tri.slope));
+        b.sub(count, moved)
+    };
+    let mut ok = b.icmp(IntPred::LLVMIntNE, n, i64t.zero());
+    let mut all = |b: &mut Builder, c: Val| ok = b.binop(Opcode::LLVMAnd, ok, c);
+    let c = b.icmp(IntPred::LLVMIntULE, count, cst(cap as i64));
+    all(b, c);
+    // The rows sum to at most n × the longer of the rows at the ends (that at the end `count`
+    // was computed at is `count`): checked as `n ≤ cap / longer`.
+    let moved = b.mul(last, cst(tri.slope));
+    let other = if tri.slope < 0 {
+        b.add(first, moved)
+    } else {
+        first
+    };
+    let positive = b.icmp(IntPred::LLVMIntSGT, other, i64t.zero());
+    let other = b.select(positive, other, i64t.zero());
+    let more = b.icmp(IntPred::LLVMIntUGT, other, count);
+    let longer = b.select(more, other, count);
+    let zero = b.icmp(IntPred::LLVMIntEQ, longer, i64t.zero());
+    let divisor = b.select(zero, cst(1), longer);
+    let limit = b.binop(Opcode::LLVMUDiv, cst(cap as i64), divisor);
+    let c = b.icmp(IntPred::LLVMIntULE, n, limit);
+    all(b, c);
+    if let Some(outer) = outer {
+        let sum = rows(b, tri.slope, first, n);
+        let zero = b.icmp(IntPred::LLVMIntEQ, sum, i64t.zero());
+        let divisor = b.select(zero, cst(1), sum);
+        let limit = b.binop(Opcode::LLVMUDiv, cst(cap as i64), divisor);
+        let c = b.icmp(IntPred::LLVMIntULE, outer, limit);
+        all(b, c);
+    }
+    b.select(ok, first, cst(NO_ROWS))
+}
+
+/// Emits the row of a triangular loop at its parent's index `t`: `max(0, first + slope × t)`.
+fn row(b: &mut Builder, slope: i64, first: Val, t: Val) -> Val {
+    let i64t = Ty::int(b.module().context(), 64);
+    let moved = b.mul(t, i64t.int_const(slope as u64));
+    let at = b.add(first, moved);
+    let positive = b.icmp(IntPred::LLVMIntSGT, at, i64t.zero());
+    b.select(positive, at, i64t.zero())
+}
+
+/// Emits the slots of a triangular loop's rows ([`row`]) in the parent iterations before the
+/// `t`-th (with `t` the parent's count: the rows of one execution of the parent). The rows are
+/// positive on a half-line, so the sum is the affine sum `slope × m(m-1)/2 + first × m` up to
+/// where they stop (`slope < 0`), or that from where they start taken off the whole
+/// (`slope > 0`). Exact in wrapping `i64` arithmetic for `t ≤ 2^32` whenever the true sum
+/// fits ([`triangle_count`] checks it does).
+fn rows(b: &mut Builder, slope: i64, first: Val, t: Val) -> Val {
+    let i64t = Ty::int(b.module().context(), 64);
+    let cst = |x: i64| i64t.int_const(x as u64);
+    let affine = |b: &mut Builder, m: Val| {
+        let by_first = b.mul(first, m);
+        let before = b.sub(m, cst(1));
+        let pairs = b.mul(m, before);
+        let half = b.binop(Opcode::LLVMLShr, pairs, cst(1));
+        let by_slope = b.mul(half, cst(slope));
+        b.add(by_slope, by_first)
+    };
+    let umin = |b: &mut Builder, x: Val, y: Val| {
+        let less = b.icmp(IntPred::LLVMIntULT, x, y);
+        b.select(less, x, y)
+    };
+    match slope.signum() {
+        0 => {
+            let positive = b.icmp(IntPred::LLVMIntSGT, first, i64t.zero());
+            let r = b.select(positive, first, i64t.zero());
+            b.mul(r, t)
+        }
+        -1 => {
+            // Rows before `ceil(first / |slope|)` are positive.
+            let c = slope.unsigned_abs() as i64;
+            let stop = if c == 1 {
+                first
+            } else {
+                let up = b.add(first, cst(c - 1));
+                b.binop(Opcode::LLVMUDiv, up, cst(c))
+            };
+            let positive = b.icmp(IntPred::LLVMIntSGT, first, i64t.zero());
+            let stop = b.select(positive, stop, i64t.zero());
+            let m = umin(b, t, stop);
+            affine(b, m)
+        }
+        _ => {
+            // Rows from `ceil(-first / slope)` on are not negative.
+            let neg = b.sub(i64t.zero(), first);
+            let start = if slope == 1 {
+                neg
+            } else {
+                let up = b.add(neg, cst(slope - 1));
+                b.binop(Opcode::LLVMUDiv, up, cst(slope))
+            };
+            let negative = b.icmp(IntPred::LLVMIntSLT, first, i64t.zero());
+            let start = b.select(negative, start, i64t.zero());
+            let m = umin(b, t, start);
+            let whole = affine(b, t);
+            let skipped = affine(b, m);
+            b.sub(whole, skipped)
+        }
+    }
 }
 
 /// The index of the iteration in which structured loop `l`'s induction variable is `iv`
@@ -469,8 +722,17 @@ impl RegionSlot {
         let i64t = Ty::int(ctx, 64);
         let f = b.current_block().parent();
         let mut inside: Option<Val> = None;
-        for &(index, count) in &self.chain {
-            let below = b.icmp(IntPred::LLVMIntULT, index, count);
+        for (n, &(index, count, slope)) in self.chain.iter().enumerate() {
+            // A triangle's row at the parent's index `t` ([`row`]), none when it has no rows.
+            let limit = match (slope, n.checked_sub(1).map(|p| self.chain[p].0)) {
+                (Some(slope), Some(t)) => {
+                    let row = row(b, slope, count, t);
+                    let none = b.icmp(IntPred::LLVMIntEQ, count, i64t.int_const(NO_ROWS as u64));
+                    b.select(none, i64t.zero(), row)
+                }
+                _ => count,
+            };
+            let below = b.icmp(IntPred::LLVMIntULT, index, limit);
             inside = Some(match inside {
                 Some(x) => b.binop(Opcode::LLVMAnd, x, below),
                 None => below,
@@ -484,18 +746,34 @@ impl RegionSlot {
         );
         b.cond_br(inside, fast, slow);
         b.position_at_end(fast);
-        // Every index is below its count, so the flat index is below the slots reserved.
-        let mut flat: Option<Val> = None;
-        for &(index, count) in &self.chain {
-            flat = Some(match flat {
-                Some(outer) => {
-                    let rows = b.mul(outer, count);
+        // Every index is below its count (or row), so the flat index is below the slots
+        // reserved: a rectangle's rows are `count` long, a triangle's rows of one execution
+        // of its parent sum to `rows(parent count)` and start at `rows(t)`.
+        let mut flats: Vec<Val> = Vec::new();
+        for (n, &(index, count, slope)) in self.chain.iter().enumerate() {
+            let flat = match (n.checked_sub(1), slope) {
+                (None, _) => index,
+                (Some(p), None) => {
+                    let rows = b.mul(flats[p], count);
                     b.add(rows, index)
                 }
-                None => index,
-            });
+                (Some(p), Some(slope)) => {
+                    let (t, n_parent, _) = self.chain[p];
+                    let before = rows(b, slope, count, t);
+                    let in_execution = b.add(before, index);
+                    match p.checked_sub(1) {
+                        Some(g) => {
+                            let per_execution = rows(b, slope, count, n_parent);
+                            let executions = b.mul(flats[g], per_execution);
+                            b.add(executions, in_execution)
+                        }
+                        None => in_execution,
+                    }
+                }
+            };
+            flats.push(flat);
         }
-        let flat = flat.unwrap_or_else(|| i64t.zero());
+        let flat = flats.last().copied().unwrap_or_else(|| i64t.zero());
         let at = b.mul(flat, i64t.int_const(self.stride));
         let at = b.add(at, i64t.int_const(self.offset));
         let in_region = b.gep(Ty::int(ctx, 8), self.base, &[at], true);
@@ -551,10 +829,15 @@ mod tests {
     use inkwell::context::Context;
 
     /// The nest parents of a two-loop nest: outer `i < n` (header `outer`, latch `olatch`),
-    /// inner loop `j` starting at `jstart`, running while `j < m` (blocks `inner`, latch
-    /// `inner` itself), entered from `pre`, a block of the outer loop; `inbetween` adds a cycle
-    /// around the inner loop inside the outer one.
-    fn parents_of(jstart: &str, inbetween: bool) -> HashMap<usize, usize> {
+    /// inner loop `j` starting at `jstart`, running while `j < jbound` (blocks `inner`, latch
+    /// `inner` itself), entered from `pre`, a block of the outer loop (where `%i2 = i + 2` and
+    /// `%ld`, a load, are computed); `inbetween` adds a cycle around the inner loop inside the
+    /// outer one. With the slope of each triangular loop.
+    fn nest_of(
+        jstart: &str,
+        jbound: &str,
+        inbetween: bool,
+    ) -> (HashMap<usize, usize>, HashMap<usize, i64>) {
         let ctx = Context::create();
         let (pre_br, olatch_br) = if inbetween {
             ("br label %inner", "br i1 %c, label %pre, label %olatch2\nolatch2:\n  br label %olatch3\nolatch3:\n  %i1 = add i64 %i, 1\n  %more.i = icmp ult i64 %i1, %n\n  br i1 %more.i, label %outer, label %exit")
@@ -562,7 +845,7 @@ mod tests {
             ("br label %inner", "%i1 = add i64 %i, 1\n  %more.i = icmp ult i64 %i1, %n\n  br i1 %more.i, label %outer, label %exit")
         };
         let ir = format!(
-            "define void @f(i64 %n, i64 %m, i1 %c) {{\nentry:\n  br label %outer\nouter:\n  %i = phi i64 [ 0, %entry ], [ %i1, %olatch{} ]\n  br label %pre\npre:\n  {pre_br}\ninner:\n  %j = phi i64 [ {jstart}, %pre ], [ %j1, %inner ]\n  %j1 = add i64 %j, 1\n  %more.j = icmp ult i64 %j1, %m\n  br i1 %more.j, label %inner, label %olatch\nolatch:\n  {olatch_br}\nexit:\n  ret void\n}}",
+            "define void @f(i64 %n, i64 %m, i1 %c, ptr %q) {{\nentry:\n  br label %outer\nouter:\n  %i = phi i64 [ 0, %entry ], [ %i1, %olatch{} ]\n  br label %pre\npre:\n  %i2 = add nsw i64 %i, 2\n  %i4 = and i64 %i, -4\n  %ld = load i64, ptr %q\n  {pre_br}\ninner:\n  %j = phi i64 [ {jstart}, %pre ], [ %j1, %inner ]\n  %j1 = add i64 %j, 1\n  %more.j = icmp ult i64 %j1, {jbound}\n  br i1 %more.j, label %inner, label %olatch\nolatch:\n  {olatch_br}\nexit:\n  ret void\n}}",
             if inbetween { "3" } else { "" }
         );
         let module = parse_test_module(&ctx, &ir);
@@ -608,16 +891,110 @@ mod tests {
         ];
         let counts: Vec<Option<TripCount>> = loops.iter().map(trip_count).collect();
         assert!(counts.iter().all(Option::is_some));
-        nest_parents(&loops, &counts, &[0, 1])
+        let (parents, triangles) = nest_parents(&loops, &counts, &[0, 1]);
+        let triangles = triangles.into_iter().map(|(k, t)| (k, t.slope)).collect();
+        (parents, triangles)
+    }
+
+    fn parents_of(jstart: &str, inbetween: bool) -> HashMap<usize, usize> {
+        nest_of(jstart, "%m", inbetween).0
     }
 
     #[test]
     fn an_inner_loop_with_the_same_count_in_every_outer_iteration_nests() {
         assert_eq!(parents_of("0", false), HashMap::from([(1, 0)]));
-        // Starting at `i` (a triangle): the count changes with the outer iteration.
-        assert_eq!(parents_of("%i", false), HashMap::new());
         // Entered several times per outer iteration: its own nest.
         assert_eq!(parents_of("0", true), HashMap::new());
+    }
+
+    #[test]
+    fn an_inner_loop_whose_count_is_affine_in_the_outer_index_nests_as_a_triangle() {
+        let tri = |start: &str, bound: &str| {
+            let (parents, triangles) = nest_of(start, bound, false);
+            assert_eq!(parents, HashMap::from([(1, 0)]), "{start}..{bound}");
+            triangles.get(&1).copied()
+        };
+        // `j = i .. m`, `j = i + 2 .. m`: one fewer per outer iteration; `j < i`: one more.
+        assert_eq!(tri("%i", "%m"), Some(-1));
+        assert_eq!(tri("%i2", "%m"), Some(-1));
+        assert_eq!(tri("0", "%i"), Some(1));
+        assert_eq!(tri("0", "%i2"), Some(1));
+        // Both ends following the counter: a band of the same count for every i.
+        assert_eq!(tri("%i", "%i2"), Some(0));
+        // Neither: a rectangle.
+        assert_eq!(tri("0", "%m"), None);
+        // A bound loaded inside the outer loop, or rounded down to a multiple of 4 (the
+        // unrolled part of a loop): its own nest.
+        assert_eq!(nest_of("0", "%ld", false).0, HashMap::new());
+        assert_eq!(nest_of("%i", "%ld", false).0, HashMap::new());
+        assert_eq!(nest_of("0", "%i4", false).0, HashMap::new());
+        // A triangle entered several times per outer iteration: its own nest too.
+        assert_eq!(nest_of("%i", "%m", true).0, HashMap::new());
+    }
+
+    /// `Σ_{t < n} max(0, first + slope × t)`, over the `t` where the row is positive.
+    fn rows_summed(slope: i64, first: i64, n: i64) -> i128 {
+        let (slope, first, n) = (slope as i128, first as i128, n as i128);
+        let ceil = |a: i128, b: i128| (a + b - 1).div_euclid(b);
+        let (lo, hi) = match slope.signum() {
+            0 => (0, if first > 0 { n } else { 0 }),
+            -1 => (0, n.min(ceil(first, -slope).max(0))),
+            _ => (ceil(-first + 1, slope).clamp(0, n), n),
+        };
+        let ts = (lo..hi).map(|t| first + slope * t);
+        if hi - lo <= 1 << 17 {
+            ts.sum()
+        } else {
+            // `hi - lo` terms from `first + slope × lo` on.
+            let k = hi - lo;
+            k * (first + slope * lo) + slope * k * (k - 1) / 2
+        }
+    }
+
+    #[test]
+    fn triangular_rows_and_their_sums_are_exact() {
+        // On constants the builder folds what `row` and `rows` emit: compared with the rows
+        // summed one by one, for falling, flat and growing counts, starting or stopping
+        // half-way, and at the limits the reservation allows (2^32 parent iterations, slopes
+        // of 2^21), where the products wrap around.
+        let ctx = Context::create();
+        let module = parse_test_module(&ctx, "define void @f() {\nentry:\n  ret void\n}");
+        let m = crate::ir::Module(module.as_mut_ptr());
+        let f = m.function("f").expect("f");
+        let mut b = Builder::new(m);
+        b.position_before(f.blocks()[0].terminator().expect("ret"));
+        let i64t = Ty::int(m.context(), 64);
+        let cst = |x: i64| i64t.int_const(x as u64);
+        let folded = |v: Val| v.const_int_sext().expect("folded to a constant");
+        for slope in [-3, -2, -1, 0, 1, 2, 3] {
+            for first in [-20, -7, -1, 0, 1, 5, 12, 30] {
+                for t in 0..25 {
+                    let r = folded(row(&mut b, slope, cst(first), cst(t)));
+                    assert_eq!(r, (first + slope * t).max(0), "row {slope} {first} {t}");
+                    let p = folded(rows(&mut b, slope, cst(first), cst(t)));
+                    assert_eq!(
+                        p as i128,
+                        rows_summed(slope, first, t),
+                        "{slope} {first} {t}"
+                    );
+                }
+            }
+        }
+        let big = [
+            (-1, 1 << 16, 1 << 32),
+            (0, 1, 1 << 32),
+            (1, -(1 << 32) + (1 << 16), 1 << 32),
+            (1 << 21, -(1 << 32), 1 << 12),
+            (-(1 << 21), 1 << 32, 1 << 12),
+        ];
+        for (slope, first, n) in big {
+            let p = folded(rows(&mut b, slope, cst(first), cst(n)));
+            assert_eq!(
+                p as i128,
+                rows_summed(slope, first, n),
+                "{slope} {first} {n}"
+            );
+        }
     }
 
     #[test]

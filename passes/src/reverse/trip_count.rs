@@ -16,6 +16,9 @@ pub(super) struct TripCount {
     step: i64,
     pred: IntPred,
     pub(super) bound: Val,
+    /// The type the test compares in, when it sign-extends the counter (an `int` counter
+    /// compared as a 64-bit value; its `nsw` increment makes the extension step too).
+    wide: Option<Ty>,
 }
 
 impl TripCount {
@@ -23,9 +26,51 @@ impl TripCount {
     /// through, and one more) from the loop's entry values (`map` gives the sweep's copy of a
     /// source value).
     pub(super) fn emit(&self, b: &mut Builder, map: impl Fn(Val) -> Val) -> Val {
+        let (init, bound) = (map(self.init), map(self.bound));
+        self.emit_from(b, init, bound)
+    }
+
+    /// The slope of the count in the iteration index of the loop whose counters are
+    /// `counters` ([`slope_in`]), when its start and bound are affine in it and the distance
+    /// between them changes by a multiple of the step: then the count is affine too, wherever
+    /// the test does not stop the loop at once.
+    pub(super) fn slope(&self, fixed: &dyn Fn(Val) -> bool, counters: &[Counter]) -> Option<i64> {
+        let (init, bound) = (
+            slope_in(self.init, fixed, counters)?,
+            slope_in(self.bound, fixed, counters)?,
+        );
+        let dist = if self.step > 0 {
+            bound - init
+        } else {
+            init - bound
+        };
+        let c = self.step.unsigned_abs() as i64;
+        (dist % c == 0).then_some(dist / c)
+    }
+
+    /// [`TripCount::emit`] in the iteration of index `t` of the loop whose counters are
+    /// `counters` ([`rebuild_at`]).
+    pub(super) fn emit_at(
+        &self,
+        b: &mut Builder,
+        t: Val,
+        fixed: &dyn Fn(Val) -> bool,
+        counters: &[Counter],
+        map: &dyn Fn(Val) -> Val,
+    ) -> Val {
+        let init = rebuild_at(b, self.init, t, fixed, counters, map);
+        let bound = rebuild_at(b, self.bound, t, fixed, counters, map);
+        self.emit_from(b, init, bound)
+    }
+
+    /// [`TripCount::emit`] from the sweep's start and bound.
+    fn emit_from(&self, b: &mut Builder, init: Val, bound: Val) -> Val {
         let i64t = Ty::int(b.module().context(), 64);
         let t = self;
-        let (init, bound) = (map(t.init), map(t.bound));
+        let init = match t.wide {
+            Some(w) => b.sext_or_trunc(init, w),
+            None => init,
+        };
         let ty = init.ty();
         let a = if t.ahead == 0 {
             init
@@ -173,7 +218,7 @@ fn count_of_test(l: &StructuredLoop, c: Val, goes_on_if: bool) -> Option<TripCou
         (_, Some(t)) if invariant(l, x) => (t, swapped_pred(pred), x),
         _ => return None,
     };
-    let (init, ahead, step) = tested;
+    let (init, ahead, step, wide) = tested;
     use IntPred::*;
     let direction_fits = match pred {
         LLVMIntNE => true,
@@ -181,21 +226,37 @@ fn count_of_test(l: &StructuredLoop, c: Val, goes_on_if: bool) -> Option<TripCou
         LLVMIntSGT | LLVMIntSGE | LLVMIntUGT | LLVMIntUGE => step < 0,
         LLVMIntEQ => false,
     };
-    (direction_fits && init.ty().int_width() <= 64).then_some(TripCount {
+    let width = wide.unwrap_or(init.ty()).int_width();
+    (direction_fits && width <= 64).then_some(TripCount {
         init,
         ahead,
         step,
         pred,
         bound,
+        wide,
     })
 }
 
 /// `v` as a header phi of `l` stepping by a constant (`ahead` 0) or that phi's increment
-/// (`ahead` 1): (the phi's entry value, ahead, step). The increment is an `add` of the step or
-/// a `sub` of its negation ([`constant_step`]).
-fn tested_phi(l: &StructuredLoop, v: Val) -> Option<(Val, i64, i64)> {
+/// (`ahead` 1): (the phi's entry value, ahead, step, the type it is sign-extended to). The
+/// increment is an `add` of the step or a `sub` of its negation ([`constant_step`]); a `sext`
+/// of either counts in the wider type when the increment does not wrap (`nsw`).
+fn tested_phi(l: &StructuredLoop, v: Val) -> Option<(Val, i64, i64, Option<Ty>)> {
     if !v.is_instruction() || !v.ty().is_int() {
         return None;
+    }
+    if v.opcode() == Opcode::LLVMSExt {
+        let (init, ahead, step, wide) = tested_phi(l, v.operand(0))?;
+        let x = v.operand(0);
+        let phi = if ahead == 0 {
+            x
+        } else {
+            (0..x.num_operands())
+                .map(|k| x.operand(k))
+                .find(|p| p.is_instruction() && p.opcode() == Opcode::LLVMPHI)?
+        };
+        let next = phi.incoming().iter().find(|(_, b)| *b == l.latch)?.0;
+        return (wide.is_none() && next.has_nsw()).then_some((init, ahead, step, Some(v.ty())));
     }
     let (phi, ahead) = if v.opcode() == Opcode::LLVMPHI {
         (v, 0)
@@ -219,7 +280,119 @@ fn tested_phi(l: &StructuredLoop, v: Val) -> Option<(Val, i64, i64)> {
         return None;
     }
     let step = constant_step(phi, next)?.const_int_sext()?;
-    (step != 0).then_some((init, ahead, step))
+    (step != 0).then_some((init, ahead, step, None))
+}
+
+/// A header phi of a structured loop stepping by a constant: in the loop's `t`-th iteration
+/// (from 0) it holds `init + t × step`. An inner loop whose start or bound is computed from
+/// one (a triangular nest, `j < i`, `j = i + 1 .. n`) has a count that changes with `t`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Counter {
+    pub(super) phi: Val,
+    pub(super) init: Val,
+    pub(super) step: i64,
+}
+
+/// The integer header phis of loop `l` stepping by a constant.
+pub(super) fn counters(l: &StructuredLoop) -> Vec<Counter> {
+    let mut v = Vec::new();
+    for phi in l.header.instructions() {
+        if phi.opcode() != Opcode::LLVMPHI {
+            break;
+        }
+        if !phi.ty().is_int() || phi.ty().int_width() > 64 {
+            continue;
+        }
+        let inc = phi.incoming();
+        let init = inc.iter().find(|(_, b)| *b == l.preheader).map(|x| x.0);
+        let next = inc.iter().find(|(_, b)| *b == l.latch).map(|x| x.0);
+        let (Some(init), Some(next)) = (init, next) else {
+            continue;
+        };
+        if let Some(step) = constant_step(phi, next).and_then(|s| s.const_int_sext()) {
+            v.push(Counter { phi, init, step });
+        }
+    }
+    v
+}
+
+/// How deep [`slope_in`] looks through the operations computing a value.
+const MAX_DEPTH: u32 = 8;
+
+/// Slopes larger than this are not followed (a count changing that fast is no triangle clang
+/// emits, and the bound keeps the reservation's arithmetic far from overflow).
+pub(super) const MAX_SLOPE: i64 = 1 << 20;
+
+/// `v` as an affine function `slope × t + c` of the iteration index `t` of the loop whose
+/// counters are `counters` (each `init + t × step`): the slope, when `v` is computed from
+/// them and from `fixed` values (the same all through the nest) by `add`, `sub`, a `mul` or
+/// `shl` by a constant and integer casts, else `None` (a load, a division, a phi, the
+/// remainder of an unrolled loop). Wrap-around is not modelled: the reservation checks the
+/// count it gives against the real one at both ends ([`super::loop_tape`]).
+pub(super) fn slope_in(v: Val, fixed: &dyn Fn(Val) -> bool, counters: &[Counter]) -> Option<i64> {
+    fn go(v: Val, fixed: &dyn Fn(Val) -> bool, cs: &[Counter], depth: u32) -> Option<i64> {
+        if fixed(v) {
+            return Some(0);
+        }
+        if let Some(c) = cs.iter().find(|c| c.phi == v) {
+            return Some(c.step);
+        }
+        if depth == 0 || !v.is_instruction() || !v.ty().is_int() {
+            return None;
+        }
+        use Opcode::*;
+        let at = |k: u32| go(v.operand(k), fixed, cs, depth - 1);
+        let cst = |k: u32| v.operand(k).const_int_sext();
+        let s = match v.opcode() {
+            LLVMZExt | LLVMSExt | LLVMTrunc => at(0)?,
+            LLVMAdd => at(0)?.checked_add(at(1)?)?,
+            LLVMSub => at(0)?.checked_sub(at(1)?)?,
+            LLVMMul => match (cst(0), cst(1)) {
+                (Some(c), _) => at(1)?.checked_mul(c)?,
+                (_, Some(c)) => at(0)?.checked_mul(c)?,
+                _ => return None,
+            },
+            LLVMShl => {
+                let c = cst(1).filter(|c| (0..32).contains(c))?;
+                at(0)?.checked_mul(1 << c)?
+            }
+            _ => return None,
+        };
+        (s.abs() <= MAX_SLOPE).then_some(s)
+    }
+    go(v, fixed, counters, MAX_DEPTH)
+}
+
+/// Emits `v` (accepted by [`slope_in`]) in the iteration of index `t` (an `i64`) of the loop
+/// whose counters are `counters`: each counter replaced by `init + t × step`, `fixed` values
+/// through `map`, the operations between them copied without their `nsw`/`nuw` flags (the
+/// value may be one the loop never computes: it must not be poison for that).
+pub(super) fn rebuild_at(
+    b: &mut Builder,
+    v: Val,
+    t: Val,
+    fixed: &dyn Fn(Val) -> bool,
+    counters: &[Counter],
+    map: &dyn Fn(Val) -> Val,
+) -> Val {
+    if fixed(v) {
+        return map(v);
+    }
+    if let Some(c) = counters.iter().find(|c| c.phi == v) {
+        let ty = c.phi.ty();
+        let t = b.zext_or_trunc(t, ty);
+        let moved = b.mul(t, ty.int_const(c.step as u64));
+        return b.add(map(c.init), moved);
+    }
+    use Opcode::*;
+    let x = rebuild_at(b, v.operand(0), t, fixed, counters, map);
+    match v.opcode() {
+        op @ (LLVMZExt | LLVMSExt | LLVMTrunc) => b.cast(op, x, v.ty()),
+        op => {
+            let y = rebuild_at(b, v.operand(1), t, fixed, counters, map);
+            b.binop(op, x, y)
+        }
+    }
 }
 
 /// True when `v` is the same in every iteration of `l`.
@@ -310,6 +483,66 @@ mod tests {
         // `C - i` is no step.
         let flipped = "loop:\n  %i = phi i64 [ %n, %pre ], [ %i1, %loop ]\n  %i1 = sub i64 3, %i\n  %more = icmp ugt i64 %i1, 5\n  br i1 %more, label %loop, label %exit";
         assert_eq!(count_of(flipped, -3), None);
+    }
+
+    #[test]
+    fn an_int_counter_compared_sign_extended_counts_when_its_increment_cannot_wrap() {
+        // `for (j = n - 1; j >= i; j--)` at -O2 with a 64-bit i: `sext j` is compared.
+        let narrow = |flags: &str| {
+            format!("loop:\n  %i = phi i32 [ 7, %pre ], [ %i1, %loop ]\n  %i1 = add {flags} i32 %i, -1\n  %w = sext i32 %i to i64\n  %more = icmp slt i64 %n, %w\n  br i1 %more, label %loop, label %exit")
+        };
+        assert_eq!(
+            count_of(&narrow("nsw"), -1),
+            Some((IntPred::LLVMIntSGT, 0, -1))
+        );
+        // Without `nsw` the narrow counter may wrap where its extension does not.
+        assert_eq!(count_of(&narrow(""), -1), None);
+    }
+
+    #[test]
+    fn a_value_computed_from_counters_by_adds_and_constant_products_is_affine() {
+        let ctx = Context::create();
+        let ir = "define void @f(i64 %n, i1 %c, ptr %q) {\nentry:\n  br label %loop\nloop:\n  %i = phi i64 [ 0, %entry ], [ %i1, %latch ]\n  %k = phi i64 [ 5, %entry ], [ %k1, %latch ]\n  %a = add nsw i64 %i, 1\n  %m = mul i64 %a, -2\n  %sh = shl i64 %m, 2\n  %t = trunc i64 %sh to i32\n  %two = sub i64 %k, %i\n  %ld = load i64, ptr %q\n  %byld = add i64 %i, %ld\n  %sq = mul i64 %i, %i\n  %w = and i64 %a, -4\n  %udiv = udiv i64 %i, 4\n  br i1 %c, label %odd, label %join\nodd:\n  %i2 = add i64 %i, 2\n  br label %join\njoin:\n  %s = phi i64 [ %i, %loop ], [ %i2, %odd ]\n  br label %latch\nlatch:\n  %i1 = add i64 %i, 1\n  %k1 = add i64 %k, 3\n  %more = icmp ult i64 %i1, %n\n  br i1 %more, label %loop, label %exit\nexit:\n  ret void\n}";
+        let module = parse_test_module(&ctx, ir);
+        let m = crate::ir::Module(module.as_mut_ptr());
+        let f = m.function("f").expect("f");
+        let blocks = f.blocks();
+        let header = blocks[1];
+        let l = StructuredLoop {
+            header,
+            preheader: blocks[0],
+            latch: blocks[4],
+            iv: header.instructions()[0],
+            start: header.instructions()[0].incoming()[0].0,
+            step: header.instructions()[0].ty().int_const(1),
+            body: blocks[1..5].iter().copied().collect(),
+        };
+        let cs = counters(&l);
+        assert_eq!(
+            cs.iter()
+                .map(|c| (c.phi.name(), c.step))
+                .collect::<Vec<_>>(),
+            [("i".to_string(), 1), ("k".to_string(), 3)]
+        );
+        let fixed = |v: Val| invariant(&l, v);
+        let value = |name: &str| {
+            f.blocks()
+                .into_iter()
+                .flat_map(|b| b.instructions())
+                .find(|i| i.name() == name)
+                .expect(name)
+        };
+        let slope = |name: &str| slope_in(value(name), &fixed, &cs);
+        // i + 1, -2(i + 1), 4 × that, truncated, k - i (k steps by 3).
+        for (name, s) in [("a", 1), ("m", -2), ("sh", -8), ("t", -8), ("two", 2)] {
+            assert_eq!(slope(name), Some(s), "{name}");
+        }
+        // A load, a product of counters, a rounding (an unrolled loop's bound), a division,
+        // a phi.
+        for name in ["ld", "byld", "sq", "w", "udiv", "s"] {
+            assert_eq!(slope(name), None, "{name}");
+        }
+        assert_eq!(slope_in(l.start, &fixed, &cs), Some(0));
     }
 
     #[test]
