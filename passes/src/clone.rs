@@ -140,6 +140,12 @@ impl Cloner {
         }
         b.insert(c);
         c.strip_metadata_except_tbaa();
+        if c.opcode() == crate::ir::Opcode::LLVMBr {
+            // A loop's back edge keeps what the host's pipeline recorded about the loop: without
+            // it, re-optimisation unrolls again the loops clang already unrolled, and their
+            // remainders (gp_lml's augmented forward sweep: 3 times the primal's multiplies).
+            c.copy_loop_metadata(i);
+        }
         if !c.ty().is_void() {
             c.set_name(&i.name());
         }

@@ -868,25 +868,60 @@ impl Val {
     /// false}}` to branch `self`, the back edge of a loop, so the loop vectoriser leaves the
     /// loop to the SLP vectoriser.
     pub fn set_loop_no_vectorize(self) {
+        self.set_loop_id(None, true);
+    }
+    /// Gives branch `self` the loop properties (`!llvm.loop`) of branch `from`, under a loop ID
+    /// of its own (a new self-referential node with `from`'s other operands): what the host's
+    /// pipeline recorded about the loop (`llvm.loop.unroll.disable` on a remainder it made,
+    /// `llvm.loop.isvectorized`, `mustprogress`, user pragmas) holds for the loop's copy too.
+    pub fn copy_loop_metadata(self, from: Val) {
+        self.set_loop_id(Some(from), false);
+    }
+    /// Attaches to branch `self` (a loop's back edge) a new loop ID holding the properties of
+    /// `from`'s loop ID (if any) and, with `no_vectorize`, `llvm.loop.vectorize.enable false`
+    /// (replacing any vectorize hint of `from`'s). Attaches nothing when there is nothing to say.
+    pub fn set_loop_id(self, from: Option<Val>, no_vectorize: bool) {
         unsafe {
             let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
-            let key = "llvm.loop.vectorize.enable";
-            let name = c::LLVMMDStringInContext2(ctx, key.as_ptr() as *const _, key.len());
-            let i1 = c::LLVMInt1TypeInContext(ctx);
-            let off = c::LLVMValueAsMetadata(c::LLVMConstInt(i1, 0, 0));
-            let mut hint_ops = [name, off];
-            let hint = c::LLVMMDNodeInContext2(ctx, hint_ops.as_mut_ptr(), 2);
-            // A loop ID refers to itself: build it around a temporary, then replace that.
-            let temp = sys::debuginfo::LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
-            let mut ops = [temp, hint];
-            let id = c::LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 2);
-            sys::debuginfo::LLVMMetadataReplaceAllUsesWith(temp, id);
             let kind_name = "llvm.loop";
             let kind = c::LLVMGetMDKindIDInContext(
                 ctx,
                 kind_name.as_ptr() as *const _,
                 kind_name.len() as u32,
             );
+            let key = "llvm.loop.vectorize.enable";
+            // A loop ID refers to itself: build it around a temporary, then replace that.
+            let temp = sys::debuginfo::LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
+            let mut ops = vec![temp];
+            if let Some(from) = from {
+                let node = c::LLVMGetMetadata(from.0, kind);
+                // The first operand of a loop ID is the ID itself.
+                let inherited = if node.is_null() {
+                    Vec::new()
+                } else {
+                    md_operands(node).into_iter().skip(1).collect()
+                };
+                for op in inherited {
+                    if op.is_null() || (no_vectorize && md_first_string(op).as_deref() == Some(key))
+                    {
+                        continue;
+                    }
+                    ops.push(c::LLVMValueAsMetadata(op));
+                }
+            }
+            if no_vectorize {
+                let name = c::LLVMMDStringInContext2(ctx, key.as_ptr() as *const _, key.len());
+                let i1 = c::LLVMInt1TypeInContext(ctx);
+                let off = c::LLVMValueAsMetadata(c::LLVMConstInt(i1, 0, 0));
+                let mut hint_ops = [name, off];
+                ops.push(c::LLVMMDNodeInContext2(ctx, hint_ops.as_mut_ptr(), 2));
+            }
+            if ops.len() == 1 {
+                sys::debuginfo::LLVMDisposeTemporaryMDNode(temp);
+                return;
+            }
+            let id = c::LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), ops.len());
+            sys::debuginfo::LLVMMetadataReplaceAllUsesWith(temp, id);
             c::LLVMSetMetadata(self.0, kind, c::LLVMMetadataAsValue(ctx, id));
         }
     }
@@ -984,6 +1019,20 @@ impl Val {
             sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, std::ptr::null_mut());
         }
     }
+}
+
+/// The string a metadata node starts with (`!{!"llvm.loop.unroll.disable"}`), if it does.
+unsafe fn md_first_string(node: sys::prelude::LLVMValueRef) -> Option<String> {
+    if c::LLVMIsAMDNode(node).is_null() {
+        return None;
+    }
+    let first = *md_operands(node).first()?;
+    if first.is_null() {
+        return None;
+    }
+    let mut len = 0u32;
+    let s = c::LLVMGetMDString(first, &mut len);
+    (!s.is_null()).then(|| string_from(s, len as usize))
 }
 
 /// The operands of a metadata node (as values).
