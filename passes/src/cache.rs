@@ -94,6 +94,9 @@ pub struct Session {
     /// Batched functions declared whose bodies are still to be built: (source, batched,
     /// lane-varying parameters, width).
     batch_pending: Vec<BatchJob>,
+    /// The functions that did not look optimised before canonicalisation
+    /// ([`crate::untouched::unoptimised`]); every other one came out of the host's pipeline.
+    unoptimised: std::collections::HashSet<Val>,
 }
 
 /// A batched function declared but not yet given a body ([`crate::batch`]).
@@ -133,7 +136,19 @@ impl Session {
             batched: HashMap::new(),
             batch_pending: Vec::new(),
             personality: module.functions().into_iter().find_map(|f| f.personality()),
+            unoptimised: std::collections::HashSet::new(),
         }
+    }
+
+    /// Records the functions that did not look optimised before canonicalisation.
+    pub fn set_unoptimised(&mut self, unoptimised: std::collections::HashSet<Val>) {
+        self.unoptimised = unoptimised;
+    }
+
+    /// True when function `f` came out of the host's optimisation pipeline (it looked
+    /// optimised before canonicalisation), so its loops were unrolled as the host saw fit.
+    pub fn host_optimised(&self, f: Val) -> bool {
+        !self.unoptimised.contains(&f)
     }
 
     /// The personality function of the module's exception handling (that of its first function

@@ -23,6 +23,9 @@ pub struct Cloner {
     /// For a source block ending in an `invoke`: the derived blocks ending in the invokes that
     /// unwind to its landing pad (see [`crate::unwind`]).
     unwind_preds: HashMap<Block, Vec<Block>>,
+    /// The source function came out of the host's pipeline, which unrolled its loops as it saw
+    /// fit ([`Cloner::keep_host_unrolling`]).
+    host_unrolled: bool,
 }
 
 impl Cloner {
@@ -38,6 +41,15 @@ impl Cloner {
             }
         }
         order
+    }
+
+    /// Says that the source function came out of the host's optimisation pipeline: its loops
+    /// (those carrying a loop ID, which the host's pipeline gives them) are unrolled as the
+    /// host decided, and their copies are marked `llvm.loop.unroll.disable` so re-optimisation
+    /// does not unroll them a second time (the unroller does not mark the loops it unrolled at
+    /// run-time counts; gp_lml's forward sweep had three times the primal's multiplies).
+    pub fn keep_host_unrolling(&mut self, host_unrolled: bool) {
+        self.host_unrolled = host_unrolled;
     }
 
     /// The derived block for source block `b`.
@@ -140,6 +152,12 @@ impl Cloner {
         }
         b.insert(c);
         c.strip_metadata_except_tbaa();
+        if c.opcode() == crate::ir::Opcode::LLVMBr && i.has_loop_id() {
+            // A loop's back edge keeps what the host's pipeline recorded about the loop (the
+            // remainders it made are `llvm.loop.unroll.disable`): without it, re-optimisation
+            // unrolls clang's loops and remainders again.
+            c.copy_loop_metadata(i, self.host_unrolled);
+        }
         if !c.ty().is_void() {
             c.set_name(&i.name());
         }

@@ -77,6 +77,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // the outer pass sees calls to their derived functions instead of request calls.
     let requests = api::inner_first(api::find_requests(module)?)?;
     let mut session = cache::Session::new(module, opts, rules);
+    session.set_unoptimised(unoptimised);
     session.set_type_seed(rules::type_seed);
     session.set_requests(
         requests

@@ -89,6 +89,8 @@ impl<'s> ForwardFn<'s> {
 
     pub(crate) fn run(mut self) -> Result<()> {
         let order = self.vals.create_blocks(self.src, self.dst);
+        self.vals
+            .keep_host_unrolling(self.session.host_optimised(self.src));
         self.vals.map_params(self.src, self.dst, &self.activity, 0);
         if let Some(&first) = order.first() {
             if let Some(entry) = self.vals.block(first) {

@@ -882,25 +882,87 @@ impl Val {
     /// false}}` to branch `self`, the back edge of a loop, so the loop vectoriser leaves the
     /// loop to the SLP vectoriser.
     pub fn set_loop_no_vectorize(self) {
+        self.set_loop_id(None, true, false);
+    }
+    /// True when instruction `self` (a loop's back edge) carries a loop ID (`!llvm.loop`).
+    pub fn has_loop_id(self) -> bool {
         unsafe {
             let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
-            let key = "llvm.loop.vectorize.enable";
-            let name = c::LLVMMDStringInContext2(ctx, key.as_ptr() as *const _, key.len());
-            let i1 = c::LLVMInt1TypeInContext(ctx);
-            let off = c::LLVMValueAsMetadata(c::LLVMConstInt(i1, 0, 0));
-            let mut hint_ops = [name, off];
-            let hint = c::LLVMMDNodeInContext2(ctx, hint_ops.as_mut_ptr(), 2);
-            // A loop ID refers to itself: build it around a temporary, then replace that.
-            let temp = sys::debuginfo::LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
-            let mut ops = [temp, hint];
-            let id = c::LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), 2);
-            sys::debuginfo::LLVMMetadataReplaceAllUsesWith(temp, id);
+            let k = "llvm.loop";
+            let kind = c::LLVMGetMDKindIDInContext(ctx, k.as_ptr() as *const _, k.len() as u32);
+            !c::LLVMGetMetadata(self.0, kind).is_null()
+        }
+    }
+    /// Gives branch `self` the loop properties (`!llvm.loop`) of branch `from`, under a loop ID
+    /// of its own (a new self-referential node with `from`'s other operands): what the host's
+    /// pipeline recorded about the loop (`llvm.loop.unroll.disable` on a remainder it made,
+    /// `llvm.loop.isvectorized`, `mustprogress`, user pragmas) holds for the loop's copy too;
+    /// with `no_unroll`, the copy is also `llvm.loop.unroll.disable`.
+    pub fn copy_loop_metadata(self, from: Val, no_unroll: bool) {
+        self.set_loop_id(Some(from), false, no_unroll);
+    }
+    /// Attaches to branch `self` (a loop's back edge) a new loop ID holding the properties of
+    /// `from`'s loop ID (if any), with `no_vectorize` `llvm.loop.vectorize.enable false`
+    /// (replacing any vectorize hint of `from`'s) and with `no_unroll`
+    /// `llvm.loop.unroll.disable` (replacing any unroll hint). Attaches nothing when there is
+    /// nothing to say.
+    pub fn set_loop_id(self, from: Option<Val>, no_vectorize: bool, no_unroll: bool) {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
             let kind_name = "llvm.loop";
             let kind = c::LLVMGetMDKindIDInContext(
                 ctx,
                 kind_name.as_ptr() as *const _,
                 kind_name.len() as u32,
             );
+            let key = "llvm.loop.vectorize.enable";
+            // A loop ID refers to itself: build it around a temporary, then replace that.
+            let temp = sys::debuginfo::LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
+            let mut ops = vec![temp];
+            if let Some(from) = from {
+                let node = c::LLVMGetMetadata(from.0, kind);
+                // The first operand of a loop ID is the ID itself.
+                let inherited = if node.is_null() {
+                    Vec::new()
+                } else {
+                    md_operands(node).into_iter().skip(1).collect()
+                };
+                for op in inherited {
+                    if op.is_null() {
+                        continue;
+                    }
+                    let name = md_first_string(op);
+                    let name = name.as_deref().unwrap_or("");
+                    if (no_vectorize && name == key)
+                        || (no_unroll && name.starts_with("llvm.loop.unroll."))
+                    {
+                        continue;
+                    }
+                    ops.push(c::LLVMValueAsMetadata(op));
+                }
+            }
+            if no_unroll {
+                let k = "llvm.loop.unroll.disable";
+                let mut hint = [c::LLVMMDStringInContext2(
+                    ctx,
+                    k.as_ptr() as *const _,
+                    k.len(),
+                )];
+                ops.push(c::LLVMMDNodeInContext2(ctx, hint.as_mut_ptr(), 1));
+            }
+            if no_vectorize {
+                let name = c::LLVMMDStringInContext2(ctx, key.as_ptr() as *const _, key.len());
+                let i1 = c::LLVMInt1TypeInContext(ctx);
+                let off = c::LLVMValueAsMetadata(c::LLVMConstInt(i1, 0, 0));
+                let mut hint_ops = [name, off];
+                ops.push(c::LLVMMDNodeInContext2(ctx, hint_ops.as_mut_ptr(), 2));
+            }
+            if ops.len() == 1 {
+                sys::debuginfo::LLVMDisposeTemporaryMDNode(temp);
+                return;
+            }
+            let id = c::LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), ops.len());
+            sys::debuginfo::LLVMMetadataReplaceAllUsesWith(temp, id);
             c::LLVMSetMetadata(self.0, kind, c::LLVMMetadataAsValue(ctx, id));
         }
     }
@@ -1013,6 +1075,20 @@ impl Val {
             sys::debuginfo::LLVMInstructionSetDebugLoc(self.0, std::ptr::null_mut());
         }
     }
+}
+
+/// The string a metadata node starts with (`!{!"llvm.loop.unroll.disable"}`), if it does.
+unsafe fn md_first_string(node: sys::prelude::LLVMValueRef) -> Option<String> {
+    if c::LLVMIsAMDNode(node).is_null() {
+        return None;
+    }
+    let first = *md_operands(node).first()?;
+    if first.is_null() {
+        return None;
+    }
+    let mut len = 0u32;
+    let s = c::LLVMGetMDString(first, &mut len);
+    (!s.is_null()).then(|| string_from(s, len as usize))
 }
 
 /// The operands of a metadata node (as values).

@@ -108,6 +108,8 @@ impl<'s> AugmentedFn<'s> {
 
     pub(super) fn run(mut self) -> Result<()> {
         let order = self.vals.create_blocks(self.src, self.dst);
+        self.vals
+            .keep_host_unrolling(self.session.host_optimised(self.src));
         self.vals.map_params(self.src, self.dst, &self.activity, 1);
         if let Some(p) = self.src.personality() {
             self.dst.set_personality(p);
