@@ -28,6 +28,7 @@
 //! local table whose address escapes) is left alone: its call keeps the compile-time error,
 //! which says where the pointer came from ([`unknown_origin`]).
 
+mod open;
 mod targets;
 
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
@@ -36,31 +37,47 @@ use crate::rules::user::UserRules;
 /// The name prefix of dispatchers.
 const PREFIX: &str = "umbra.dispatch.";
 
-/// The possible targets of indirect call `i`, or why there are none to be had.
-fn candidates(i: Val, rules: &UserRules) -> Result<Vec<Val>, &'static str> {
-    let mut found = targets::possible_targets(i.called_value())?;
+/// The attribute of a dispatcher whose candidates are the address-taken functions of the
+/// call's type ([`open`]), not read off the pointer's origin.
+const OPEN_ATTR: &str = "umbra-dispatch-open";
+
+/// The possible targets of indirect call `i`, or why there are none to be had: those its
+/// pointer's origin tells ([`targets`]), else, when the origin is unknown, the address-taken
+/// functions of the call's type ([`open`]).
+/// The flag is true for the latter (an open set).
+fn candidates(i: Val, rules: &UserRules) -> Result<(Vec<Val>, bool), String> {
     let fty = i.call_function_type();
-    found.retain(|f| {
-        f.function_type() == fty
-            && (!f.is_declaration() || {
-                let name = f.name();
-                crate::rules::lookup(&name).is_some()
-                    || rules.function_like.contains_key(&name)
-                    || rules.derivatives.contains_key(&name)
-                    || rules.gradients.contains_key(&name)
-            })
-    });
+    let mut found = match targets::possible_targets(i.called_value()) {
+        Ok(found) => found,
+        Err(why) => {
+            let m = i.parent_function().expect("in a function").module();
+            return match open::address_taken(m, fty, rules) {
+                Ok(found) => Ok((found, true)),
+                Err(none) => Err(format!("{why}; {none}")),
+            };
+        }
+    };
+    found.retain(|&f| f.function_type() == fty && (!f.is_declaration() || has_rule(f, rules)));
     if found.is_empty() {
         return Err(
-            "none of the functions it may be (from the tables, vtables or values it comes from) has the call's type",
+            "none of the functions it may be (from the tables, vtables or values it comes from) has the call's type".into(),
         );
     }
-    Ok(found)
+    Ok((found, false))
+}
+
+/// True when declaration `f` has a rule (built in or the user's) that differentiates it.
+fn has_rule(f: Val, rules: &UserRules) -> bool {
+    let name = f.name();
+    crate::rules::lookup(&name).is_some()
+        || rules.function_like.contains_key(&name)
+        || rules.derivatives.contains_key(&name)
+        || rules.gradients.contains_key(&name)
 }
 
 /// Why the target of indirect call `i` is unknown, for the compile-time error (`None` when the
 /// call is a dispatcher's fallback or has candidates after all).
-pub fn unknown_origin(i: Val, rules: &UserRules) -> Option<&'static str> {
+pub fn unknown_origin(i: Val, rules: &UserRules) -> Option<String> {
     if i.called_function().is_some() || is_fallback(i) {
         return None;
     }
@@ -99,17 +116,17 @@ pub fn devirtualize(f: Val, rules: &UserRules) -> Vec<Val> {
             if called.is_constant() || i.call_function_type().is_var_arg() {
                 continue;
             }
-            let Ok(cands) = candidates(i, rules) else {
+            let Ok((cands, open)) = candidates(i, rules) else {
                 continue;
             };
-            made.push(dispatch(f.module(), i, &cands));
+            made.push(dispatch(f.module(), i, &cands, open));
         }
     }
     made
 }
 
 /// Builds the dispatcher for call (or invoke) `i` over `cands` and calls it in place of `i`.
-fn dispatch(m: Module, i: Val, cands: &[Val]) -> Val {
+fn dispatch(m: Module, i: Val, cands: &[Val], open: bool) -> Val {
     let ctx = m.context();
     let fty = i.call_function_type();
     let ret = fty.return_type();
@@ -162,6 +179,9 @@ fn dispatch(m: Module, i: Val, cands: &[Val]) -> Val {
     // Where the original call was, for the fallback's run-time error.
     let here = i.debug_location().unwrap_or_else(|| caller.clone());
     d.set_string_fn_attr("umbra-dispatch-site", &here);
+    if open {
+        d.set_string_fn_attr(OPEN_ATTR, "");
+    }
     // The call of the dispatcher, in place of `i`.
     let mut new_args = i.call_args();
     new_args.push(i.called_value());
@@ -203,6 +223,11 @@ pub fn fallback_message(i: Val) -> String {
     let site = f
         .string_fn_attr("umbra-dispatch-site")
         .unwrap_or_else(|| f.name());
+    if f.string_fn_attr(OPEN_ATTR).is_some() {
+        return format!(
+            "error: {site}: indirect call through a function pointer of unknown origin reached a function that is none of the functions of its type whose address this module takes and whose derivative Umbra can build (one defined in another module, or without body or rule), so it has no derivative; call it directly, or define it in the module being differentiated"
+        );
+    }
     format!(
         "error: {site}: indirect call reached a function that is in none of the vtables or tables of functions Umbra found in the module, so it has no derivative; call it directly, or define it in the module being differentiated"
     )

@@ -621,6 +621,15 @@ impl<'s> AugmentedFn<'s> {
                     s.set_operand(0, sv);
                     s.set_operand(1, sp);
                     self.b.insert(s);
+                } else if let Some(q) = pointer_as_integer(v) {
+                    // A pointer kept as an integer (`std::function` holds a lambda's captured
+                    // references so): later loads of it as a pointer must find its shadow.
+                    let sq = self.shadow(q, i)?;
+                    let sv = self.b.cast(Opcode::LLVMPtrToInt, sq, v.ty());
+                    let s = self.vals.map(i).clone_instruction();
+                    s.set_operand(0, sv);
+                    s.set_operand(1, sp);
+                    self.b.insert(s);
                 } else if is_integer_data(v.ty()) {
                     match self.active_byte_copy(i) {
                         Some(bc) => self.byte_copy_shadows(i, &bc, sp)?,
@@ -910,6 +919,14 @@ pub(super) fn unsupported_call(i: Val, why: &str) -> Error {
         i,
         format!("cannot differentiate the call to '{name}': {why}"),
     )
+}
+
+/// The pointer integer `v` is the address of (`ptrtoint p`, an instruction or a constant
+/// expression), if it is one.
+pub(super) fn pointer_as_integer(v: Val) -> Option<Val> {
+    let cast = (v.is_instruction() && v.opcode() == Opcode::LLVMPtrToInt)
+        || (v.is_constant_expr() && v.const_opcode() == Opcode::LLVMPtrToInt);
+    (cast && v.ty().is_int()).then(|| v.operand(0))
 }
 
 /// Integers and vectors of integers: bytes that may be float bits moved as integers.
