@@ -39,7 +39,7 @@ const PREFIX: &str = "umbra.dispatch.";
 
 /// The attribute of a dispatcher whose candidates are the address-taken functions of the
 /// call's type ([`open`]), not read off the pointer's origin.
-const OPEN_ATTR: &str = "umbra-dispatch-open";
+const OPEN_ATTR: &str = crate::analysis::types::OPEN_DISPATCHER;
 
 /// The possible targets of indirect call `i`, or why there are none to be had: those its
 /// pointer's origin tells ([`targets`]), else, when the origin is unknown, the address-taken

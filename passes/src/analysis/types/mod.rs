@@ -480,7 +480,7 @@ fn incoming_calls(r: &TypeResults, funcs: &[Val]) -> Vec<((Val, u32), Vec<(u32, 
         for ctx in 0..r.contexts.get(&f).copied().unwrap_or(1) {
             for b in f.blocks() {
                 for i in b.instructions() {
-                    if i.opcode() != Opcode::LLVMCall {
+                    if !matches!(i.opcode(), Opcode::LLVMCall | Opcode::LLVMInvoke) {
                         continue;
                     }
                     let g = match r.requests.get(&i) {
@@ -650,7 +650,8 @@ impl Analysis {
                 let back = r.clone();
                 self.add(i.operand(0), &back);
             }
-            LLVMCall => self.call(i),
+            // C++ with exceptions calls through `invoke` (-O0 calls everything so).
+            LLVMCall | LLVMInvoke => self.call(i),
             _ => {
                 let t = type_tree(m, i.ty());
                 self.add(i, &t);
@@ -690,6 +691,13 @@ impl Analysis {
         let mut inner: Vec<(u64, u64)> = Vec::new();
         let elem = m.alloc_size(ty);
         match g.operand(1).const_int_sext() {
+            // A pointer walking an array (`p = phi [x, %start], [p + c, %loop]`, as -O1
+            // writes `for (; p != end; ++p)`) sees what repeats every `c` bytes; taking the
+            // constant offset as exact would move what it sees `c` bytes up each round, and
+            // the analysis would climb to its offset bound instead of settling.
+            Some(k) if k > 0 && g.num_operands() == 2 && steps_recurrence(g) => {
+                outer = Some(k as u64 * elem)
+            }
             Some(k) if k >= 0 => off += k as u64 * elem,
             Some(_) => return,
             None => {
@@ -791,6 +799,14 @@ impl Analysis {
         let Some(f) = c.called_function() else {
             return;
         };
+        if !f.is_declaration() && c.parent_function().is_some_and(is_open_dispatcher) {
+            // A dispatcher over guessed candidates passes its arguments to each, but only
+            // the one the pointer matches receives them: the candidates' own accesses say
+            // nothing about the caller's memory (a `std::function`'s storage is no
+            // `double *` because some other address-taken function of the same type takes
+            // one), nor the caller's about theirs.
+            return;
+        }
         if !f.is_declaration() {
             // The callee's values in the context this call site reaches.
             let k = self.info.view(self.ctx).callee_context(c);
@@ -828,6 +844,23 @@ impl Analysis {
             }
         }
     }
+}
+
+/// The function attribute of a dispatcher whose candidates are the address-taken functions of
+/// the call's type, not read off the pointer's origin ([`crate::devirt`]).
+pub const OPEN_DISPATCHER: &str = "umbra-dispatch-open";
+
+fn is_open_dispatcher(f: Val) -> bool {
+    f.string_fn_attr(OPEN_DISPATCHER).is_some()
+}
+
+/// True when getelementptr `g` is the step of a pointer recurrence: its base is a phi that `g`
+/// flows back into.
+fn steps_recurrence(g: Val) -> bool {
+    let base = g.operand(0);
+    base.is_instruction()
+        && base.opcode() == Opcode::LLVMPHI
+        && base.incoming().iter().any(|&(v, _)| v == g)
 }
 
 /// The constant factor a variable index is known to be a multiple of (`mul i, 48`, `shl i,
