@@ -424,7 +424,12 @@ impl<'s> AugmentedFn<'s> {
         for (b, idx) in std::mem::take(&mut self.pred_index) {
             for (k, &pred) in self.cfg.preds(b).iter().enumerate() {
                 if let Some(exit) = self.vals.exit_block_of(pred) {
-                    idx.add_incoming(i32t.int_const(k as u64), exit);
+                    // One entry per edge: a switch may reach the block by several cases.
+                    let here = idx.parent_block();
+                    let edges = exit.successors().into_iter().filter(|&s| s == here).count();
+                    for _ in 0..edges.max(1) {
+                        idx.add_incoming(i32t.int_const(k as u64), exit);
+                    }
                 }
             }
         }
