@@ -24,7 +24,7 @@ pub use requests::{check_request, RequestArg, RequestSite};
 pub use tree::{FloatKind, Kind, Tree};
 
 use crate::ir::{Module, Opcode, Ty, TyKind, Val};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Rounds of the whole-module fixed point before giving up (each round visits every
 /// instruction; trees are bounded, so this is only a guard against a slow climb).
@@ -855,12 +855,33 @@ fn is_open_dispatcher(f: Val) -> bool {
 }
 
 /// True when getelementptr `g` is the step of a pointer recurrence: its base is a phi that `g`
-/// flows back into.
+/// flows back into, directly or through other phis and selects (a loop that appends to a
+/// `std::vector`, whose end pointer also passes through the reallocation path).
 fn steps_recurrence(g: Val) -> bool {
     let base = g.operand(0);
-    base.is_instruction()
-        && base.opcode() == Opcode::LLVMPHI
-        && base.incoming().iter().any(|&(v, _)| v == g)
+    let mut stack = vec![base];
+    let mut seen = HashSet::new();
+    while let Some(v) = stack.pop() {
+        if !v.is_instruction() || !seen.insert(v) || seen.len() > 32 {
+            continue;
+        }
+        match v.opcode() {
+            Opcode::LLVMPHI => {
+                for (x, _) in v.incoming() {
+                    if x == g {
+                        return true;
+                    }
+                    stack.push(x);
+                }
+            }
+            Opcode::LLVMSelect if v != base => {
+                stack.push(v.operand(1));
+                stack.push(v.operand(2));
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The constant factor a variable index is known to be a multiple of (`mul i, 48`, `shl i,
