@@ -81,7 +81,7 @@ impl<'a> TypeInfo<'a> {
         if let Some(t) = self.r.trees.get(&(self.ctx, v)) {
             return t.clone();
         }
-        if v.is_global_variable() {
+        if v.is_global_variable() && !is_abi_data(v) {
             return Tree::pointer_to(type_tree(m, v.global_value_type()));
         }
         type_tree(m, v.ty())
@@ -804,7 +804,8 @@ impl Analysis {
             // the one the pointer matches receives them: the candidates' own accesses say
             // nothing about the caller's memory (a `std::function`'s storage is no
             // `double *` because some other address-taken function of the same type takes
-            // one), nor the caller's about theirs.
+            // one), nor the caller's about theirs (that function's `double *` would take the
+            // storage's pointers, and pass the conflict on to everything it calls).
             return;
         }
         if !f.is_declaration() {
@@ -844,6 +845,15 @@ impl Analysis {
             }
         }
     }
+}
+
+/// True for the C++ ABI's type information and vtables (`_ZTI`, `_ZTS`, `_ZTV`): a pointer to
+/// them says nothing about the memory it is stored in. `std::function`'s manager returns its
+/// functor's `type_info` through the same slot that holds the functor pointer; taking the
+/// `type_info`'s layout (two pointers) for the functor's would call its doubles pointers.
+fn is_abi_data(g: Val) -> bool {
+    let name = g.name();
+    ["_ZTI", "_ZTS", "_ZTV"].iter().any(|p| name.starts_with(p))
 }
 
 /// The function attribute of a dispatcher whose candidates are the address-taken functions of
