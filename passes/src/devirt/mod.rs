@@ -205,6 +205,12 @@ fn dispatch(m: Module, i: Val, cands: &[Val], open: bool) -> Val {
     d
 }
 
+/// True for a dispatcher whose candidates are the address-taken functions of the call's type
+/// (guessed, not read off the pointer's origin).
+pub fn is_open_dispatcher(f: Val) -> bool {
+    f.string_fn_attr(OPEN_ATTR).is_some()
+}
+
 /// True for the fallback call of a dispatcher: an indirect call of the dispatcher's last
 /// parameter, reached only when the target is none of the candidates.
 pub fn is_fallback(i: Val) -> bool {

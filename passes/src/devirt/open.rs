@@ -38,7 +38,7 @@ pub(super) fn address_taken(m: Module, fty: Ty, rules: &UserRules) -> Result<Vec
         .collect();
     if found.is_empty() {
         return Err(
-            "no function of the call's type has its address taken in this module, so it comes from elsewhere"
+            "no function of the call's type with a body or a rule has its address taken in this module, so it comes from elsewhere"
                 .into(),
         );
     }
@@ -52,18 +52,18 @@ pub(super) fn address_taken(m: Module, fty: Ty, rules: &UserRules) -> Result<Vec
 }
 
 /// True when `f` is used other than as the callee of a call (or as the function a derivative
-/// request differentiates).
+/// request differentiates: the first argument of a request; a function passed among the
+/// arguments it forwards is a callback like any other).
 fn is_address_taken(f: Val) -> bool {
     f.users().into_iter().any(|u| {
         if !(u.is_call() || u.is_invoke()) {
             return true;
         }
         let args = u.call_args();
-        if !args.contains(&f) {
-            // Only the callee (dispatchers call their candidates directly).
-            return false;
-        }
-        !u.called_function().is_some_and(|g| is_api(&g.name()))
+        let api = u.called_function().is_some_and(|g| is_api(&g.name()));
+        let skip = usize::from(api);
+        // Only the callee (dispatchers call their candidates directly) is no address taken.
+        args.iter().skip(skip).any(|&a| a == f)
     })
 }
 
