@@ -9,7 +9,8 @@
 // Callbacks of unknown origin, as numerical C code passes them: a function pointer argument of
 // an integrator called with two different models (so the dispatch among them runs), a pointer
 // in a struct of options, `sin` passed as a callback (a rule), and a callback that calls back
-// into the integrator (a nested integral: recursion through the dispatch). Umbra dispatches
+// into the integrator (a nested integral: recursion through the dispatch), a choice between a
+// function and an argument, and a pointer returned by another function. Umbra dispatches
 // among the module's address-taken functions of the call's type. Both modes against finite
 // differences.
 #include "fdcheck.h"
@@ -57,6 +58,15 @@ __attribute__((noinline)) double sum_of(double (*g)(double), const double *x, in
   return s;
 }
 
+// A choice between a known function and an argument, and a pointer returned by a function
+// the optimiser cannot see through: both of unknown origin.
+volatile int flip = 1;
+__attribute__((noinline)) double (*pick_op(int k))(double) { return (k ^ flip) ? cube : sin; }
+__attribute__((noinline)) double choose(double (*user)(double), int k, const double *x) {
+  double (*g)(double) = k ? cube : user;
+  return g(x[0]) * x[1] + pick_op(k)(x[2]);
+}
+
 enum { N = 3 };
 static double two_models(const double *p, int n) {
   (void)n;
@@ -74,9 +84,14 @@ static double options_root(const double *p, int n) {
 static double pointwise(const double *p, int n) {
   return sum_of(sin, p, n) + p[1] * sum_of(cube, p, n);
 }
+static double chosen(const double *p, int n) {
+  (void)n;
+  return choose(sin, 0, p) + choose(sin, 1, p) * p[0];
+}
 static double two_models_at(const double *p, void *c) { (void)c; return two_models(p, N); }
 static double nested_at(const double *p, void *c) { (void)c; return nested(p, N); }
 static double options_root_at(const double *p, void *c) { (void)c; return options_root(p, N); }
+static double chosen_at(const double *p, void *c) { (void)c; return chosen(p, N); }
 static double pointwise_at(const double *p, void *c) { (void)c; return pointwise(p, N); }
 
 // The request needs the function itself, so the check is a macro.
@@ -99,5 +114,6 @@ int main(void) {
   CHECK("nested", nested, nested_at);
   CHECK("options", options_root, options_root_at);
   CHECK("pointwise", pointwise, pointwise_at);
+  CHECK("chosen", chosen, chosen_at);
   return fd_finish();
 }
