@@ -1,6 +1,8 @@
-//! Indirect calls whose possible targets the module tells: virtual calls (a function pointer
-//! loaded from an object's vtable) and calls through a table of functions (a pointer loaded
-//! from a global array such as `double (*ops[])(double)`).
+//! Indirect calls: virtual calls (a function pointer loaded from an object's vtable), calls
+//! through a table of functions (a pointer loaded from a global array such as
+//! `double (*ops[])(double)`), and calls through pointers of unknown origin (callbacks passed
+//! as arguments, `std::function`), whose candidates are the module's address-taken functions of
+//! the call's type.
 //!
 //! Before differentiation, such a call `%r = call %p(args)` becomes a direct call of a
 //! dispatcher, `%r = call @umbra.dispatch.<f>.<n>(args, %p)`, whose body compares `%p` with
@@ -24,9 +26,20 @@
 //! another loaded pointer (an object's vtable slot), the functions a `select` or `phi` chooses
 //! among, and what is written into a local table (stores, copies of constant tables).
 //! Declarations count only when a rule can differentiate them (`sin` in a table of
-//! `double (*)(double)`). A pointer from anywhere else (an argument, a field of an object, a
-//! local table whose address escapes) is left alone: its call keeps the compile-time error,
-//! which says where the pointer came from ([`unknown_origin`]).
+//! `double (*)(double)`).
+//!
+//! A pointer from anywhere else (an argument such as a C callback, a field of an object such as
+//! `std::function`'s invoker and manager, a local table whose address escapes, the result of a
+//! function defined elsewhere) has an *open* set of candidates ([`open`]): the functions of the
+//! module of the call's exact type whose address is taken, with a body or a rule. A pointer
+//! made in this module is one of them; any other (a function of another object file) reaches
+//! the fallback's run-time error. The set is bounded ([`open::MAX_OPEN`]); with none, or too
+//! many, the call keeps the compile-time error, which says where the pointer came from and why
+//! there is no dispatch ([`unknown_origin`]). Such a dispatcher is marked
+//! ([`is_open_dispatcher`]): the type analysis passes no types across its calls (each
+//! candidate is a guess, and another's parameters say nothing about the caller's memory), and a
+//! candidate whose derivative cannot be built, reached through such dispatchers only, becomes
+//! that error at run time instead of failing the compilation ([`crate::derive`]).
 
 mod open;
 mod targets;
