@@ -963,6 +963,98 @@ mod tests {
     }
 
     #[test]
+    fn pointer_walks_settle_on_a_period() {
+        // `for (p = x; p != end; ++p)`, the step passing through a second phi as after
+        // `push_back`'s reallocation path: the analysis settles (`with_module` asserts it)
+        // with a period of 8 instead of climbing 8 bytes a round to its offset bound.
+        with_module(
+            r#"
+            define double @walk(ptr %x, ptr %end, i1 %c) {
+            entry:
+              br label %loop
+            loop:
+              %p = phi ptr [ %x, %entry ], [ %next, %latch ]
+              %s = phi double [ 0.0, %entry ], [ %t, %latch ]
+              %v = load double, ptr %p
+              %t = fadd double %s, %v
+              %q = getelementptr inbounds i8, ptr %p, i64 8
+              br i1 %c, label %side, label %latch
+            side:
+              br label %latch
+            latch:
+              %next = phi ptr [ %q, %loop ], [ %q, %side ]
+              %done = icmp eq ptr %next, %end
+              br i1 %done, label %exit, label %loop
+            exit:
+              ret double %t
+            }
+            "#,
+            |m, info| {
+                let walk = m.function("walk").unwrap();
+                let t = info.pointee(m, walk.params()[0]);
+                assert_eq!(t.stride, Some(8), "{t}");
+                assert_eq!(t.get(0), Some(D), "{t}");
+            },
+        );
+    }
+
+    #[test]
+    fn type_info_lends_no_layout_to_where_its_address_is_stored() {
+        // A std::function manager stores the functor's type_info or the functor's address in
+        // the same slot: the type_info's two pointers must not become the functor's layout.
+        with_module(
+            r#"
+            @_ZTI3Fun = constant { ptr, ptr } zeroinitializer
+            define void @manager(ptr %dest, ptr %functor, i1 %info) {
+              br i1 %info, label %a, label %b
+            a:
+              store ptr @_ZTI3Fun, ptr %dest
+              ret void
+            b:
+              store ptr %functor, ptr %dest
+              ret void
+            }
+            "#,
+            |m, info| {
+                let manager = m.function("manager").unwrap();
+                let functor = info.pointee(m, manager.params()[1]);
+                assert!(functor.is_unknown(), "{functor}");
+            },
+        );
+    }
+
+    #[test]
+    fn open_dispatchers_pass_no_types_to_or_from_candidates() {
+        // One candidate reads doubles, the caller's memory holds a pointer: neither learns
+        // from the other through a dispatcher over guessed candidates.
+        with_module(
+            r#"
+            define double @reads_doubles(ptr %x) {
+              %v = load double, ptr %x
+              ret double %v
+            }
+            define double @dispatch(ptr %a, ptr %fp) "umbra-dispatch-open" {
+              %r = call double @reads_doubles(ptr %a)
+              ret double %r
+            }
+            define double @caller(ptr %obj, ptr %fp, ptr %q) {
+              store ptr %q, ptr %obj
+              %r = call double @dispatch(ptr %obj, ptr %fp)
+              ret double %r
+            }
+            "#,
+            |m, info| {
+                let cand = m.function("reads_doubles").unwrap();
+                let t = info.pointee(m, cand.params()[0]);
+                assert_eq!(t.get(0), Some(D), "{t}");
+                let caller = m.function("caller").unwrap();
+                let t = info.pointee(m, caller.params()[0]);
+                assert_eq!(t.get(0), Some(Kind::Pointer), "{t}");
+            },
+        );
+    }
+
+    #[test]
     fn pointer_parameters_learn_from_callers() {
         // The helper only memcpys: what it moves comes from the caller's accesses.
         with_module(
