@@ -67,15 +67,23 @@ entry:
 ; CHECK-NEXT:    call void @umbra.adjoint.copy.double(ptr %d.y, ptr %d.x, i64 [[BYTES]])
 ; CHECK-NEXT:    br label %exit
 
+; The helper runs from the last element down when the destination is below the source (an
+; overlapping memmove to a lower address), from the first up otherwise.
 ; CHECK-LABEL: define internal void @umbra.adjoint.copy.double(ptr %0, ptr %1, i64 %2)
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    [[N:%[0-9]+]] = udiv i64 %2, 8
+; CHECK-NEXT:    [[AD:%[0-9]+]] = ptrtoint ptr %0 to i64
+; CHECK-NEXT:    [[AS:%[0-9]+]] = ptrtoint ptr %1 to i64
+; CHECK-NEXT:    [[DOWN:%[0-9]+]] = icmp ult i64 [[AD]], [[AS]]
 ; CHECK-NEXT:    [[E:%[0-9]+]] = icmp eq i64 [[N]], 0
 ; CHECK-NEXT:    br i1 [[E]], label %done, label %body
 ; CHECK:       body:
 ; CHECK-NEXT:    [[K:%[0-9]+]] = phi i64 [ 0, %entry ], [ [[NEXT:%[0-9]+]], %body ]
-; CHECK-NEXT:    [[PD:%[0-9]+]] = getelementptr inbounds double, ptr %0, i64 [[K]]
-; CHECK-NEXT:    [[PS:%[0-9]+]] = getelementptr inbounds double, ptr %1, i64 [[K]]
+; CHECK-NEXT:    [[LAST:%[0-9]+]] = sub i64 [[N]], 1
+; CHECK-NEXT:    [[R:%[0-9]+]] = sub i64 [[LAST]], [[K]]
+; CHECK-NEXT:    [[J:%[0-9]+]] = select i1 [[DOWN]], i64 [[R]], i64 [[K]]
+; CHECK-NEXT:    [[PD:%[0-9]+]] = getelementptr inbounds double, ptr %0, i64 [[J]]
+; CHECK-NEXT:    [[PS:%[0-9]+]] = getelementptr inbounds double, ptr %1, i64 [[J]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[PD]]
 ; CHECK-NEXT:    [[S:%[0-9]+]] = load double, ptr [[PS]]
 ; CHECK-NEXT:    [[SUM:%[0-9]+]] = fadd double [[S]], [[D]]
