@@ -10,19 +10,22 @@
 // RUN: %clang %t/o2.o %t/other.o -lm -o %t/o2.exe
 // RUN: not --crash %t/o2.exe 2>&1 | FileCheck %s --check-prefixes=CHECK,FOREIGN
 // RUN: not --crash %t/o2.exe measured 2>&1 | FileCheck %s --check-prefixes=CHECK,MEASURED
+// RUN: not --crash %t/o2.exe forward 2>&1 | FileCheck %s --check-prefixes=CHECK,MEASURED-FWD
 // RUN: %clang -O0 -g -fpass-plugin=%plugin %s %t/other.o -lm -o %t/p0.exe
 // RUN: not --crash %t/p0.exe 2>&1 | FileCheck %s --check-prefixes=CHECK,FOREIGN
 // RUN: not --crash %t/p0.exe measured 2>&1 | FileCheck %s --check-prefixes=CHECK,MEASURED
 // RUN: %clang -O3 -g -fpass-plugin=%plugin %s %t/other.o -lm -o %t/p3.exe
 // RUN: not --crash %t/p3.exe 2>&1 | FileCheck %s --check-prefixes=CHECK,FOREIGN
 // RUN: not --crash %t/p3.exe measured 2>&1 | FileCheck %s --check-prefixes=CHECK,MEASURED
+// RUN: not --crash %t/p3.exe forward 2>&1 | FileCheck %s --check-prefixes=CHECK,MEASURED-FWD
 // A callback of unknown origin dispatches among the functions of its type whose address the
 // module takes. Two are left out: `foreign`, defined in another object file compiled without
 // Umbra (it cannot be among them), and `measured`, whose address is taken here but which calls
 // a function without body or rule, so it has no derivative (leaving it out keeps the program
 // compiling: it only reaches the derivative if the gradient below asks for it). Derivatives
 // through the known callback are right; reaching either of the others stops the derived code
-// with an error naming the call site, never a wrong derivative, while the primal call works.
+// with an error naming the call site (or, for `measured`, the reason it has no derivative), in
+// reverse and forward mode, never a wrong derivative, while the primal call works.
 #include <stdio.h>
 #include <math.h>
 
@@ -36,6 +39,7 @@ model_t foreign_model(void) { return foreign; }
 double table_lookup(double t) { return 2 * t; }
 #else
 double __enzyme_autodiff(void *, ...);
+double __enzyme_fwddiff(void *, ...);
 extern int enzyme_dup, enzyme_const;
 
 double integrate(model_t f, const double *p, double a, double b, int n);
@@ -48,7 +52,6 @@ static double with_measured(const double *p) { return integrate(measured, p, 0, 
 static double with_foreign(const double *p) { return integrate(foreign_model(), p, 0, 1, 4); }
 
 int main(int argc, char **argv) {
-  (void)argv;
   setvbuf(stdout, NULL, _IONBF, 0);
   double p[1] = {3}, dp[1] = {0};
   printf("primal %g %g %g\n", with_line(p), with_measured(p), with_foreign(p));
@@ -57,9 +60,12 @@ int main(int argc, char **argv) {
   printf("derivative %g\n", dp[0]);
   // CHECK: derivative 0.5
   // Two requests the optimiser must not merge into one of a chosen function.
-  if (argc > 1) {
+  if (argc > 1 && argv[1][0] == 'm') {
     __enzyme_autodiff((void *)with_measured, enzyme_dup, p, dp);
     printf("not reached %g\n", dp[0]);
+  } else if (argc > 1) {
+    double t = 1;
+    printf("not reached %g\n", __enzyme_fwddiff((void *)with_measured, enzyme_dup, p, &t));
   } else {
     double q[1] = {4}, dq[1] = {0};
     __enzyme_autodiff((void *)with_foreign, enzyme_dup, q, dq);
@@ -77,6 +83,7 @@ __attribute__((noinline)) double integrate(model_t f, const double *p, double a,
   return s * h;
 }
 
-// MEASURED: umbra: error: {{.*}}indirect-call-foreign-function.c:[[@LINE+1]]:{{[0-9]+}}: in function 'measured': no derivative rule for 'table_lookup'{{.*}}(reached through a function pointer of unknown origin, so this is an error when it runs)
+// MEASURED: umbra: error: {{.*}}indirect-call-foreign-function.c:[[@LINE+2]]:{{[0-9]+}}: in function 'measured': no derivative rule for 'table_lookup' (reverse mode){{.*}}(reached through a function pointer of unknown origin, so this is an error when it runs)
+// MEASURED-FWD: umbra: error: {{.*}}indirect-call-foreign-function.c:[[@LINE+1]]:{{[0-9]+}}: in function 'measured': no derivative rule for 'table_lookup' (forward mode){{.*}}(reached through a function pointer of unknown origin, so this is an error when it runs)
 static double measured(double t, const double *p) { return table_lookup(t * p[0]); }
 #endif

@@ -244,7 +244,7 @@ pub fn fallback_message(i: Val) -> String {
         .unwrap_or_else(|| f.name());
     if f.string_fn_attr(OPEN_ATTR).is_some() {
         return format!(
-            "error: {site}: indirect call through a function pointer of unknown origin reached a function that is none of the functions of its type whose address this module takes and whose derivative Umbra can build (one defined in another module, or without body or rule), so it has no derivative; call it directly, or define it in the module being differentiated"
+            "error: {site}: indirect call through a function pointer of unknown origin reached a function that is none of the functions of its type with a body or a rule whose address this module takes (one defined in another module, or declared here without body or rule), so it has no derivative; call it directly, or define it in the module being differentiated"
         );
     }
     format!(
