@@ -56,6 +56,16 @@ pub struct Job {
     pub derived: Derived,
 }
 
+impl Derived {
+    /// The function that stands for the pair: the forward derivative, or the augmented sweep.
+    pub fn primary(self) -> Val {
+        match self {
+            Derived::Forward(f) => f,
+            Derived::Reverse { augmented, .. } => augmented,
+        }
+    }
+}
+
 /// State shared by everything differentiated in one module.
 pub struct Session {
     /// The module being transformed.
@@ -97,6 +107,8 @@ pub struct Session {
     /// The functions that did not look optimised before canonicalisation
     /// ([`crate::untouched::unoptimised`]); every other one came out of the host's pipeline.
     unoptimised: std::collections::HashSet<Val>,
+    /// Who asked for which derived function ([`crate::derive`]'s candidates left out).
+    pub(crate) requests_graph: crate::derive::Requesters,
 }
 
 /// A batched function declared but not yet given a body ([`crate::batch`]).
@@ -135,6 +147,7 @@ impl Session {
             parallel: std::cell::OnceCell::new(),
             batched: HashMap::new(),
             batch_pending: Vec::new(),
+            requests_graph: Default::default(),
             personality: module.functions().into_iter().find_map(|f| f.personality()),
             unoptimised: std::collections::HashSet::new(),
         }
@@ -313,12 +326,14 @@ impl Session {
             ctx,
         };
         if let Some(&Derived::Reverse { augmented, adjoint }) = self.cache.get(&key) {
+            self.requests_graph.asks_for(augmented);
             return Ok((augmented, adjoint));
         }
         let bits = self.float_bits_of(f, ctx);
         let (augmented, adjoint) =
             crate::signature::declare_reverse(self.module, f, activity, memory_stable, &bits, ctx)?;
         let derived = Derived::Reverse { augmented, adjoint };
+        self.requests_graph.asks_for(augmented);
         self.cache.insert(key.clone(), derived);
         self.pending.push(Job { key, derived });
         Ok((augmented, adjoint))
@@ -346,11 +361,13 @@ impl Session {
             ctx,
         };
         if let Some(&Derived::Forward(d)) = self.cache.get(&key) {
+            self.requests_graph.asks_for(d);
             return Ok(d);
         }
         let bits = self.float_bits_of(f, ctx);
         let derived =
             crate::signature::declare_forward(self.module, f, activity, width, &bits, ctx)?;
+        self.requests_graph.asks_for(derived);
         self.cache.insert(key.clone(), Derived::Forward(derived));
         self.pending.push(Job {
             key,

@@ -1,11 +1,22 @@
 //! Building derived functions: asks the [`Session`] for a declaration, then drains its worklist,
 //! giving each declared function its body with the visitor of its mode ([`crate::forward`] or
 //! [`crate::reverse`]). Kept apart from the cache so the cache depends on no visitor.
+//!
+//! A dispatcher over guessed candidates (the address-taken functions of a call's type,
+//! [`crate::devirt`]) asks for the derivative of every candidate, though the program may never
+//! call most of them there. When the body of a derived function reached only through such
+//! dispatchers cannot be built (a candidate calling a function without body or rule, an
+//! unsupported construct), that is no compile-time error: the function's body becomes the
+//! error at run time ([`Requesters`]), so a program that never takes that path gets its
+//! derivative, and one that does stops with the reason, never a wrong derivative. A derived
+//! function also reached any other way (from a request, a direct call, a dispatcher whose
+//! candidates are read off the pointer's origin) keeps the compile-time error.
 
 use crate::api::Activity;
-use crate::cache::{Derived, Session};
-use crate::diag::Result;
-use crate::ir::Val;
+use crate::cache::{Derived, Job, Session};
+use crate::diag::{Error, ErrorKind, Result};
+use crate::ir::{Builder, Val};
+use std::collections::HashSet;
 
 /// The forward-mode derivative of `f` for `activity`, with its body and the bodies of every
 /// derived function it needs built.
@@ -51,11 +62,110 @@ fn build_pending(session: &mut Session) -> Result<()> {
 }
 
 fn build_all(session: &mut Session) -> Result<()> {
+    // A request asked while a body is being built (a nested one) starts from no asker.
+    let outer = session.requests_graph.building.take();
+    let result = drain(session);
+    session.requests_graph.building = outer;
+    result?;
+    session.requests_graph.check()
+}
+
+fn drain(session: &mut Session) -> Result<()> {
     while let Some(job) = session.next_job() {
-        match job.derived {
-            Derived::Forward(_) => crate::forward::generate(session, &job)?,
-            Derived::Reverse { .. } => crate::reverse::generate(session, &job)?,
+        let open = crate::devirt::is_open_dispatcher(job.key.function);
+        session.requests_graph.building = Some((job.derived.primary(), open));
+        let result = match job.derived {
+            Derived::Forward(_) => crate::forward::generate(session, &job),
+            Derived::Reverse { .. } => crate::reverse::generate(session, &job),
+        };
+        session.requests_graph.building = None;
+        if let Err(e) = result {
+            leave_out(session, &job, e)?;
         }
     }
     Ok(())
+}
+
+/// After the body of `job` failed with `e`: the error, unless only guessed candidates reach
+/// the function; then its body becomes `e` at run time.
+fn leave_out(session: &mut Session, job: &Job, e: Error) -> Result<()> {
+    let primary = job.derived.primary();
+    if e.kind != ErrorKind::Unsupported || session.requests_graph.reached_plainly(primary) {
+        return Err(e);
+    }
+    let message = format!(
+        "error: {e} (reached through a function pointer of unknown origin, so this is an error when it runs)"
+    );
+    let fs = match job.derived {
+        Derived::Forward(f) => vec![f],
+        Derived::Reverse { augmented, adjoint } => vec![augmented, adjoint],
+    };
+    for f in fs {
+        f.delete_body();
+        let entry = f.append_block("entry");
+        let mut b = Builder::new(session.module);
+        b.position_at_end(entry);
+        crate::unwind::emit_fatal(&mut b, &message);
+    }
+    session.requests_graph.left_out.push((primary, e));
+    Ok(())
+}
+
+/// Which derived functions asked for which (by their [`Derived::primary`] functions), and
+/// whether through a dispatcher over guessed candidates (see the module documentation).
+#[derive(Default)]
+pub struct Requesters {
+    /// The derived function whose body is being built, and whether it is such a dispatcher's
+    /// (`None`: a request is asking).
+    building: Option<(Val, bool)>,
+    /// (asker, asked, through a dispatcher over guessed candidates); `None` asks for a request.
+    edges: HashSet<(Option<Val>, Val, bool)>,
+    /// Derived functions whose body is a run-time error, and why.
+    left_out: Vec<(Val, Error)>,
+}
+
+impl Requesters {
+    /// Records that the function being built (or a request) asks for derived function `d`.
+    pub fn asks_for(&mut self, d: Val) {
+        let edge = match self.building {
+            Some((from, open)) => (Some(from), d, open),
+            None => (None, d, false),
+        };
+        self.edges.insert(edge);
+    }
+
+    /// True when `d` is reached from a request other than through a dispatcher over guessed
+    /// candidates.
+    fn reached_plainly(&self, d: Val) -> bool {
+        let mut seen: HashSet<Val> = HashSet::new();
+        let mut stack: Vec<Val> = self
+            .edges
+            .iter()
+            .filter(|(from, _, _)| from.is_none())
+            .map(|&(_, to, _)| to)
+            .collect();
+        while let Some(v) = stack.pop() {
+            if v == d {
+                return true;
+            }
+            if !seen.insert(v) {
+                continue;
+            }
+            stack.extend(
+                self.edges
+                    .iter()
+                    .filter(|&&(from, _, open)| from == Some(v) && !open)
+                    .map(|&(_, to, _)| to),
+            );
+        }
+        false
+    }
+
+    /// The error of a function left out that something has since reached plainly.
+    fn check(&self) -> Result<()> {
+        match self.left_out.iter().find(|(d, _)| self.reached_plainly(*d)) {
+            Some((_, e)) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
 }

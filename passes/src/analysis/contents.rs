@@ -434,9 +434,12 @@ fn scalar_slots(m: Module, t: Ty, at: u64, ptrs: &mut Vec<u64>, fl: &mut Vec<(u6
 }
 
 /// The layout a copy's `!tbaa.struct` metadata gives (clang puts it on struct copies at -O1 and
-/// above): each field's offset, size and TBAA type. `None` when it is missing or has a field of
-/// unknown kind (`omnipotent char`, an unusual floating-point type).
-fn tbaa_struct_layout(m: Module, copy: Val) -> Option<Option<PointerLayout>> {
+/// above): each field's offset, size and TBAA type; `Some(None)` for integers only. `None` when
+/// it is missing or has a field of unknown kind (`omnipotent char`, an unusual floating-point
+/// type). Floats without pointers are a layout too: a copy in a helper that touches the memory
+/// nowhere else (`std::function`'s manager cloning a lambda that captured doubles by value)
+/// has no other witness of what it moves.
+pub fn tbaa_struct_layout(m: Module, copy: Val) -> Option<Option<PointerLayout>> {
     let fields = copy.tbaa_struct_fields()?;
     let len = copy.operand(2).const_int_value()?;
     let ctx = m.context();
@@ -457,7 +460,7 @@ fn tbaa_struct_layout(m: Module, copy: Val) -> Option<Option<PointerLayout>> {
             _ => {}
         }
     }
-    if pointers.is_empty() {
+    if pointers.is_empty() && floats.is_empty() {
         return Some(None);
     }
     Some(Some(PointerLayout::Strided {

@@ -1,6 +1,8 @@
-//! Indirect calls whose possible targets the module tells: virtual calls (a function pointer
-//! loaded from an object's vtable) and calls through a table of functions (a pointer loaded
-//! from a global array such as `double (*ops[])(double)`).
+//! Indirect calls: virtual calls (a function pointer loaded from an object's vtable), calls
+//! through a table of functions (a pointer loaded from a global array such as
+//! `double (*ops[])(double)`), and calls through pointers of unknown origin (callbacks passed
+//! as arguments, `std::function`), whose candidates are the module's address-taken functions of
+//! the call's type.
 //!
 //! Before differentiation, such a call `%r = call %p(args)` becomes a direct call of a
 //! dispatcher, `%r = call @umbra.dispatch.<f>.<n>(args, %p)`, whose body compares `%p` with
@@ -24,10 +26,22 @@
 //! another loaded pointer (an object's vtable slot), the functions a `select` or `phi` chooses
 //! among, and what is written into a local table (stores, copies of constant tables).
 //! Declarations count only when a rule can differentiate them (`sin` in a table of
-//! `double (*)(double)`). A pointer from anywhere else (an argument, a field of an object, a
-//! local table whose address escapes) is left alone: its call keeps the compile-time error,
-//! which says where the pointer came from ([`unknown_origin`]).
+//! `double (*)(double)`).
+//!
+//! A pointer from anywhere else (an argument such as a C callback, a field of an object such as
+//! `std::function`'s invoker and manager, a local table whose address escapes, the result of a
+//! function defined elsewhere) has an *open* set of candidates ([`open`]): the functions of the
+//! module of the call's exact type whose address is taken, with a body or a rule. A pointer
+//! made in this module is one of them; any other (a function of another object file) reaches
+//! the fallback's run-time error. The set is bounded ([`open::MAX_OPEN`]); with none, or too
+//! many, the call keeps the compile-time error, which says where the pointer came from and why
+//! there is no dispatch ([`unknown_origin`]). Such a dispatcher is marked
+//! ([`is_open_dispatcher`]): the type analysis passes no types across its calls (each
+//! candidate is a guess, and another's parameters say nothing about the caller's memory), and a
+//! candidate whose derivative cannot be built, reached through such dispatchers only, becomes
+//! that error at run time instead of failing the compilation ([`crate::derive`]).
 
+mod open;
 mod targets;
 
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
@@ -36,31 +50,47 @@ use crate::rules::user::UserRules;
 /// The name prefix of dispatchers.
 const PREFIX: &str = "umbra.dispatch.";
 
-/// The possible targets of indirect call `i`, or why there are none to be had.
-fn candidates(i: Val, rules: &UserRules) -> Result<Vec<Val>, &'static str> {
-    let mut found = targets::possible_targets(i.called_value())?;
+/// The attribute of a dispatcher whose candidates are the address-taken functions of the
+/// call's type ([`open`]), not read off the pointer's origin.
+const OPEN_ATTR: &str = crate::analysis::types::OPEN_DISPATCHER;
+
+/// The possible targets of indirect call `i`, or why there are none to be had: those its
+/// pointer's origin tells ([`targets`]), else, when the origin is unknown, the address-taken
+/// functions of the call's type ([`open`]).
+/// The flag is true for the latter (an open set).
+fn candidates(i: Val, rules: &UserRules) -> Result<(Vec<Val>, bool), String> {
     let fty = i.call_function_type();
-    found.retain(|f| {
-        f.function_type() == fty
-            && (!f.is_declaration() || {
-                let name = f.name();
-                crate::rules::lookup(&name).is_some()
-                    || rules.function_like.contains_key(&name)
-                    || rules.derivatives.contains_key(&name)
-                    || rules.gradients.contains_key(&name)
-            })
-    });
+    let mut found = match targets::possible_targets(i.called_value()) {
+        Ok(found) => found,
+        Err(why) => {
+            let m = i.parent_function().expect("in a function").module();
+            return match open::address_taken(m, fty, rules) {
+                Ok(found) => Ok((found, true)),
+                Err(none) => Err(format!("{why}; {none}")),
+            };
+        }
+    };
+    found.retain(|&f| f.function_type() == fty && (!f.is_declaration() || has_rule(f, rules)));
     if found.is_empty() {
         return Err(
-            "none of the functions it may be (from the tables, vtables or values it comes from) has the call's type",
+            "none of the functions it may be (from the tables, vtables or values it comes from) has the call's type".into(),
         );
     }
-    Ok(found)
+    Ok((found, false))
+}
+
+/// True when declaration `f` has a rule (built in or the user's) that differentiates it.
+fn has_rule(f: Val, rules: &UserRules) -> bool {
+    let name = f.name();
+    crate::rules::lookup(&name).is_some()
+        || rules.function_like.contains_key(&name)
+        || rules.derivatives.contains_key(&name)
+        || rules.gradients.contains_key(&name)
 }
 
 /// Why the target of indirect call `i` is unknown, for the compile-time error (`None` when the
 /// call is a dispatcher's fallback or has candidates after all).
-pub fn unknown_origin(i: Val, rules: &UserRules) -> Option<&'static str> {
+pub fn unknown_origin(i: Val, rules: &UserRules) -> Option<String> {
     if i.called_function().is_some() || is_fallback(i) {
         return None;
     }
@@ -99,17 +129,17 @@ pub fn devirtualize(f: Val, rules: &UserRules) -> Vec<Val> {
             if called.is_constant() || i.call_function_type().is_var_arg() {
                 continue;
             }
-            let Ok(cands) = candidates(i, rules) else {
+            let Ok((cands, open)) = candidates(i, rules) else {
                 continue;
             };
-            made.push(dispatch(f.module(), i, &cands));
+            made.push(dispatch(f.module(), i, &cands, open));
         }
     }
     made
 }
 
 /// Builds the dispatcher for call (or invoke) `i` over `cands` and calls it in place of `i`.
-fn dispatch(m: Module, i: Val, cands: &[Val]) -> Val {
+fn dispatch(m: Module, i: Val, cands: &[Val], open: bool) -> Val {
     let ctx = m.context();
     let fty = i.call_function_type();
     let ret = fty.return_type();
@@ -162,6 +192,9 @@ fn dispatch(m: Module, i: Val, cands: &[Val]) -> Val {
     // Where the original call was, for the fallback's run-time error.
     let here = i.debug_location().unwrap_or_else(|| caller.clone());
     d.set_string_fn_attr("umbra-dispatch-site", &here);
+    if open {
+        d.set_string_fn_attr(OPEN_ATTR, "");
+    }
     // The call of the dispatcher, in place of `i`.
     let mut new_args = i.call_args();
     new_args.push(i.called_value());
@@ -185,6 +218,12 @@ fn dispatch(m: Module, i: Val, cands: &[Val]) -> Val {
     d
 }
 
+/// True for a dispatcher whose candidates are the address-taken functions of the call's type
+/// (guessed, not read off the pointer's origin).
+pub fn is_open_dispatcher(f: Val) -> bool {
+    f.string_fn_attr(OPEN_ATTR).is_some()
+}
+
 /// True for the fallback call of a dispatcher: an indirect call of the dispatcher's last
 /// parameter, reached only when the target is none of the candidates.
 pub fn is_fallback(i: Val) -> bool {
@@ -203,6 +242,11 @@ pub fn fallback_message(i: Val) -> String {
     let site = f
         .string_fn_attr("umbra-dispatch-site")
         .unwrap_or_else(|| f.name());
+    if f.string_fn_attr(OPEN_ATTR).is_some() {
+        return format!(
+            "error: {site}: indirect call through a function pointer of unknown origin reached a function that is none of the functions of its type with a body or a rule whose address this module takes (one defined in another module, or declared here without body or rule), so it has no derivative; call it directly, or define it in the module being differentiated"
+        );
+    }
     format!(
         "error: {site}: indirect call reached a function that is in none of the vtables or tables of functions Umbra found in the module, so it has no derivative; call it directly, or define it in the module being differentiated"
     )

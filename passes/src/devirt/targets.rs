@@ -15,9 +15,10 @@
 //! - a load from an address that is itself a `select` or `phi`: every operand's memory;
 //! - the result of a call to a function with a body: the targets of what its body returns.
 //!
-//! Anything else (an argument, a field of an object, a computed value) is unknown, and the
-//! reason is what the call's compile-time error says. Null and `undef` pointers add no target:
-//! a call through them never runs.
+//! Anything else (an argument, a field of an object, a computed value) is unknown; the reason
+//! is what the call's compile-time error says when the open set of candidates (the module's
+//! address-taken functions of the call's type, [`super::open`]) cannot stand in. Null and
+//! `undef` pointers add no target: a call through them never runs.
 
 use crate::ir::{Opcode, Val};
 use std::collections::HashSet;

@@ -332,6 +332,26 @@ impl Val {
         }
         out
     }
+    /// Deletes a function's body (it becomes a declaration). Uses of its instructions are
+    /// dropped first, as they may reach across blocks in any order.
+    pub fn delete_body(self) {
+        let blocks = self.blocks();
+        for b in &blocks {
+            for i in b.instructions() {
+                if !i.ty().is_void() {
+                    i.replace_all_uses_with(i.ty().poison());
+                }
+            }
+        }
+        for b in &blocks {
+            for i in b.instructions() {
+                i.erase();
+            }
+        }
+        for b in blocks {
+            unsafe { c::LLVMDeleteBasicBlock(b.0) }
+        }
+    }
     /// A function's entry block.
     pub fn entry_block(self) -> Block {
         Block(unsafe { c::LLVMGetEntryBasicBlock(self.0) })

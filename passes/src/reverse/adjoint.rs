@@ -985,7 +985,9 @@ impl<'s> AdjointFn<'s> {
     /// that shadow is cleared.
     fn reverse_store(&mut self, i: Val) -> Result<()> {
         let (v, p) = (i.operand(0), i.operand(1));
-        if !self.is_active(p) || v.ty().contains_ptr() {
+        // A pointer, also one stored as an integer, has no adjoint; its shadow stays.
+        let pointer = v.ty().contains_ptr() || super::augmented::pointer_as_integer(v).is_some();
+        if !self.is_active(p) || pointer {
             return Ok(());
         }
         if super::augmented::is_integer_data(v.ty()) {

@@ -427,7 +427,12 @@ impl<'s> AugmentedFn<'s> {
         for (b, idx) in std::mem::take(&mut self.pred_index) {
             for (k, &pred) in self.cfg.preds(b).iter().enumerate() {
                 if let Some(exit) = self.vals.exit_block_of(pred) {
-                    idx.add_incoming(i32t.int_const(k as u64), exit);
+                    // One entry per edge: a switch may reach the block by several cases.
+                    let here = idx.parent_block();
+                    let edges = exit.successors().into_iter().filter(|&s| s == here).count();
+                    for _ in 0..edges.max(1) {
+                        idx.add_incoming(i32t.int_const(k as u64), exit);
+                    }
                 }
             }
         }
@@ -620,6 +625,15 @@ impl<'s> AugmentedFn<'s> {
                 if v.ty().contains_ptr() {
                     // Later loads of this pointer must find its shadow.
                     let sv = self.shadow_or_zero(v, i)?;
+                    let s = self.vals.map(i).clone_instruction();
+                    s.set_operand(0, sv);
+                    s.set_operand(1, sp);
+                    self.b.insert(s);
+                } else if let Some(q) = pointer_as_integer(v) {
+                    // A pointer kept as an integer (`std::function` holds a lambda's captured
+                    // references so): later loads of it as a pointer must find its shadow.
+                    let sq = self.shadow(q, i)?;
+                    let sv = self.b.cast(Opcode::LLVMPtrToInt, sq, v.ty());
                     let s = self.vals.map(i).clone_instruction();
                     s.set_operand(0, sv);
                     s.set_operand(1, sp);
@@ -913,6 +927,14 @@ pub(super) fn unsupported_call(i: Val, why: &str) -> Error {
         i,
         format!("cannot differentiate the call to '{name}': {why}"),
     )
+}
+
+/// The pointer integer `v` is the address of (`ptrtoint p`, an instruction or a constant
+/// expression), if it is one.
+pub(super) fn pointer_as_integer(v: Val) -> Option<Val> {
+    let cast = (v.is_instruction() && v.opcode() == Opcode::LLVMPtrToInt)
+        || (v.is_constant_expr() && v.const_opcode() == Opcode::LLVMPtrToInt);
+    (cast && v.ty().is_int()).then(|| v.operand(0))
 }
 
 /// Integers and vectors of integers: bytes that may be float bits moved as integers.

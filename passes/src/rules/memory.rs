@@ -15,8 +15,8 @@ use super::{
     Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
 use crate::analysis::contents::{
-    accessed_locally, infer_contents, infer_pointer_layout, layout_from_types, Contents,
-    PointerLayout,
+    accessed_locally, infer_contents, infer_pointer_layout, layout_from_types, tbaa_struct_layout,
+    Contents, PointerLayout,
 };
 use crate::analysis::lanes::{lanes_disjoint, lanes_uniform};
 use crate::analysis::types::bytes::PARTIAL_ADVICE;
@@ -251,6 +251,10 @@ fn copy_augment(c: &mut AugmentCall) -> Result<Augmented> {
 /// function, or, when it has none (a helper that only copies what it is given), from the
 /// module-wide type analysis of what its callers pass.
 fn copy_layout(session: &Session, f: Val, copy: Val) -> Result<Option<PointerLayout>> {
+    // The copy's own `!tbaa.struct` says it best, wherever the memory is accessed.
+    if let Some(layout) = tbaa_struct_layout(session.module, copy) {
+        return Ok(layout);
+    }
     if accessed_locally(f, copy) {
         // The accesses in `f` may not place every float and pointer (a copy of one field of a
         // larger object, Eigen's expression objects); the module-wide type analysis may,

@@ -24,7 +24,7 @@ pub use requests::{check_request, RequestArg, RequestSite};
 pub use tree::{FloatKind, Kind, Tree};
 
 use crate::ir::{Module, Opcode, Ty, TyKind, Val};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Rounds of the whole-module fixed point before giving up (each round visits every
 /// instruction; trees are bounded, so this is only a guard against a slow climb).
@@ -81,7 +81,7 @@ impl<'a> TypeInfo<'a> {
         if let Some(t) = self.r.trees.get(&(self.ctx, v)) {
             return t.clone();
         }
-        if v.is_global_variable() {
+        if v.is_global_variable() && !is_abi_data(v) {
             return Tree::pointer_to(type_tree(m, v.global_value_type()));
         }
         type_tree(m, v.ty())
@@ -480,7 +480,7 @@ fn incoming_calls(r: &TypeResults, funcs: &[Val]) -> Vec<((Val, u32), Vec<(u32, 
         for ctx in 0..r.contexts.get(&f).copied().unwrap_or(1) {
             for b in f.blocks() {
                 for i in b.instructions() {
-                    if i.opcode() != Opcode::LLVMCall {
+                    if !matches!(i.opcode(), Opcode::LLVMCall | Opcode::LLVMInvoke) {
                         continue;
                     }
                     let g = match r.requests.get(&i) {
@@ -650,7 +650,8 @@ impl Analysis {
                 let back = r.clone();
                 self.add(i.operand(0), &back);
             }
-            LLVMCall => self.call(i),
+            // C++ with exceptions calls through `invoke` (-O0 calls everything so).
+            LLVMCall | LLVMInvoke => self.call(i),
             _ => {
                 let t = type_tree(m, i.ty());
                 self.add(i, &t);
@@ -690,6 +691,13 @@ impl Analysis {
         let mut inner: Vec<(u64, u64)> = Vec::new();
         let elem = m.alloc_size(ty);
         match g.operand(1).const_int_sext() {
+            // A pointer walking an array (`p = phi [x, %start], [p + c, %loop]`, as -O1
+            // writes `for (; p != end; ++p)`) sees what repeats every `c` bytes; taking the
+            // constant offset as exact would move what it sees `c` bytes up each round, and
+            // the analysis would climb to its offset bound instead of settling.
+            Some(k) if k > 0 && g.num_operands() == 2 && steps_recurrence(g) => {
+                outer = Some(k as u64 * elem)
+            }
             Some(k) if k >= 0 => off += k as u64 * elem,
             Some(_) => return,
             None => {
@@ -791,6 +799,15 @@ impl Analysis {
         let Some(f) = c.called_function() else {
             return;
         };
+        if !f.is_declaration() && c.parent_function().is_some_and(is_open_dispatcher) {
+            // A dispatcher over guessed candidates passes its arguments to each, but only
+            // the one the pointer matches receives them: the candidates' own accesses say
+            // nothing about the caller's memory (a `std::function`'s storage is no
+            // `double *` because some other address-taken function of the same type takes
+            // one), nor the caller's about theirs (that function's `double *` would take the
+            // storage's pointers, and pass the conflict on to everything it calls).
+            return;
+        }
         if !f.is_declaration() {
             // The callee's values in the context this call site reaches.
             let k = self.info.view(self.ctx).callee_context(c);
@@ -828,6 +845,53 @@ impl Analysis {
             }
         }
     }
+}
+
+/// True for the C++ ABI's type information and vtables (`_ZTI`, `_ZTS`, `_ZTV`): a pointer to
+/// them says nothing about the memory it is stored in. `std::function`'s manager returns its
+/// functor's `type_info` through the same slot that holds the functor pointer; taking the
+/// `type_info`'s layout (two pointers) for the functor's would call its doubles pointers.
+fn is_abi_data(g: Val) -> bool {
+    let name = g.name();
+    ["_ZTI", "_ZTS", "_ZTV"].iter().any(|p| name.starts_with(p))
+}
+
+/// The function attribute of a dispatcher whose candidates are the address-taken functions of
+/// the call's type, not read off the pointer's origin ([`crate::devirt`]).
+pub const OPEN_DISPATCHER: &str = "umbra-dispatch-open";
+
+fn is_open_dispatcher(f: Val) -> bool {
+    f.string_fn_attr(OPEN_DISPATCHER).is_some()
+}
+
+/// True when getelementptr `g` is the step of a pointer recurrence: its base is a phi that `g`
+/// flows back into, directly or through other phis and selects (a loop that appends to a
+/// `std::vector`, whose end pointer also passes through the reallocation path).
+fn steps_recurrence(g: Val) -> bool {
+    let base = g.operand(0);
+    let mut stack = vec![base];
+    let mut seen = HashSet::new();
+    while let Some(v) = stack.pop() {
+        if !v.is_instruction() || !seen.insert(v) || seen.len() > 32 {
+            continue;
+        }
+        match v.opcode() {
+            Opcode::LLVMPHI => {
+                for (x, _) in v.incoming() {
+                    if x == g {
+                        return true;
+                    }
+                    stack.push(x);
+                }
+            }
+            Opcode::LLVMSelect if v != base => {
+                stack.push(v.operand(1));
+                stack.push(v.operand(2));
+            }
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The constant factor a variable index is known to be a multiple of (`mul i, 48`, `shl i,
@@ -896,6 +960,98 @@ mod tests {
         let info = results.view(0);
         assert!(info.converged);
         check(m, info);
+    }
+
+    #[test]
+    fn pointer_walks_settle_on_a_period() {
+        // `for (p = x; p != end; ++p)`, the step passing through a second phi as after
+        // `push_back`'s reallocation path: the analysis settles (`with_module` asserts it)
+        // with a period of 8 instead of climbing 8 bytes a round to its offset bound.
+        with_module(
+            r#"
+            define double @walk(ptr %x, ptr %end, i1 %c) {
+            entry:
+              br label %loop
+            loop:
+              %p = phi ptr [ %x, %entry ], [ %next, %latch ]
+              %s = phi double [ 0.0, %entry ], [ %t, %latch ]
+              %v = load double, ptr %p
+              %t = fadd double %s, %v
+              %q = getelementptr inbounds i8, ptr %p, i64 8
+              br i1 %c, label %side, label %latch
+            side:
+              br label %latch
+            latch:
+              %next = phi ptr [ %q, %loop ], [ %q, %side ]
+              %done = icmp eq ptr %next, %end
+              br i1 %done, label %exit, label %loop
+            exit:
+              ret double %t
+            }
+            "#,
+            |m, info| {
+                let walk = m.function("walk").unwrap();
+                let t = info.pointee(m, walk.params()[0]);
+                assert_eq!(t.stride, Some(8), "{t}");
+                assert_eq!(t.get(0), Some(D), "{t}");
+            },
+        );
+    }
+
+    #[test]
+    fn type_info_lends_no_layout_to_where_its_address_is_stored() {
+        // A std::function manager stores the functor's type_info or the functor's address in
+        // the same slot: the type_info's two pointers must not become the functor's layout.
+        with_module(
+            r#"
+            @_ZTI3Fun = constant { ptr, ptr } zeroinitializer
+            define void @manager(ptr %dest, ptr %functor, i1 %info) {
+              br i1 %info, label %a, label %b
+            a:
+              store ptr @_ZTI3Fun, ptr %dest
+              ret void
+            b:
+              store ptr %functor, ptr %dest
+              ret void
+            }
+            "#,
+            |m, info| {
+                let manager = m.function("manager").unwrap();
+                let functor = info.pointee(m, manager.params()[1]);
+                assert!(functor.is_unknown(), "{functor}");
+            },
+        );
+    }
+
+    #[test]
+    fn open_dispatchers_pass_no_types_to_or_from_candidates() {
+        // One candidate reads doubles, the caller's memory holds a pointer: neither learns
+        // from the other through a dispatcher over guessed candidates.
+        with_module(
+            r#"
+            define double @reads_doubles(ptr %x) {
+              %v = load double, ptr %x
+              ret double %v
+            }
+            define double @dispatch(ptr %a, ptr %fp) "umbra-dispatch-open" {
+              %r = call double @reads_doubles(ptr %a)
+              ret double %r
+            }
+            define double @caller(ptr %obj, ptr %fp, ptr %q) {
+              store ptr %q, ptr %obj
+              %r = call double @dispatch(ptr %obj, ptr %fp)
+              ret double %r
+            }
+            "#,
+            |m, info| {
+                let cand = m.function("reads_doubles").unwrap();
+                let t = info.pointee(m, cand.params()[0]);
+                assert_eq!(t.get(0), Some(D), "{t}");
+                let caller = m.function("caller").unwrap();
+                let t = info.pointee(m, caller.params()[0]);
+                assert_eq!(t.get(0), Some(Kind::Pointer), "{t}");
+            },
+        );
     }
 
     #[test]
