@@ -276,16 +276,10 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
 /// information) or position and its function, a global by name.
 fn describe_unshadowed(v: Val) -> String {
     if v.is_argument() {
-        if let Some(f) = v.parent_function() {
-            let k = f.params().iter().position(|&a| a == v).unwrap_or(0) + 1;
-            let name = crate::ir::debug_types::variable_name(f, v)
-                .or_else(|| Some(v.name()).filter(|n| !n.is_empty()));
-            let which = match name {
-                Some(n) => format!("'{n}' (parameter {k} of '{}')", f.name()),
-                None => format!("parameter {k} of '{}'", f.name()),
-            };
-            return format!("pointer {which}, passed as constant,");
-        }
+        return format!(
+            "pointer {}, passed as constant,",
+            crate::diag::describe_parameter(v)
+        );
     }
     if v.is_global_variable() {
         return format!("pointer '@{}' (a mutable global)", v.name());

@@ -186,21 +186,10 @@ pub fn why_no_shadow(p: Val) -> String {
             short(p),
             o.name()
         ),
-        o if o.is_argument() => {
-            let f = o.parent_function();
-            let k = f
-                .and_then(|f| f.params().iter().position(|&a| a == o))
-                .map_or(0, |k| k + 1);
-            let fname = f.map(|f| f.name()).unwrap_or_default();
-            let name = f
-                .and_then(|f| crate::ir::debug_types::variable_name(f, o))
-                .or_else(|| Some(o.name()).filter(|n| !n.is_empty()))
-                .map(|n| format!("'{n}', "))
-                .unwrap_or_default();
-            format!(
-                "(it points into {name}parameter {k} of '{fname}', which has none: the request passes it as constant, or a caller passes a global or a constant pointer there); pass the destination as dup"
-            )
-        }
+        o if o.is_argument() => format!(
+            "(it points into {}, which has none: the request passes it as constant, or a caller passes a global or a constant pointer there); pass the destination as dup",
+            describe_parameter(o)
+        ),
         _ => format!(
             "('{}' is a constant argument or a global); pass the destination as dup",
             short(p)
@@ -208,39 +197,13 @@ pub fn why_no_shadow(p: Val) -> String {
     }
 }
 
-/// The object `p` points into, through offsets and casts: a global, an argument, an
-/// allocation; `p` itself when it is none of those steps.
+/// The object `p` points into, through offsets, casts and freezes: a global, an argument, an
+/// allocation, an `inttoptr`; `p` itself when it is none of those steps.
 fn underlying_object(p: Val) -> Val {
     let mut v = p;
     let mut seen = std::collections::HashSet::new();
     while seen.insert(v) && (v.is_instruction() || v.is_constant_expr()) {
-        let op = if v.is_instruction() {
-            v.opcode()
-        } else {
-            v.const_opcode()
-        };
-        match op {
-            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => {
-                v = v.operand(0)
-            }
-            _ => break,
-        }
-    }
-    v
-}
-
-/// True when pointer `p` is an `inttoptr`, or an offset or cast of one.
-pub fn made_from_integer(p: Val) -> bool {
-    let mut v = p;
-    let mut seen = std::collections::HashSet::new();
-    while seen.insert(v) && (v.is_instruction() || v.is_constant_expr()) {
-        let op = if v.is_instruction() {
-            v.opcode()
-        } else {
-            v.const_opcode()
-        };
-        match op {
-            Opcode::LLVMIntToPtr => return true,
+        match opcode_of(v) {
             Opcode::LLVMGetElementPtr
             | Opcode::LLVMBitCast
             | Opcode::LLVMAddrSpaceCast
@@ -248,7 +211,38 @@ pub fn made_from_integer(p: Val) -> bool {
             _ => break,
         }
     }
-    false
+    v
+}
+
+fn opcode_of(v: Val) -> Opcode {
+    if v.is_instruction() {
+        v.opcode()
+    } else {
+        v.const_opcode()
+    }
+}
+
+/// True when pointer `p` is an `inttoptr`, or an offset or cast of one.
+pub fn made_from_integer(p: Val) -> bool {
+    let o = underlying_object(p);
+    (o.is_instruction() || o.is_constant_expr()) && opcode_of(o) == Opcode::LLVMIntToPtr
+}
+
+/// Parameter `a` for a message: `'rowptr', parameter 2 of 'solve'` (its source name from
+/// debug information, else its IR name, when it has one; 1-based position).
+pub fn describe_parameter(a: Val) -> String {
+    let f = a.parent_function();
+    let k = f
+        .and_then(|f| f.params().iter().position(|&p| p == a))
+        .map_or(0, |k| k + 1);
+    let fname = f.map(|f| f.name()).unwrap_or_default();
+    let name = f
+        .and_then(|f| crate::ir::debug_types::variable_name(f, a))
+        .or_else(|| Some(a.name()).filter(|n| !n.is_empty()));
+    match name {
+        Some(n) => format!("'{n}', parameter {k} of '{fname}'"),
+        None => format!("parameter {k} of '{fname}'"),
+    }
 }
 
 /// Result type of the differentiation passes.

@@ -27,7 +27,7 @@ __attribute__((noinline)) static double quad(const csr *A, const double *x) {
 }
 
 double f(const double *val, const int *rowptr, const int *col, const double *x, int n) {
-  // CHECK: constant-pointer-in-struct.c:[[@LINE+1]]:{{[0-9]+}}: in function 'f': pointer 'rowptr' (parameter 2 of 'f'), passed as constant, has no shadow memory {{.*}}; pass it as dup with a zeroed shadow of the same size (for integer data such as index arrays, any zeroed array of that size)
+  // CHECK: constant-pointer-in-struct.c:[[@LINE+1]]:{{[0-9]+}}: in function 'f': pointer 'rowptr', parameter 2 of 'f', passed as constant, has no shadow memory {{.*}}; pass it as dup with a zeroed shadow of the same size (for integer data such as index arrays, any zeroed array of that size)
   csr A = {n, rowptr, col, val};
   return quad(&A, x);
 }
