@@ -38,9 +38,8 @@ entry:
 
 ; CHECK-LABEL: define internal { double, double } @fwddiffe.f.dc(double %x, double %d.x, i32 %n)
 ; CHECK:         %sq = fmul double %x, %x
-; CHECK-NEXT:    [[A:%.*]] = fmul double %d.x, %x
-; CHECK-NEXT:    [[B:%.*]] = fmul double %x, %d.x
-; CHECK-NEXT:    [[DSQ:%.*]] = fadd double [[A]], [[B]]
+; CHECK-NEXT:    [[DD:%.*]] = fadd double %d.x, %d.x
+; CHECK-NEXT:    [[DSQ:%.*]] = fmul double [[DD]], %x
 ; CHECK-NEXT:    [[C:%.*]] = call { double, double } @fwddiffe.g.dc(double %sq, double [[DSQ]], i32 %n1)
 ; CHECK-NEXT:    %r = extractvalue { double, double } [[C]], 0
 ; CHECK-NEXT:    [[DR:%.*]] = extractvalue { double, double } [[C]], 1

@@ -23,9 +23,8 @@ entry:
 ; CHECK:         %e = extractelement <4 x double> %v, i32 %i
 ; CHECK-NEXT:    [[DE:%.*]] = extractelement <4 x double> %d.v, i32 %i
 ; CHECK-NEXT:    %m = fmul double %e, %e
-; CHECK-NEXT:    [[A:%.*]] = fmul double [[DE]], %e
-; CHECK-NEXT:    [[B:%.*]] = fmul double %e, [[DE]]
-; CHECK-NEXT:    [[DM:%.*]] = fadd double [[A]], [[B]]
+; CHECK-NEXT:    [[DD:%.*]] = fadd double [[DE]], [[DE]]
+; CHECK-NEXT:    [[DM:%.*]] = fmul double [[DD]], %e
 ; CHECK-NEXT:    %r = insertelement <4 x double> %v, double %m, i32 %j
 ; CHECK-NEXT:    [[DR:%.*]] = insertelement <4 x double> %d.v, double [[DM]], i32 %j
 ; CHECK-NEXT:    [[P:%.*]] = insertvalue { <4 x double>, <4 x double> } poison, <4 x double> %r, 0

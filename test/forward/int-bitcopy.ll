@@ -24,9 +24,8 @@ define double @f(ptr %p, ptr %q) {
 ; CHECK-NEXT:  %x = load double, ptr %q
 ; CHECK-NEXT:  [[DX:%.*]] = load double, ptr %d.q
 ; CHECK-NEXT:  %y = fmul double %x, %x
-; CHECK-NEXT:  [[A:%.*]] = fmul double [[DX]], %x
-; CHECK-NEXT:  [[B:%.*]] = fmul double %x, [[DX]]
-; CHECK-NEXT:  fadd double [[A]], [[B]]
+; CHECK-NEXT:  [[DD:%.*]] = fadd double [[DX]], [[DX]]
+; CHECK-NEXT:  fmul double [[DD]], %x
 
 define double @caller(ptr %p, ptr %dp, ptr %q, ptr %dq) {
   %d = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, ptr %p, ptr %dp, ptr %q, ptr %dq)

@@ -26,9 +26,8 @@ entry:
 ; CHECK:         %v = load double, ptr %p, align 8
 ; CHECK-NEXT:    [[DV:%.*]] = load double, ptr %d.p, align 8
 ; CHECK-NEXT:    %m = fmul double %v, %v
-; CHECK-NEXT:    [[A:%.*]] = fmul double [[DV]], %v
-; CHECK-NEXT:    [[B:%.*]] = fmul double %v, [[DV]]
-; CHECK-NEXT:    [[DM:%.*]] = fadd double [[A]], [[B]]
+; CHECK-NEXT:    [[DD:%.*]] = fadd double [[DV]], [[DV]]
+; CHECK-NEXT:    [[DM:%.*]] = fmul double [[DD]], %v
 ; CHECK-NEXT:    store double %m, ptr %q, align 8
 ; CHECK-NEXT:    store double [[DM]], ptr %d.q, align 8
 ; CHECK-NEXT:    ret void

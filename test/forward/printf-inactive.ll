@@ -23,9 +23,8 @@ entry:
 
 ; CHECK-LABEL: define internal { double, double } @fwddiffe.f.d(double %x, double %d.x)
 ; CHECK:         %m = fmul double %x, %x
-; CHECK-NEXT:    [[A:%.*]] = fmul double %d.x, %x
-; CHECK-NEXT:    [[B:%.*]] = fmul double %x, %d.x
-; CHECK-NEXT:    [[DM:%.*]] = fadd double [[A]], [[B]]
+; CHECK-NEXT:    [[DD:%.*]] = fadd double %d.x, %d.x
+; CHECK-NEXT:    [[DM:%.*]] = fmul double [[DD]], %x
 ; CHECK-NEXT:    %n = call i32 (ptr, ...) @printf(ptr @fmt, double %m)
 ; CHECK-NEXT:    [[R:%.*]] = insertvalue { double, double } poison, double %m, 0
 ; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[DM]], 1

@@ -49,14 +49,11 @@ entry:
 ; s = x * x
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = load double, ptr [[SS]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SS]]
-; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DS]], %x
+; CHECK-NEXT:    [[DS2:%[0-9]+]] = fadd double [[DS]], [[DS]]
+; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DS2]], %x
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T1]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SX]]
-; CHECK-NEXT:    [[T2:%[0-9]+]] = fmul double %x, [[DS]]
-; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[T2]]
-; CHECK-NEXT:    store double [[N3]], ptr [[SX]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]
 ; CHECK-NEXT:    [[AXZ:%[0-9]+]] = fadd double [[AX]], 0.000000e+00

@@ -46,17 +46,14 @@ entry:
 ; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[W]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SM]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr %d.y
-; m = v * v: adj(v) += dm*v + v*dm
+; m = v * v: adj(v) += (dm + dm) * v
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
-; CHECK-NEXT:    [[A:%[0-9]+]] = fmul double [[DM]], [[V]]
+; CHECK-NEXT:    [[DM2:%[0-9]+]] = fadd double [[DM]], [[DM]]
+; CHECK-NEXT:    [[A:%[0-9]+]] = fmul double [[DM2]], [[V]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SV:%[0-9]+]]
 ; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[A]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SV]]
-; CHECK-NEXT:    [[B:%[0-9]+]] = fmul double [[V]], [[DM]]
-; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SV]]
-; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[B]]
-; CHECK-NEXT:    store double [[N3]], ptr [[SV]]
 ; v = load p: shadow(p) += adj(v), shadow(p) = d.x + i
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SV]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SV]]

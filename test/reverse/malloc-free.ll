@@ -64,7 +64,8 @@ entry:
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[Q:%[0-9]+]] = getelementptr inbounds double, ptr [[P]], i64 %i
 ; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr [[Q]]
-; CHECK-NEXT:    fmul double [[DM]], [[V]]
+; CHECK-NEXT:    [[DM2:%[0-9]+]] = fadd double [[DM]], [[DM]]
+; CHECK-NEXT:    fmul double [[DM2]], [[V]]
 ; free(p): deferred until the adjoint exits
 ; CHECK:         [[D1:%[0-9]+]] = call ptr @umbra.tape.push(ptr %deferred, i64 8)
 ; CHECK-NEXT:    store ptr [[P]], ptr [[D1]]

@@ -48,14 +48,11 @@ entry:
 ; m = v * v, v popped
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
-; CHECK-NEXT:    [[A:%[0-9]+]] = fmul double [[DM]], [[V]]
+; CHECK-NEXT:    [[DM2:%[0-9]+]] = fadd double [[DM]], [[DM]]
+; CHECK-NEXT:    [[A:%[0-9]+]] = fmul double [[DM2]], [[V]]
 ; CHECK-NEXT:    [[OA:%[0-9]+]] = load double, ptr [[SVS:%[0-9]+]]
 ; CHECK-NEXT:    [[NA:%[0-9]+]] = fadd double [[OA]], [[A]]
 ; CHECK-NEXT:    store double [[NA]], ptr [[SVS]]
-; CHECK-NEXT:    [[B:%[0-9]+]] = fmul double [[V]], [[DM]]
-; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SVS]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[B]]
-; CHECK-NEXT:    store double [[N2]], ptr [[SVS]]
 ; v = load y: shadow(y) += adj(v)
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SVS]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SVS]]

@@ -63,14 +63,11 @@ entry:
 ; CHECK-NEXT:    store double [[N3]], ptr [[SM]]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
-; CHECK-NEXT:    [[T3:%[0-9]+]] = fmul double [[DM]], %x
+; CHECK-NEXT:    [[DM2:%[0-9]+]] = fadd double [[DM]], [[DM]]
+; CHECK-NEXT:    [[T3:%[0-9]+]] = fmul double [[DM2]], %x
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr [[SX]]
 ; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[T3]]
 ; CHECK-NEXT:    store double [[N4]], ptr [[SX]]
-; CHECK-NEXT:    [[T4:%[0-9]+]] = fmul double %x, [[DM]]
-; CHECK-NEXT:    [[O5:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[N5:%[0-9]+]] = fadd double [[O5]], [[T4]]
-; CHECK-NEXT:    store double [[N5]], ptr [[SX]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]
 ; CHECK-NEXT:    [[AXZ:%[0-9]+]] = fadd double [[AX]], 0.000000e+00

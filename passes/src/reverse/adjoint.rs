@@ -1100,13 +1100,19 @@ impl<'s> AdjointFn<'s> {
         let ps = partials(&mut self.b, &args, r);
         let built = linear::built_since(&self.b, &before);
         let mut quotients = linear::Quotients::of_rule(&built);
-        for (k, (&a, p)) in ops.iter().zip(ps).enumerate() {
-            if let Some(p) = p {
-                if self.is_active(a) {
-                    let t = linear::scale_sharing(&mut self.b, p, d, d_first(k), &mut quotients);
-                    self.accumulate(a, t);
-                }
+        let pairs: Vec<(Val, Option<Val>)> = ops.iter().copied().zip(ps).collect();
+        for (k, &(a, p)) in pairs.iter().enumerate() {
+            let Some(p) = p else { continue };
+            if !self.is_active(a) || pairs[..k].contains(&(a, Some(p))) {
+                continue;
             }
+            // A square `x · x` (or `fmuladd(x, x, c)`): both partials are `x`, so the
+            // adjoint is `x · (d + d)`, one product; in a loop where `d` does not change (a sum
+            // of squares) `d + d` is computed once before it.
+            let twice = pairs[k + 1..].contains(&(a, Some(p)));
+            let dk = if twice { self.b.fadd(d, d) } else { d };
+            let t = linear::scale_sharing(&mut self.b, p, dk, d_first(k), &mut quotients);
+            self.accumulate(a, t);
         }
         linear::erase_unused(built);
         Ok(())

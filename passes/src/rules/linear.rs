@@ -216,11 +216,16 @@ pub fn combine(
     built: &[Val],
 ) -> Option<Val> {
     let seen = Quotients::of_rule(built);
-    let present: Vec<(usize, Val, Val)> = terms
-        .iter()
-        .enumerate()
-        .filter_map(|(k, &(p, t))| Some((k, p?, t?)))
-        .collect();
+    let mut present: Vec<(usize, Val, Val)> = Vec::new();
+    for (k, &(p, t)) in terms.iter().enumerate() {
+        let (Some(p), Some(t)) = (p, t) else { continue };
+        // A square `x · x` (or `fmuladd(x, x, c)`): both terms are `x · dx`, so the tangent
+        // is `(dx + dx) · x`, one product.
+        match present.iter_mut().find(|e| e.1 == p && e.2 == t) {
+            Some(e) => e.2 = b.fadd(t, t),
+            None => present.push((k, p, t)),
+        }
+    }
     let quotients: Option<Vec<_>> = present
         .iter()
         .map(|&(k, p, t)| {
