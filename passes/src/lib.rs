@@ -68,7 +68,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     let rules = rules::user::collect(module, opts)?;
     // Before lowering: only the user's own calls count as signs of life.
     let mut warnings = rules::user::inlined_rule_warnings(module);
-    preprocess::canonicalize_reachable(module, &requests, &rules)?;
+    let mut canonical = preprocess::canonicalize_reachable(module, &requests, &rules)?;
     // What the run leaves alone is told by comparing with the canonical module.
     let snapshot = untouched::Snapshot::take(module, &unoptimised);
     // Canonicalisation rewrites the bodies that hold requests as well (at -O0 a request's
@@ -86,6 +86,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
             .collect(),
     );
     for req in &requests {
+        preprocess::devirtualize_derived(req, &session.rules, &mut canonical);
         api::dispatch::lower_request(&mut session, req)?;
     }
     // After every request: a caller that ignores an augmented sweep's result is now known.

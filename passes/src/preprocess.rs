@@ -20,11 +20,12 @@ use std::collections::HashSet;
 const PIPELINE: &str = "sroa<modify-cfg>,early-cse,instsimplify,loop-simplify";
 
 /// Canonicalises every defined function reachable through direct calls from a request target.
+/// Returns the functions it saw, for [`devirtualize_derived`].
 pub fn canonicalize_reachable(
     _module: Module,
     requests: &[Request],
     rules: &UserRules,
-) -> Result<()> {
+) -> Result<HashSet<Val>> {
     let mut seen = HashSet::new();
     let mut stack: Vec<Val> = requests.iter().map(|r| r.function).collect();
     loop {
@@ -48,13 +49,42 @@ pub fn canonicalize_reachable(
             }
         }
         if canonical.is_empty() {
-            return Ok(());
+            return Ok(seen);
         }
         // Once every function reached so far is canonical, so that vtable and table loads are
         // plain SSA values, and so are the callees devirtualisation reads (a function returning
         // an element's address, as `std::array::operator[]` at -O0). The dispatchers, and
         // through them their candidates, are canonicalised in the next round.
         for f in canonical {
+            stack.extend(crate::devirt::devirtualize(f, rules));
+        }
+    }
+}
+
+/// Devirtualises the functions reachable from `request` that [`canonicalize_reachable`] did not
+/// see (`seen`, updated): the derived functions of the requests inside it, lowered first. Their
+/// helpers make indirect calls (the deferred frees' `deallocator(pointer)`), which an outer
+/// request differentiating them needs dispatched like the user's own (forward over reverse
+/// through a gradient that frees a block the adjoint reads). Derived code is already in the
+/// canonical form, so only devirtualisation runs.
+pub fn devirtualize_derived(request: &Request, rules: &UserRules, seen: &mut HashSet<Val>) {
+    let mut visited = HashSet::new();
+    let mut stack = vec![request.function];
+    while let Some(f) = stack.pop() {
+        if f.is_declaration() || rules.is_inactive(&f.name()) || !visited.insert(f) {
+            continue;
+        }
+        for b in f.blocks() {
+            for i in b.instructions() {
+                if i.is_call() {
+                    if let Some(callee) = i.called_function() {
+                        stack.push(callee);
+                    }
+                    stack.extend(crate::openmp::outlined(i));
+                }
+            }
+        }
+        if seen.insert(f) {
             stack.extend(crate::devirt::devirtualize(f, rules));
         }
     }
