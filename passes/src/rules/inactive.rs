@@ -20,6 +20,11 @@ pub const BOOKKEEPING_PREFIX: &str = "umbra.unwind.";
 /// code is differentiated again.
 pub const CHECK_PREFIX: &str = "umbra.check.";
 
+/// The name prefix of helpers that compute integer indices from data (the order `qsort`'s rule
+/// sorts by, [`super::sort`]): run in the primal only when derived code is differentiated
+/// again.
+pub const INDEX_PREFIX: &str = "umbra.index.";
+
 macro_rules! inactive {
     ($effects:expr; $($name:literal),* $(,)?) => {
         &[$(Rule {

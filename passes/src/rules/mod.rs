@@ -41,6 +41,7 @@ pub mod memory;
 pub mod openmp;
 pub mod outputs;
 pub mod reference;
+pub mod sort;
 pub mod user;
 pub mod vector;
 
@@ -78,6 +79,8 @@ pub enum Area {
     Inactive,
     /// `rules/openmp.rs`
     OpenMp,
+    /// `rules/sort.rs`
+    Sort,
 }
 
 /// Partial derivatives of a scalar function: given the builder, the primal arguments and the
@@ -297,6 +300,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(outputs::RULES)
         .chain(memory::RULES)
         .chain(alloc::RULES)
+        .chain(sort::RULES)
         .chain(julia::RULES)
         .chain(blas::rules())
         .chain(inactive::WRITING)
@@ -376,6 +380,7 @@ pub fn classify(call: Val, rules: &user::UserRules) -> Callee {
     if rules.is_inactive(&name)
         || name.starts_with(inactive::BOOKKEEPING_PREFIX)
         || name.starts_with(inactive::CHECK_PREFIX)
+        || name.starts_with(inactive::INDEX_PREFIX)
     {
         return Callee::Inactive;
     }
