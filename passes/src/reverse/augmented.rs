@@ -21,7 +21,7 @@ use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::clone::{short, Cloner};
 use crate::diag::{Error, Result};
-use crate::ir::{Block, Builder, Opcode, Ty, Val};
+use crate::ir::{Block, Builder, Opcode, Ty, TyKind, Val};
 use crate::rules::instructions::InstructionKind;
 use crate::rules::user::{augment_layout, is_inactive_memory, UserRule, WHOLE};
 use crate::rules::{AugmentCall, CustomReverse, Rule, RuleKind};
@@ -942,6 +942,33 @@ pub(super) fn is_integer_data(t: Ty) -> bool {
     t.is_int() || t.is_vector() && t.scalar().is_int()
 }
 
+/// True when load `v` reads, through a GEP with constant indices into a struct, a field whose
+/// declared type is the loaded integer type.
+fn declared_integer_field(v: Val) -> bool {
+    let g = v.operand(0);
+    if !(g.is_instruction() && g.opcode() == Opcode::LLVMGetElementPtr) {
+        return false;
+    }
+    let mut ty = g.gep_source_type();
+    if ty.kind() != TyKind::Struct || g.num_operands() < 3 {
+        return false;
+    }
+    for k in 2..g.num_operands() {
+        let Some(idx) = g.operand(k).const_int_value() else {
+            return false;
+        };
+        ty = match ty.kind() {
+            TyKind::Struct => match ty.struct_fields().get(idx as usize) {
+                Some(&f) => f,
+                None => return false,
+            },
+            TyKind::Array => ty.element(),
+            _ => return false,
+        };
+    }
+    ty.is_int() && ty == v.ty()
+}
+
 /// An integer stored into differentiable memory may be floating-point data moved as bits (a
 /// struct copy at -O2). Where the type analysis finds a whole float in it, its adjoint moves as
 /// that float (the adjoint sweep reads and writes the shadow in the float's format). Otherwise it
@@ -970,6 +997,12 @@ fn check_integer_copy(store: Val, v: Val, active: &ActiveSet, session: &Session)
     // stored into an integer field: integer data when the type analysis agrees, having seen
     // integers and no float there.
     if integer_tbaa(store) && session.types().kind(m, v) == Some(types::Kind::Integer) {
+        return Ok(());
+    }
+    // A load of a struct field the front end declared integer (flang's descriptor fields at
+    // -O0, which has no TBAA: an extent copied into a local descriptor): integer data too when
+    // the type analysis agrees.
+    if declared_integer_field(v) && session.types().kind(m, v) == Some(types::Kind::Integer) {
         return Ok(());
     }
     let found = match session.types().kind(m, v) {
