@@ -432,6 +432,10 @@ pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
             // OpenMP's runtime runs outlined parallel regions: a rule would not help.
             let openmp = if name.starts_with("__kmpc_") {
                 "Umbra differentiates OpenMP `parallel for` loops with a static schedule and `+` reductions only, not this construct: restructure it that way, or compile the differentiated code without -fopenmp. Otherwise: "
+            } else if name.starts_with("_FortranA") {
+                // flang's runtime library: array intrinsics and assignment at -O0 (sum, dot_product), and
+                // matmul, transpose, ... at every level.
+                "it is flang's runtime implementation of a Fortran intrinsic; Umbra has no rules for those yet: at -O1 and above flang inlines sum, dot_product and array assignment as loops, which Umbra differentiates, and any intrinsic can be written as a loop. Otherwise: "
             } else {
                 ""
             };
