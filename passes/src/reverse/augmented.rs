@@ -452,6 +452,16 @@ impl<'s> AugmentedFn<'s> {
         if v.is_constant() && !v.is_constant_expr() {
             return crate::clone::constant_aggregate_shadow(self.session, v, at);
         }
+        // An inactive aggregate built from a constant by inserting integers (flang's array
+        // descriptors at -O0: `insertvalue {ptr undef, i64 8, ...} %c, i64 %extent, 7, 0, 1`,
+        // before the base address goes in): its pointers are the constant's, so its shadow is
+        // the constant's (shadows carry no integers).
+        if v.is_instruction()
+            && v.opcode() == Opcode::LLVMInsertValue
+            && !v.operand(1).ty().contains_ptr()
+        {
+            return self.shadow_or_zero(v.operand(0), at);
+        }
         Err(Error::at(
             at,
             format!(

@@ -16,6 +16,8 @@
 //!   once as a signature;
 //! - [`openmp`]: the OpenMP runtime calls inside a `parallel for` (scheduling, thread queries,
 //!   `+` reductions);
+//! - [`fortran`]: flang's runtime array intrinsics at -O0 (`sum`, `dot_product`), walking
+//!   Fortran array descriptors;
 //! - [`inactive`]: calls with no derivative (I/O, clocks, assumptions, integer intrinsics);
 //! - [`user`]: the user's rules (registrations in the source, `--rules` files), which take
 //!   precedence over all of the above; [`reference`]: the listing `umbra rules` prints.
@@ -32,6 +34,7 @@ pub mod alloc;
 pub mod blas;
 mod calls;
 pub mod complex;
+pub mod fortran;
 pub mod inactive;
 pub mod instructions;
 pub mod julia;
@@ -78,6 +81,8 @@ pub enum Area {
     Inactive,
     /// `rules/openmp.rs`
     OpenMp,
+    /// `rules/fortran.rs`
+    Fortran,
 }
 
 /// Partial derivatives of a scalar function: given the builder, the primal arguments and the
@@ -299,6 +304,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(alloc::RULES)
         .chain(julia::RULES)
         .chain(blas::rules())
+        .chain(fortran::RULES)
         .chain(inactive::WRITING)
         .chain(inactive::PURE)
         .chain(openmp::RULES)

@@ -26,6 +26,7 @@ fn area_name(a: Area) -> &'static str {
         Area::Julia => "julia",
         Area::Blas => "blas",
         Area::OpenMp => "openmp",
+        Area::Fortran => "fortran",
     }
 }
 
