@@ -1,6 +1,6 @@
 //! flang's runtime array intrinsics, as flang-22 calls them at `-O0` (from `-O1` on it inlines
-//! them as loops, which need no rule): `_FortranASumReal{4,8}` (`sum(x)` of an array of any
-//! rank) and `_FortranADotProductReal{4,8}` (`dot_product(x, y)`), forward and reverse halves
+//! them as loops, which need no rule): `_FortranASumReal8` (`sum(x)` of a `real(8)` array of
+//! any rank) and `_FortranADotProductReal8` (`dot_product(x, y)`), forward and reverse halves
 //! side by side.
 //!
 //! Their arrays arrive as Fortran descriptors (the `CFI_cdesc_t` layout: the base address at

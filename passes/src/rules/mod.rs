@@ -441,7 +441,7 @@ pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
             } else if name.starts_with("_FortranA") {
                 // flang's runtime library: array intrinsics and assignment at -O0 (sum, dot_product), and
                 // matmul, transpose, ... at every level.
-                "it is flang's runtime implementation of a Fortran intrinsic; Umbra has no rules for those yet: at -O1 and above flang inlines sum, dot_product and array assignment as loops, which Umbra differentiates, and any intrinsic can be written as a loop. Otherwise: "
+                "it is flang's runtime implementation of a Fortran intrinsic; Umbra has no rules for those yet: at -O1 and above flang inlines sum, dot_product, matmul and array assignment as loops, which Umbra differentiates, and any intrinsic can be written as a loop. Otherwise: "
             } else {
                 ""
             };

@@ -5,7 +5,7 @@
 ! RUN: %exec-test %s plugin 0 %t
 ! RUN: %exec-test %s plugin 2 %t
 ! Reverse mode through the array intrinsics sum and dot_product on assumed-shape arrays, with
-! whole-array expressions, strided array sections, and a 2-D array's column sums. At -O1 and
+! whole-array expressions, strided array sections, and a 2-D array's sum and column sums. At -O1 and
 ! above flang inlines sum and dot_product as loops; at -O0 it calls its runtime library
 ! (`_FortranASumReal8`, `_FortranADotProductReal8`), which rules/fortran.rs differentiates.
 ! The -O3 run is the regression test for a false refusal: `base + 3 * byte_stride` (flang's
@@ -38,6 +38,7 @@ contains
       end do
       y = y + sum(a(:, j))**2
     end do
+    y = y + 0.5d0 * sum(a * sin(a)) ! a rank-2 sum
   end function
 
   function energy_at(x) result(y)
