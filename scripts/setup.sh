@@ -5,9 +5,10 @@ set -euo pipefail
 # libopenblas-dev: the BLAS rules' execution tests; libadolc-dev: the benchmark suite's ADOL-C
 # column (make test builds and checks the benchmarks at small sizes too); fonts-dejavu-core: the
 # font bench/report draws ratios.png with; libomp-22-dev: the OpenMP tests (-fopenmp, libomp);
-# libeigen3-dev: the Eigen execution tests (header-only).
+# libeigen3-dev: the Eigen execution tests (header-only); flang-22: the Fortran execution tests
+# (test/integration/fortran, LLVM 22's Fortran front end and its runtime library).
 PKGS=(llvm-22-dev llvm-22-tools clang-22 libpolly-22-dev libzstd-dev cmake libclang-rt-22-dev
-  libopenblas-dev libadolc-dev fonts-dejavu-core libomp-22-dev libeigen3-dev)
+  libopenblas-dev libadolc-dev fonts-dejavu-core libomp-22-dev libeigen3-dev flang-22)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

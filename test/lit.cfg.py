@@ -12,6 +12,8 @@
 #   %opt-umbra        opt -load-pass-plugin=%plugin -S   (the test adds -passes=umbra...)
 #   %clang            clang-22
 #   %clangxx          clang++-22
+#   %flang            flang-22 (LLVM 22's Fortran front end; scripts/setup.sh installs it, and
+#                     test/integration/fortran and test/errors/fortran need it: feature `flang`)
 #   %runtime-include  runtime/include (umbra.h)
 #   %testinc          test/include (helpers shared by tests)
 #   %exec-test        bash test/integration/exec-test.sh
@@ -24,7 +26,7 @@ import lit.formats
 
 config.name = "Umbra"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".ll", ".c", ".cpp", ".rs"]
+config.suffixes = [".ll", ".c", ".cpp", ".rs", ".f90"]
 config.excludes = ["Inputs", "include"]
 
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
@@ -75,9 +77,15 @@ config.substitutions.append(("%testinc", test_include))
 config.substitutions.append(("%plugin", plugin))
 config.substitutions.append(("%umbra", umbra_bin))
 config.substitutions.append(("%clangxx", "clang++-22"))
+config.substitutions.append(("%flang", "flang-22"))
 config.substitutions.append(("%clang", "clang-22"))
 
 config.available_features.add("umbra-plugin")
+
+# Fortran tests need flang-22, which scripts/setup.sh installs: they are skipped only where it
+# is genuinely missing (a machine set up by hand), never in `make test`, which runs setup first.
+if shutil.which("flang-22", path=config.environment["PATH"]):
+    config.available_features.add("flang")
 
 # Tests that run AVX-512 code need a host that has it.
 try:

@@ -21,7 +21,7 @@ use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::clone::{short, Cloner};
 use crate::diag::{Error, Result};
-use crate::ir::{Block, Builder, Opcode, Ty, Val};
+use crate::ir::{Block, Builder, Opcode, Ty, TyKind, Val};
 use crate::rules::instructions::InstructionKind;
 use crate::rules::user::{augment_layout, is_inactive_memory, UserRule, WHOLE};
 use crate::rules::{AugmentCall, CustomReverse, Rule, RuleKind};
@@ -451,6 +451,16 @@ impl<'s> AugmentedFn<'s> {
         }
         if v.is_constant() && !v.is_constant_expr() {
             return crate::clone::constant_aggregate_shadow(self.session, v, at);
+        }
+        // An inactive aggregate built from a constant by inserting integers (flang's array
+        // descriptors at -O0: `insertvalue {ptr undef, i64 8, ...} %c, i64 %extent, 7, 0, 1`,
+        // before the base address goes in): its pointers are the constant's, so its shadow is
+        // the constant's (shadows carry no integers).
+        if v.is_instruction()
+            && v.opcode() == Opcode::LLVMInsertValue
+            && !v.operand(1).ty().contains_ptr()
+        {
+            return self.shadow_or_zero(v.operand(0), at);
         }
         Err(Error::at(
             at,
@@ -942,6 +952,33 @@ pub(super) fn is_integer_data(t: Ty) -> bool {
     t.is_int() || t.is_vector() && t.scalar().is_int()
 }
 
+/// True when load `v` reads, through a GEP with constant indices into a struct, a field whose
+/// declared type is the loaded integer type.
+fn declared_integer_field(v: Val) -> bool {
+    let g = v.operand(0);
+    if !(g.is_instruction() && g.opcode() == Opcode::LLVMGetElementPtr) {
+        return false;
+    }
+    let mut ty = g.gep_source_type();
+    if ty.kind() != TyKind::Struct || g.num_operands() < 3 {
+        return false;
+    }
+    for k in 2..g.num_operands() {
+        let Some(idx) = g.operand(k).const_int_value() else {
+            return false;
+        };
+        ty = match ty.kind() {
+            TyKind::Struct => match ty.struct_fields().get(idx as usize) {
+                Some(&f) => f,
+                None => return false,
+            },
+            TyKind::Array => ty.element(),
+            _ => return false,
+        };
+    }
+    ty.is_int() && ty == v.ty()
+}
+
 /// An integer stored into differentiable memory may be floating-point data moved as bits (a
 /// struct copy at -O2). Where the type analysis finds a whole float in it, its adjoint moves as
 /// that float (the adjoint sweep reads and writes the shadow in the float's format). Otherwise it
@@ -970,6 +1007,12 @@ fn check_integer_copy(store: Val, v: Val, active: &ActiveSet, session: &Session)
     // stored into an integer field: integer data when the type analysis agrees, having seen
     // integers and no float there.
     if integer_tbaa(store) && session.types().kind(m, v) == Some(types::Kind::Integer) {
+        return Ok(());
+    }
+    // A load of a struct field the front end declared integer (flang's descriptor fields at
+    // -O0, which has no TBAA: an extent copied into a local descriptor): integer data too when
+    // the type analysis agrees.
+    if declared_integer_field(v) && session.types().kind(m, v) == Some(types::Kind::Integer) {
         return Ok(());
     }
     let found = match session.types().kind(m, v) {

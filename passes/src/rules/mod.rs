@@ -16,6 +16,8 @@
 //!   once as a signature;
 //! - [`openmp`]: the OpenMP runtime calls inside a `parallel for` (scheduling, thread queries,
 //!   `+` reductions);
+//! - [`fortran`]: flang's runtime array intrinsics at -O0 (`sum`, `dot_product`), walking
+//!   Fortran array descriptors;
 //! - [`inactive`]: calls with no derivative (I/O, clocks, assumptions, integer intrinsics);
 //! - [`user`]: the user's rules (registrations in the source, `--rules` files), which take
 //!   precedence over all of the above; [`reference`]: the listing `umbra rules` prints.
@@ -32,6 +34,7 @@ pub mod alloc;
 pub mod blas;
 mod calls;
 pub mod complex;
+pub mod fortran;
 pub mod inactive;
 pub mod instructions;
 pub mod julia;
@@ -81,6 +84,8 @@ pub enum Area {
     OpenMp,
     /// `rules/sort.rs`
     Sort,
+    /// `rules/fortran.rs`
+    Fortran,
 }
 
 /// Partial derivatives of a scalar function: given the builder, the primal arguments and the
@@ -303,6 +308,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(sort::RULES)
         .chain(julia::RULES)
         .chain(blas::rules())
+        .chain(fortran::RULES)
         .chain(inactive::WRITING)
         .chain(inactive::PURE)
         .chain(openmp::RULES)
@@ -437,6 +443,10 @@ pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
             // OpenMP's runtime runs outlined parallel regions: a rule would not help.
             let openmp = if name.starts_with("__kmpc_") {
                 "Umbra differentiates OpenMP `parallel for` loops with a static schedule and `+` reductions only, not this construct: restructure it that way, or compile the differentiated code without -fopenmp. Otherwise: "
+            } else if name.starts_with("_FortranA") {
+                // flang's runtime library: array intrinsics and assignment at -O0 (sum, dot_product), and
+                // matmul, transpose, ... at every level.
+                "it is flang's runtime implementation of a Fortran intrinsic; Umbra has no rules for those yet: at -O1 and above flang inlines sum, dot_product, matmul and array assignment as loops, which Umbra differentiates, and any intrinsic can be written as a loop. Otherwise: "
             } else {
                 ""
             };

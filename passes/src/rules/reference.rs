@@ -27,6 +27,7 @@ fn area_name(a: Area) -> &'static str {
         Area::Blas => "blas",
         Area::OpenMp => "openmp",
         Area::Sort => "sort",
+        Area::Fortran => "fortran",
     }
 }
 

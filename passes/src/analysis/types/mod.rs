@@ -765,6 +765,16 @@ impl Analysis {
                 }
             }
             Some(stride) => {
+                // A float wider than the period cannot repeat that way (the copies would
+                // overlap): the offset is a multiple of a runtime stride, not of an element size
+                // (Fortran's `base + 3 * byte_stride` for an assumed-shape array's third
+                // element), and says nothing about what repeats.
+                if gt.at.iter().any(|(&o, &k)| match k {
+                    Kind::Float(f) => o % stride + f.size() > stride,
+                    _ => false,
+                }) {
+                    return;
+                }
                 // The result is somewhere in a repeating pattern: what it sees repeats in the
                 // base, and a base known to repeat that way tells the result what it sees.
                 let within = seen.prefix(stride).repeated(stride);
