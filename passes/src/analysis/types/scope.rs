@@ -68,9 +68,8 @@ pub fn in_scope(funcs: &[Val], requests: &[RequestSite]) -> Vec<Val> {
 /// request differentiates.
 fn address_taken(f: Val) -> bool {
     f.users().into_iter().any(|u| {
-        let callee = (u.is_call() || u.is_invoke())
-            && u.called_value() == f
-            && !u.call_args().contains(&f);
+        let callee =
+            (u.is_call() || u.is_invoke()) && u.called_value() == f && !u.call_args().contains(&f);
         !callee
     })
 }
