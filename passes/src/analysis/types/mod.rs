@@ -18,6 +18,7 @@ pub mod byte_cover;
 pub mod bytes;
 pub mod debug;
 pub mod requests;
+pub mod scope;
 pub mod tree;
 
 pub use requests::{check_request, RequestArg, RequestSite};
@@ -352,13 +353,16 @@ const MAX_SPLIT_ROUNDS: usize = 4;
 
 /// The type analysis of `funcs` in `m`, with calls seeded by `seed`, specialised per call
 /// site where a helper's callers pass differently typed memory. The derivative `requests`
-/// (whose calls must be in `funcs`) are calls of the functions they differentiate.
+/// (whose calls must be in `funcs`) are calls of the functions they differentiate. Only the
+/// functions calls connect to the requests (or to an address taken) are visited ([`scope`]):
+/// no answer elsewhere can change one there.
 pub fn analyze(
     m: Module,
     funcs: &[Val],
     seed: fn(Val) -> CallSeed,
     requests: Vec<RequestSite>,
 ) -> TypeResults {
+    let funcs = &scope::in_scope(funcs, &requests);
     let mut callees = HashMap::new();
     let mut contexts = HashMap::new();
     let mut requests: HashMap<Val, RequestSite> = requests
