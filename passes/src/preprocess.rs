@@ -36,17 +36,7 @@ pub fn canonicalize_reachable(
             }
             canonicalize(f)?;
             canonical.push(f);
-            for b in f.blocks() {
-                for i in b.instructions() {
-                    if i.is_call() {
-                        if let Some(callee) = i.called_function() {
-                            stack.push(callee);
-                        }
-                        // A parallel region's body runs through the OpenMP runtime.
-                        stack.extend(crate::openmp::outlined(i));
-                    }
-                }
-            }
+            stack.extend(callees(f));
         }
         if canonical.is_empty() {
             return Ok(seen);
@@ -74,20 +64,26 @@ pub fn devirtualize_derived(request: &Request, rules: &UserRules, seen: &mut Has
         if f.is_declaration() || rules.is_inactive(&f.name()) || !visited.insert(f) {
             continue;
         }
-        for b in f.blocks() {
-            for i in b.instructions() {
-                if i.is_call() {
-                    if let Some(callee) = i.called_function() {
-                        stack.push(callee);
-                    }
-                    stack.extend(crate::openmp::outlined(i));
-                }
-            }
-        }
+        stack.extend(callees(f));
         if seen.insert(f) {
             stack.extend(crate::devirt::devirtualize(f, rules));
         }
     }
+}
+
+/// The functions `f` calls directly, and the bodies of its parallel regions (which run through
+/// the OpenMP runtime).
+fn callees(f: Val) -> Vec<Val> {
+    let mut out = Vec::new();
+    for b in f.blocks() {
+        for i in b.instructions() {
+            if i.is_call() {
+                out.extend(i.called_function());
+                out.extend(crate::openmp::outlined(i));
+            }
+        }
+    }
+    out
 }
 
 fn canonicalize(f: Val) -> Result<()> {
