@@ -60,7 +60,7 @@ pub fn canonicalize_reachable(
     }
 }
 
-fn canonicalize(f: Val) -> Result<()> {
+pub(crate) fn canonicalize(f: Val) -> Result<()> {
     let had_optnone = f.has_fn_attr("optnone");
     if had_optnone {
         f.set_fn_attr("optnone", false);
