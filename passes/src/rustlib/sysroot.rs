@@ -180,3 +180,54 @@ pub fn member_bytes(m: &Member) -> std::io::Result<Vec<u8>> {
     }
     Ok(data)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A GNU archive: the `/` symbol table naming `a` and `b` in the second member.
+    fn archive() -> Vec<u8> {
+        let header = |name: &str, size: usize| {
+            format!("{name:<16}{:<12}{:<6}{:<6}{:<8}{size:<10}`\n", 0, 0, 0, 644).into_bytes()
+        };
+        let member = b"hello!".to_vec();
+        let mut table = Vec::new();
+        table.extend(2u32.to_be_bytes());
+        let table_len = 4 + 8 + 4;
+        let member_at = (8 + 60 + table_len) as u32;
+        table.extend(member_at.to_be_bytes());
+        table.extend(member_at.to_be_bytes());
+        table.extend(b"a\0b\0");
+        let mut out = b"!<arch>\n".to_vec();
+        out.extend(header("/", table.len()));
+        out.extend(&table);
+        out.extend(header("m.o/", member.len()));
+        out.extend(&member);
+        out
+    }
+
+    #[test]
+    fn reads_the_symbol_table_and_the_member() {
+        let dir = std::env::temp_dir().join(format!("umbra-ar-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("libx.rlib");
+        std::fs::write(&path, archive()).unwrap();
+        let table = symbol_table(&path).unwrap();
+        assert_eq!(table, vec![("a".to_string(), 84), ("b".to_string(), 84)]);
+        let index = build_index(&dir);
+        let m = &index["b"];
+        assert_eq!(member_bytes(m).unwrap(), b"hello!");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn not_an_archive() {
+        let dir = std::env::temp_dir().join(format!("umbra-ar-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("liby.rlib");
+        std::fs::write(&path, b"garbage").unwrap();
+        assert!(symbol_table(&path).is_err());
+        assert!(build_index(&dir).is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
