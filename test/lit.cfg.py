@@ -21,6 +21,7 @@
 
 import os
 import shutil
+import subprocess
 
 import lit.formats
 
@@ -103,6 +104,13 @@ rustc = shutil.which("rustc") or shutil.which(
 if rustc:
     config.available_features.add("rustc")
     config.substitutions.append(("%rustc", rustc))
+    # Umbra finds the sysroot whose rlibs supply liballoc's bodies (below -C opt-level=2)
+    # with `$RUSTC --print sysroot`: the same rustc, even when it is not on PATH.
+    config.environment["RUSTC"] = rustc
+    sysroot = subprocess.run(
+        [rustc, "--print", "sysroot"], capture_output=True, text=True
+    ).stdout.strip()
+    config.substitutions.append(("%rust_sysroot", sysroot))
 for var in ["RUSTUP_HOME", "CARGO_HOME", "RUSTUP_TOOLCHAIN"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]

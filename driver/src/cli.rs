@@ -56,6 +56,11 @@ pub struct Args {
     #[arg(long, value_name = "FILE")]
     pub rules: Vec<PathBuf>,
 
+    /// The Rust sysroot whose rlibs' embedded bitcode supplies bodies of `alloc`/`core`
+    /// functions a crate only declares [default: $RUST_SYSROOT, else `rustc --print sysroot`]
+    #[arg(long, value_name = "DIR")]
+    pub rust_sysroot: Option<PathBuf>,
+
     /// Print on stderr which values carry derivatives in each differentiated function
     #[arg(long)]
     pub print_activity: bool,

@@ -153,6 +153,10 @@ fn run(args: &Args) -> Result<()> {
         print_types: args.print_types,
         tape_stats: args.tape_stats,
         reoptimize: None,
+        rust_sysroot: args
+            .rust_sysroot
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned()),
         rules_files: args
             .rules
             .iter()

@@ -29,6 +29,7 @@ pub mod preprocess;
 pub mod reoptimize;
 pub mod reverse;
 pub mod rules;
+pub mod rustlib;
 pub mod signature;
 pub mod untouched;
 pub mod unwind;
@@ -66,6 +67,14 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // Judged before canonicalisation makes every function look optimised.
     let unoptimised = untouched::unoptimised(module);
     let rules = rules::user::collect(module, opts)?;
+    // Rust's liballoc functions that rustc left as declarations get their bodies from the
+    // toolchain's bitcode; linking replaces those declarations, so look at the requests anew.
+    let requests =
+        if rustlib::load_bodies(module, &requests, &rules, opts.rust_sysroot.as_deref())? > 0 {
+            api::find_requests(module)?
+        } else {
+            requests
+        };
     // Before lowering: only the user's own calls count as signs of life.
     let mut warnings = rules::user::inlined_rule_warnings(module);
     let mut canonical = preprocess::canonicalize_reachable(module, &requests, &rules)?;

@@ -20,6 +20,10 @@ pub struct Options {
     pub reoptimize: Option<u8>,
     /// Rules files (`--rules FILE`, TOML) to read before differentiating.
     pub rules_files: Vec<String>,
+    /// The Rust sysroot whose rlibs' bitcode supplies bodies of `alloc`/`core` functions a
+    /// crate only declares ([`crate::rustlib`]); `None`: `RUST_SYSROOT`, else `rustc --print
+    /// sysroot`.
+    pub rust_sysroot: Option<String>,
 }
 
 impl Options {
@@ -48,6 +52,7 @@ impl Options {
                         .map(str::to_string),
                 ),
                 "rules" if !value.is_empty() => self.rules_files.push(value.to_string()),
+                "rust-sysroot" if !value.is_empty() => self.rust_sysroot = Some(value.to_string()),
                 "print-activity" => self.print_activity = true,
                 "print-types" => self.print_types = true,
                 "tape-stats" => self.tape_stats = true,
@@ -64,7 +69,7 @@ impl Options {
                 }
                 _ => {
                     return Err(Error::general(format!(
-                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, reopt=O0..O3, print-activity, print-types, tape-stats)"
+                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, rust-sysroot=DIR, reopt=O0..O3, print-activity, print-types, tape-stats)"
                 )))
                 }
             }

@@ -86,7 +86,7 @@ fn callees(f: Val) -> Vec<Val> {
     out
 }
 
-fn canonicalize(f: Val) -> Result<()> {
+pub(crate) fn canonicalize(f: Val) -> Result<()> {
     let had_optnone = f.has_fn_attr("optnone");
     if had_optnone {
         f.set_fn_attr("optnone", false);

@@ -12,6 +12,7 @@
 
 mod builder;
 pub mod debug_types;
+pub mod link;
 mod types;
 mod values;
 

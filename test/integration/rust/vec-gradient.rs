@@ -10,9 +10,9 @@
 // may panic (bounds checks, allocation failure) is an `invoke` with a landing pad dropping the
 // Vecs, and `Vec::with_capacity`'s data pointer is `inttoptr` of an integer phi of the
 // allocation and the empty Vec's dangling 8 (refused before: its base is computed on one path
-// only). opt-level 2 and 3 only: at 0, 1, s and z rustc calls liballoc's non-generic
-// `RawVecInner` methods (allocate, deallocate) instead of inlining them, and their bodies are
-// not in this crate's bitcode.
+// only). opt-level 2 and 3 only: at 0 and 1 Umbra loads liballoc's `RawVecInner` methods from the
+// toolchain (see vec-push-o0.rs), but the Vec's capacity is then copied out of
+// `try_allocate_in`'s `Result` slot as an integer, which reverse mode refuses (README, Not yet).
 //
 // RUN: rm -rf %t && mkdir -p %t/o2 %t/o3 %t/plugin
 // RUN: %rustc --crate-type=lib -C opt-level=2 -C panic=abort -C codegen-units=1 --emit=llvm-bc -o %t/o2/vecgrad.bc %s
