@@ -434,6 +434,19 @@ fn fixed_point(
     a.info
 }
 
+/// True for a type whose values end at its size: not empty, and not a struct ending in an
+/// array of length 0 (a flexible array member, which runs past it).
+fn bounded_type(t: Ty) -> bool {
+    match t.kind() {
+        TyKind::Struct => t
+            .struct_fields()
+            .last()
+            .is_some_and(|&f| !(f.kind() == TyKind::Array && f.array_len() == 0)),
+        TyKind::Array => t.array_len() > 0,
+        _ => true,
+    }
+}
+
 /// The call sites to give contexts of their own: every direct call of a function context
 /// whose parameters conflict and that more than one call site reaches. `None` when there is
 /// none (the analysis is final); otherwise the new call-site contexts and context counts.
@@ -761,6 +774,19 @@ impl Analysis {
         for &o in &offsets {
             seen.merge(&gt.shift_up(o));
         }
+        // A field or element address (`gep T, p, 0, ...`) says what lies inside the `T` it
+        // addresses, not past it: the same constructor taking `const T&` to two fields of one
+        // object (libstdc++'s `__normal_iterator` on `_M_start` and `_M_finish` at -O0) merges
+        // what it sees from both, and each field's view, taken back to the object at its own
+        // offset, would move everything the object holds up by the fields' distance, round
+        // after round, until the offset bound (the analysis would not settle).
+        if g.operand(1).const_int_value() == Some(0)
+            && g.num_operands() > 2
+            && seen.stride.is_none()
+            && bounded_type(src)
+        {
+            seen = seen.prefix(elem);
+        }
         match outer {
             None => {
                 self.add_pointee(base, seen);
@@ -1008,6 +1034,43 @@ mod tests {
                 let t = info.pointee(m, walk.params()[0]);
                 assert_eq!(t.stride, Some(8), "{t}");
                 assert_eq!(t.get(0), Some(D), "{t}");
+            },
+        );
+    }
+
+    #[test]
+    fn field_addresses_through_one_reference_parameter_settle() {
+        // libstdc++ at -O0: `begin()` and `end()` pass `&_M_start` and `&_M_finish` (offsets 0
+        // and 8 of a vector) to the same `__normal_iterator(const T *&)`, whose parameter sees
+        // both. Each field's view taken back to the vector at the field's own offset moved the
+        // vector's pointers 8 bytes up every round (never settling); a field address speaks
+        // only for the struct it addresses, whose pointers stay where they are.
+        with_module(
+            r#"
+            %Vec = type { ptr, ptr, ptr }
+            define void @iter(ptr %out, ptr %ref) {
+              %v = load ptr, ptr %ref
+              store ptr %v, ptr %out
+              ret void
+            }
+            define double @f(ptr %vec) {
+              %a = alloca ptr
+              %s = getelementptr inbounds %Vec, ptr %vec, i32 0, i32 0
+              call void @iter(ptr %a, ptr %s)
+              %e = getelementptr inbounds %Vec, ptr %vec, i32 0, i32 1
+              call void @iter(ptr %a, ptr %e)
+              %d = load ptr, ptr %a
+              %x = load double, ptr %d
+              ret double %x
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let t = info.pointee(m, f.params()[0]);
+                for o in [0, 8, 16] {
+                    assert_eq!(t.get(o), Some(Kind::Pointer), "{t}");
+                }
+                assert!(t.at.keys().all(|&o| o < 24), "{t}");
             },
         );
     }
