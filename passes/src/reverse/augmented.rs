@@ -952,10 +952,10 @@ pub(super) fn is_integer_data(t: Ty) -> bool {
     t.is_int() || t.is_vector() && t.scalar().is_int()
 }
 
-/// True when load `v` reads, through a GEP with constant indices into a struct, a field whose
-/// declared type is the loaded integer type.
-fn declared_integer_field(v: Val) -> bool {
-    let g = v.operand(0);
+/// True when `addr` is, through a GEP with constant indices into a struct, a field whose
+/// declared type is the integer type `v` has (`v` loaded from or stored to it).
+fn declared_integer_field(addr: Val, v: Val) -> bool {
+    let g = addr;
     if !(g.is_instruction() && g.opcode() == Opcode::LLVMGetElementPtr) {
         return false;
     }
@@ -1012,7 +1012,16 @@ fn check_integer_copy(store: Val, v: Val, active: &ActiveSet, session: &Session)
     // A load of a struct field the front end declared integer (flang's descriptor fields at
     // -O0, which has no TBAA: an extent copied into a local descriptor): integer data too when
     // the type analysis agrees.
-    if declared_integer_field(v) && session.types().kind(m, v) == Some(types::Kind::Integer) {
+    if declared_integer_field(v.operand(0), v)
+        && session.types().kind(m, v) == Some(types::Kind::Integer)
+    {
+        return Ok(());
+    }
+    // Stored into such a field (a `std::pair<double, int>` built at -O0 from an `int&`):
+    // integer data when the type analysis agrees.
+    if declared_integer_field(store.operand(1), v)
+        && session.types().kind(m, v) == Some(types::Kind::Integer)
+    {
         return Ok(());
     }
     let found = match session.types().kind(m, v) {
