@@ -2,7 +2,7 @@
 //! augmented sweep and the reverse plan share, so they can never disagree about which operands
 //! carry an instruction's derivative or which instructions the adjoint may rebuild.
 
-use crate::ir::Opcode;
+use crate::ir::{Opcode, Val};
 use crate::rules::instructions::{instruction_rule, InstructionKind, InstructionRule};
 
 /// How an instruction takes part in differentiation.
@@ -114,5 +114,22 @@ pub fn is_pure(op: Opcode) -> bool {
             LLVMAdd | LLVMSub | LLVMMul | LLVMSExt | LLVMSIToFP | LLVMUIToFP | LLVMICmp | LLVMFCmp
         ),
         _ => false,
+    }
+}
+
+/// Why an [`InstClass::InactiveOnly`] instruction with a derivative flowing in is refused, for
+/// the error both visitors report.
+pub fn inactive_only_refusal(i: Val) -> &'static str {
+    match i.opcode() {
+        Opcode::LLVMAtomicCmpXchg => {
+            "a compare-and-swap on differentiable data cannot be differentiated (OpenMP \
+             reductions other than `+`, such as `max`, `min` or `*`, use one in their atomic \
+             method; only `+` reductions are supported)"
+        }
+        Opcode::LLVMAtomicRMW => {
+            "an atomic read-modify-write other than `fadd` on differentiable data cannot be \
+             differentiated"
+        }
+        _ => "va_arg on differentiable data cannot be differentiated",
     }
 }

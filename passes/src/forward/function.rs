@@ -189,7 +189,7 @@ impl<'s> ForwardFn<'s> {
         if i.operands().into_iter().any(|v| self.is_active(v)) {
             return Err(Error::at(
                 i,
-                "this instruction cannot be differentiated (atomic or va_arg on differentiable data)",
+                crate::analysis::opcodes::inactive_only_refusal(i),
             ));
         }
         self.clone_primal(i);

@@ -504,12 +504,9 @@ impl<'s> AugmentedFn<'s> {
                 self.vals.clone_primal(&mut self.b, i);
                 Ok(())
             }
-            InstClass::InactiveOnly if i.operands().into_iter().any(|v| self.is_active(v)) => {
-                Err(Error::at(
-                    i,
-                    "this instruction cannot be differentiated (atomic or va_arg on differentiable data)",
-                ))
-            }
+            InstClass::InactiveOnly if i.operands().into_iter().any(|v| self.is_active(v)) => Err(
+                Error::at(i, crate::analysis::opcodes::inactive_only_refusal(i)),
+            ),
             _ => {
                 self.vals.clone_primal(&mut self.b, i);
                 Ok(())
