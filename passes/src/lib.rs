@@ -96,7 +96,14 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     );
     for req in &requests {
         preprocess::devirtualize_derived(req, &session.rules, &mut canonical);
-        api::dispatch::lower_request(&mut session, req)?;
+        if let Err(e) = api::dispatch::lower_request(&mut session, req) {
+            // What `--print-activity` / `--print-types` gathered up to the refusal explains
+            // it; the error is all the caller gets back, so print it here, as hosts do.
+            for line in &session.report {
+                eprintln!("{line}");
+            }
+            return Err(e);
+        }
     }
     // After every request: a caller that ignores an augmented sweep's result is now known.
     reverse::remove_unread_primal(&session.augmented_functions(), &session.forward_functions());
