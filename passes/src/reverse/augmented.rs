@@ -648,7 +648,17 @@ impl<'s> AugmentedFn<'s> {
                 } else if is_integer_data(v.ty()) {
                     match self.active_byte_copy(i) {
                         Some(bc) => self.byte_copy_shadows(i, &bc, sp)?,
-                        None => check_integer_copy(i, v, &self.active, self.session)?,
+                        None => match check_integer_copy(i, v, &self.active, self.session)? {
+                            IntegerCopy::Plain => {}
+                            IntegerCopy::PointerBits => {
+                                // Later loads of these bytes as a pointer must find its
+                                // shadow: move the shadow's bits along, as the load read them
+                                // (nothing writes memory between the two).
+                                let ss = self.shadow(v.operand(0), i)?;
+                                let sv = self.b.load(v.ty(), ss, v.alignment());
+                                self.b.store(sv, sp, i.alignment());
+                            }
+                        },
                     }
                 }
             }
@@ -949,6 +959,45 @@ pub(super) fn is_integer_data(t: Ty) -> bool {
     t.is_int() || t.is_vector() && t.scalar().is_int()
 }
 
+/// True when load `v` and `store` are in one block, `v` first, and nothing between them may
+/// write the bytes `v` read, which are then still there when `store` runs. Stores in between
+/// are fine when they write only this function's allocas and `v` reads an argument, a global
+/// or another alloca (a fresh alloca cannot be reached through either); anything else that
+/// writes memory is not.
+fn copied_right_after(v: Val, store: Val) -> bool {
+    use crate::analysis::objects::underlying_objects;
+    use Opcode::*;
+    if v.parent_block() != store.parent_block() {
+        return false;
+    }
+    let is_alloca = |o: &Val| o.is_instruction() && o.opcode() == LLVMAlloca;
+    let read = underlying_objects(v.operand(0));
+    let read_known = read
+        .iter()
+        .all(|o| o.is_argument() || o.is_global_variable() || is_alloca(o));
+    let mut at = v.next_instruction();
+    while let Some(i) = at {
+        if i == store {
+            return true;
+        }
+        let harmless = match i.opcode() {
+            LLVMStore => {
+                let written = underlying_objects(i.operand(1));
+                read_known && written.iter().all(|o| is_alloca(o) && !read.contains(o))
+            }
+            LLVMCall | LLVMInvoke | LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMFence | LLVMVAArg => {
+                false
+            }
+            _ => true,
+        };
+        if !harmless {
+            return false;
+        }
+        at = i.next_instruction();
+    }
+    false
+}
+
 /// True when `addr` is, through a GEP with constant indices into a struct, a field whose
 /// declared type is the integer type `v` has (`v` loaded from or stored to it).
 fn declared_integer_field(addr: Val, v: Val) -> bool {
@@ -976,14 +1025,36 @@ fn declared_integer_field(addr: Val, v: Val) -> bool {
     ty.is_int() && ty == v.ty()
 }
 
+/// What an integer stored into differentiable memory moves, as far as its shadow goes.
+enum IntegerCopy {
+    /// Integer data, or float bits whose adjoint the adjoint sweep moves: no shadow to copy.
+    Plain,
+    /// Bytes the type analysis found a pointer in (or integers and pointers in, as the two
+    /// variants of a Rust enum share a slot), copied by a load just before with nothing
+    /// writing memory in between: the shadow's bytes are copied along.
+    PointerBits,
+}
+
 /// An integer stored into differentiable memory may be floating-point data moved as bits (a
 /// struct copy at -O2). Where the type analysis finds a whole float in it, its adjoint moves as
-/// that float (the adjoint sweep reads and writes the shadow in the float's format). Otherwise it
-/// is refused unless the value is known to be integer data: loaded with an integer TBAA type, or
-/// computed.
-fn check_integer_copy(store: Val, v: Val, active: &ActiveSet, session: &Session) -> Result<()> {
+/// that float (the adjoint sweep reads and writes the shadow in the float's format). Where it
+/// finds pointer data, and the copy is a load right before the store, the shadow bytes move
+/// too. Otherwise it is refused unless the value is known to be integer data: loaded with an
+/// integer TBAA type, or computed.
+fn check_integer_copy(
+    store: Val,
+    v: Val,
+    active: &ActiveSet,
+    session: &Session,
+) -> Result<IntegerCopy> {
     if !(v.is_instruction() && v.opcode() == Opcode::LLVMLoad && active.contains(v.operand(0))) {
-        return Ok(());
+        return Ok(IntegerCopy::Plain);
+    }
+    let m = session.module;
+    // First: an integer TBAA type on pointer bytes is a type-punning store; copying the
+    // shadow's bytes is right whatever the bytes hold.
+    if session.types().kind(m, v) == Some(types::Kind::Pointer) && copied_right_after(v, store) {
+        return Ok(IntegerCopy::PointerBits);
     }
     let integer_tbaa = |i: Val| {
         i.tbaa_access_type().is_some_and(|t| {
@@ -994,17 +1065,16 @@ fn check_integer_copy(store: Val, v: Val, active: &ActiveSet, session: &Session)
         })
     };
     if integer_tbaa(v) {
-        return Ok(());
+        return Ok(IntegerCopy::Plain);
     }
-    let m = session.module;
     if types::float_bits(session.types(), m, v).is_some() {
-        return Ok(());
+        return Ok(IntegerCopy::Plain);
     }
     // An untyped load (a field copy SROA made of a memcpy, as in Eigen's copy constructors)
     // stored into an integer field: integer data when the type analysis agrees, having seen
     // integers and no float there.
     if integer_tbaa(store) && session.types().kind(m, v) == Some(types::Kind::Integer) {
-        return Ok(());
+        return Ok(IntegerCopy::Plain);
     }
     // A load of a struct field the front end declared integer (flang's descriptor fields at
     // -O0, which has no TBAA: an extent copied into a local descriptor): integer data too when
@@ -1012,14 +1082,14 @@ fn check_integer_copy(store: Val, v: Val, active: &ActiveSet, session: &Session)
     if declared_integer_field(v.operand(0), v)
         && session.types().kind(m, v) == Some(types::Kind::Integer)
     {
-        return Ok(());
+        return Ok(IntegerCopy::Plain);
     }
     // Stored into such a field (a `std::pair<double, int>` built at -O0 from an `int&`):
     // integer data when the type analysis agrees.
     if declared_integer_field(store.operand(1), v)
         && session.types().kind(m, v) == Some(types::Kind::Integer)
     {
-        return Ok(());
+        return Ok(IntegerCopy::Plain);
     }
     let found = match session.types().kind(m, v) {
         Some(k) => format!("the type analysis found {k} data there"),
