@@ -94,21 +94,21 @@ pub fn is_copy(rule: &Rule) -> bool {
 pub static RULES: &[Rule] = &[
     mem!(
         "llvm.memcpy",
-        ["llvm.memcpy.inline", "memcpy"],
+        ["llvm.memcpy.inline", "memcpy", "__asan_memcpy"],
         copy_forward,
         Reverse::Custom(&COPY),
         Effects::READS_WRITES
     ),
     mem!(
         "llvm.memmove",
-        ["memmove"],
+        ["memmove", "__asan_memmove"],
         copy_forward,
         Reverse::Custom(&COPY),
         Effects::READS_WRITES
     ),
     mem!(
         "llvm.memset",
-        ["llvm.memset.inline", "memset"],
+        ["llvm.memset.inline", "memset", "__asan_memset"],
         set_forward,
         Reverse::Custom(&SET),
         Effects::WRITES
