@@ -21,6 +21,8 @@
 #   CXX           C++ compiler    (default clang++-22), for .cpp sources
 #   FLANG         Fortran compiler (default flang-22), for .f90 sources and EXEC-FSRC files
 #   EXTRA_CFLAGS  extra compile flags for the test source
+#   EXTRA_LDFLAGS extra link flags (with EXTRA_CFLAGS=-fsanitize=address, the same flag here runs
+#                 a test and its derived code under AddressSanitizer)
 # A source line of the form `// EXEC-CFLAGS: <flags>` adds <flags> as well, and
 # `// EXEC-LDFLAGS: <flags>` adds link flags (libraries such as -lopenblas) to every link.
 # `// EXEC-FSRC: <file>` (a C test; <file> relative to the test's directory) compiles a Fortran
@@ -68,7 +70,7 @@ SRC_CFLAGS=$(sed -n 's|^[[:space:]]*//[[:space:]]*EXEC-CFLAGS:||p' "$SRC" | tr '
 CFLAGS=(-O"$OPT" -g -I "$ROOT/test/include" -I "$ROOT/runtime/include" ${SRC_CFLAGS} ${EXTRA_CFLAGS:-})
 SRC_LDFLAGS=$(sed -n 's|^[[:space:]]*//[[:space:]]*EXEC-LDFLAGS:||p' "$SRC" | tr '\n' ' ')
 # shellcheck disable=SC2206
-LDFLAGS=(${SRC_LDFLAGS} -lm)
+LDFLAGS=(${SRC_LDFLAGS} ${EXTRA_LDFLAGS:-} -lm)
 
 BASE=$WORK/$(basename "${SRC%.*}")-$MODE-O$OPT
 EXE=$BASE.exe
