@@ -386,7 +386,8 @@ pub fn remove_request_declarations(module: Module) {
         }
     }
     // Declarations only: `extern int enzyme_dup;` needs no definition once its loads are gone
-    // (C++ may mangle the name; a definition stays, it is the user's).
+    // (C++ may mangle the name; a definition stays, it is the user's). One still used gets a
+    // weak definition.
     for g in module.globals() {
         if !g.is_declaration() || super::markers::decode(g).is_none() {
             continue;
@@ -399,6 +400,13 @@ pub fn remove_request_declarations(module: Module) {
                 g.replace_all_uses_with(g.ty().poison());
             }
             g.delete_global();
+        } else {
+            // Still referred to by code the requests leave behind: AddressSanitizer's check of
+            // the marker's load (its address, shifted, indexes the shadow bytes), or marker
+            // loads an `-O0` pipeline keeps. Nothing reads the value; a weak zero definition
+            // lets the program link whether or not another file defines the marker.
+            g.set_initializer(g.global_value_type().zero());
+            g.set_weak();
         }
     }
 }

@@ -428,6 +428,10 @@ impl Val {
             sys::LLVMLinkage::LLVMInternalLinkage | sys::LLVMLinkage::LLVMPrivateLinkage
         )
     }
+    /// Gives a global weak linkage (a definition any strong one elsewhere replaces).
+    pub fn set_weak(self) {
+        unsafe { c::LLVMSetLinkage(self.0, sys::LLVMLinkage::LLVMWeakAnyLinkage) }
+    }
     /// Gives a global internal linkage.
     pub fn set_internal(self) {
         unsafe { c::LLVMSetLinkage(self.0, sys::LLVMLinkage::LLVMInternalLinkage) }
