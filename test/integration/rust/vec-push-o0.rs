@@ -13,6 +13,14 @@
 // RUN: llvm-ar rcs %t/a0/libvecpush.a %t/a0/vecpush.o
 // RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/a0 -l static=vecpush -o %t/a0/main
 // RUN: %t/a0/main
+// `umbra -O0` (no re-optimisation) leaves the requests' marker loads in place: the marker
+// globals, declared only, get weak definitions so the program links (before: undefined
+// symbol `enzyme_dup`).
+// RUN: mkdir -p %t/z0
+// RUN: %umbra -O0 %t/a0/vecpush.bc -o %t/z0/vecpush.o
+// RUN: llvm-ar rcs %t/z0/libvecpush.a %t/z0/vecpush.o
+// RUN: %rustc -C opt-level=0 %S/Inputs/main.rs -L %t/z0 -l static=vecpush -o %t/z0/main
+// RUN: %t/z0/main
 // RUN: %rustc --crate-type=lib -C opt-level=1 -C panic=abort -C codegen-units=1 --emit=llvm-bc -o %t/a1/vecpush.bc %S/vec-push.rs
 // RUN: %umbra %t/a1/vecpush.bc -o %t/a1/vecpush.o
 // RUN: llvm-ar rcs %t/a1/libvecpush.a %t/a1/vecpush.o
