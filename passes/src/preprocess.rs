@@ -86,14 +86,46 @@ fn callees(f: Val) -> Vec<Val> {
     out
 }
 
+/// AddressSanitizer's run-time switch for use-after-return detection, which moves a function's
+/// stack frame to a "fake stack" allocated by `__asan_stack_malloc_*`, whose address comes back
+/// as an integer.
+const ASAN_FAKE_STACK_SWITCH: &str = "__asan_option_detect_stack_use_after_return";
+
 pub(crate) fn canonicalize(f: Val) -> Result<()> {
     let had_optnone = f.has_fn_attr("optnone");
     if had_optnone {
         f.set_fn_attr("optnone", false);
     }
-    let result = run_function_passes(f, PIPELINE);
+    // A frame that is either the fake stack's (an `inttoptr` of the runtime's integer) or the
+    // real alloca has no shadow Umbra can tie to one pointer: in the functions requests reach,
+    // the switch reads as off, so the frame is the alloca. These functions lose ASan's
+    // use-after-return detection; every other check stays.
+    let pipeline = if turn_off_fake_stack(f) {
+        format!("instsimplify,simplifycfg,{PIPELINE}")
+    } else {
+        PIPELINE.to_string()
+    };
+    let result = run_function_passes(f, &pipeline);
     if had_optnone {
         f.set_fn_attr("optnone", true);
     }
     result.map_err(|e| Error::in_function(f, format!("canonicalisation failed: {e}")))
+}
+
+/// Replaces `f`'s loads of [`ASAN_FAKE_STACK_SWITCH`] by zero; true when there were any.
+fn turn_off_fake_stack(f: Val) -> bool {
+    let mut any = false;
+    for b in f.blocks() {
+        for i in b.instructions() {
+            let reads_switch = i.opcode() == crate::ir::Opcode::LLVMLoad
+                && i.operand(0).is_global_variable()
+                && i.operand(0).name() == ASAN_FAKE_STACK_SWITCH;
+            if reads_switch {
+                i.replace_all_uses_with(i.ty().zero());
+                i.erase();
+                any = true;
+            }
+        }
+    }
+    any
 }

@@ -12,7 +12,10 @@
 // derived code runs under ASan too: an out-of-bounds access to a shadow would stop the test.
 // The markers are only declared: ASan's checks of their loads stay behind when the requests
 // are lowered, and Umbra gives such markers weak definitions (before: undefined references
-// to `enzyme_const` at link time).
+// to `enzyme_const` at link time). Stack arrays live in one ASan frame, which use-after-return
+// detection may move to a "fake stack" (an address the runtime returns as an integer): in the
+// functions requests reach, the run-time switch reads as off, so the frame is the alloca
+// (before: "pointer '%6 = inttoptr i64 %5 to ptr' is made from an integer").
 // An in-place Gauss-Jordan inverse with partial pivoting on malloc'd copies.
 #include "fdcheck.h"
 #include <stdlib.h>
@@ -23,6 +26,7 @@ extern int enzyme_dup, enzyme_const; /* defined nowhere */
 #define N 5
 double invsum(const double *a0, int n) {
   double *a = malloc(sizeof(double) * n * n), *inv = malloc(sizeof(double) * n * n);
+  double piv[16]; /* n <= 16 */
   memcpy(a, a0, sizeof(double) * n * n);
   memset(inv, 0, sizeof(double) * n * n);
   for (int i = 0; i < n; i++) inv[i*n+i] = 1;
@@ -34,6 +38,7 @@ double invsum(const double *a0, int n) {
       t = inv[c*n+j]; inv[c*n+j] = inv[p*n+j]; inv[p*n+j] = t;
     }
     double d = a[c*n+c];
+    piv[c] = d; /* a stack array: ASan's frame */
     for (int j = 0; j < n; j++) { a[c*n+j] /= d; inv[c*n+j] /= d; }
     for (int r = 0; r < n; r++) if (r != c) {
       double f = a[r*n+c];
@@ -43,6 +48,7 @@ double invsum(const double *a0, int n) {
   memmove(inv + 1, inv, sizeof(double) * (n * n - 1)); /* shifts by one element */
   double s = 0;
   for (int i = 0; i < n*n; i++) s += inv[i] * (1 + 0.1 * i);
+  for (int c = 0; c < n; c++) s += 0.01 * piv[c] * piv[c];
   free(a); free(inv);
   return s;
 }
