@@ -27,6 +27,7 @@ define { double, double } @grad(double %x, double %y) {
 ; CHECK-NOT:     {{ 0\.0+e\+00|zeroinitializer}}
 ; CHECK:         [[A:%[0-9]+]] = fadd double {{%[0-9]+}}, 0.000000e+00
 ; CHECK-NEXT:    [[R:%[0-9]+]] = insertvalue { double, double } poison, double [[A]], 0
-; CHECK-NEXT:    [[B:%[0-9]+]] = fadd double {{%[0-9]+}}, 0.000000e+00
+; CHECK-NOT:     {{ 0\.0+e\+00|zeroinitializer}}
+; CHECK:         [[B:%[0-9]+]] = fadd double {{%[0-9]+}}, 0.000000e+00
 ; CHECK-NEXT:    insertvalue { double, double } [[R]], double [[B]], 1
 ; CHECK-NEXT:    ret { double, double }

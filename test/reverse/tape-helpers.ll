@@ -179,19 +179,26 @@ entry:
 ; CHECK-NEXT:    [[FIRSTC:%[0-9]+]] = phi ptr [ [[SCHUNK]], %allocate ], [ %1, %on.stack ]
 ; CHECK-NEXT:    [[FCAP:%[0-9]+]] = phi i64 [ [[SH]], %allocate ], [ 1024, %on.stack ]
 ; CHECK-NEXT:    store ptr [[FIRSTC]], ptr %0, align 8
-; The tape is freed unless it has no chunk or its chunk is the stack chunk.
+; The tape's chunks are freed, from the current one back through the previous-chunk links
+; in their headers, except the stack chunk: the chunk the last pop emptied need not be the
+; first (a first push too large for the first chunk leaves that one empty behind it).
 ; CHECK:       define internal void @umbra.tape.free(ptr %0) {
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    [[FD:%[0-9]+]] = load ptr, ptr %0, align 8
-; CHECK-NEXT:    [[FHAS:%[0-9]+]] = icmp ne ptr [[FD]], null
+; CHECK-NEXT:    br label %walk
+; CHECK:       walk:
+; CHECK-NEXT:    [[FC:%[0-9]+]] = phi ptr [ [[FD]], %entry ], [ [[FP:%[0-9]+]], %next ]
+; CHECK-NEXT:    [[FHAS:%[0-9]+]] = icmp ne ptr [[FC]], null
 ; CHECK-NEXT:    br i1 [[FHAS]], label %some, label %done
 ; CHECK:       some:
-; CHECK-NEXT:    [[FMP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[FD]], i64 0, i32 1
+; CHECK-NEXT:    [[FP]] = load ptr, ptr [[FC]], align 8
+; CHECK-NEXT:    [[FMP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[FC]], i64 0, i32 1
 ; CHECK-NEXT:    [[FM:%[0-9]+]] = load i64, ptr [[FMP]], align 8
 ; CHECK-NEXT:    [[FST:%[0-9]+]] = icmp eq i64 [[FM]], -1
-; CHECK-NEXT:    br i1 [[FST]], label %done, label %heap
+; CHECK-NEXT:    br i1 [[FST]], label %next, label %heap
 ; CHECK:       heap:
-; CHECK-NEXT:    call void @free(ptr [[FD]])
+; CHECK-NEXT:    call void @free(ptr [[FC]])
+; CHECK-NEXT:    br label %next
 ; CHECK:       attributes [[COLD]] = { cold noinline }
 ; CHECK:       [[TBAA]] = !{[[TY:![0-9]+]], [[TY]], i64 0}
 ; CHECK:       [[TY]] = !{!"umbra tape integer", {{![0-9]+}}, i64 0}

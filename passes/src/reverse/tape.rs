@@ -574,15 +574,17 @@ pub fn report_stats(b: &mut Builder, tape: Val) {
     b.call_function(hook, &[bytes]);
 }
 
-/// Frees a tape's buffer once the adjoint sweep is done: every push was popped by then, so the
-/// first chunk (if any) is the only one left.
+/// Frees a tape's chunks once the adjoint sweep is done. Every push was popped by then, but
+/// the chunks need not be down to the first: a pop leaves an emptied chunk in place until the
+/// next pop, and when the first push did not fit the first chunk, that chunk stayed empty
+/// behind the second, which is the one the last pop empties.
 pub fn free_tape(b: &mut Builder, tape: Val) {
     let m = b.module();
     b.call_function(free_helper(m), &[tape]);
 }
 
-/// `void umbra.tape.free(ptr tape)`: frees the tape's first (and last remaining) chunk, unless
-/// it has none or it is the stack chunk of [`start_helper`].
+/// `void umbra.tape.free(ptr tape)`: frees the tape's chunks, from the current one back along
+/// the previous-chunk links in their headers, except the stack chunk of [`start_helper`].
 fn free_helper(m: Module) -> Val {
     const FREE: &str = "umbra.tape.free";
     if let Some(f) = m.function(FREE) {
@@ -595,20 +597,31 @@ fn free_helper(m: Module) -> Val {
     let tape = f.params()[0];
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
+    let walk = f.append_block("walk");
     let some = f.append_block("some");
     let heap = f.append_block("heap");
+    let next = f.append_block("next");
     let done = f.append_block("done");
     b.position_at_end(entry);
-    let data = b.load(ptr, tape, 8);
-    let has = b.icmp(IntPred::LLVMIntNE, data, ptr.zero());
+    let first = b.load(ptr, tape, 8);
+    b.br(walk);
+    b.position_at_end(walk);
+    let chunk = b.phi(ptr);
+    chunk.add_incoming(first, entry);
+    let has = b.icmp(IntPred::LLVMIntNE, chunk, ptr.zero());
     b.cond_br(has, some, done);
     b.position_at_end(some);
-    let stack = is_stack_chunk(&mut b, data);
-    b.cond_br(stack, done, heap);
+    // The header's first field links to the chunk before (null for the first).
+    let prev = b.load(ptr, chunk, 8);
+    let stack = is_stack_chunk(&mut b, chunk);
+    b.cond_br(stack, next, heap);
     b.position_at_end(heap);
     let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
-    b.call_function(free, &[data]);
-    b.br(done);
+    b.call_function(free, &[chunk]);
+    b.br(next);
+    b.position_at_end(next);
+    chunk.add_incoming(prev, next);
+    b.br(walk);
     b.position_at_end(done);
     b.ret_void();
     f
