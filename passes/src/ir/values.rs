@@ -1,7 +1,7 @@
 //! [`Val`] and [`Block`]: handles on LLVM values and basic blocks, with the read-only queries the
 //! analyses and visitors need (opcodes, operands, callees, debug locations, ...).
 
-use super::{cstr, string_from, sys, take_message, Module, Ty};
+use super::{cstr, string_from, sys, take_message, Module, Ty, TyKind};
 use sys::core as c;
 pub use sys::LLVMOpcode as Opcode;
 
@@ -387,7 +387,7 @@ impl Val {
     /// global, the string it is initialised with.
     pub fn const_string(self) -> Option<String> {
         let v = if self.is_global_variable() {
-            self.initializer()?
+            self.initializer()?.without_asan_redzone()
         } else {
             self
         };
@@ -405,6 +405,27 @@ impl Val {
         let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len) };
         let text = String::from_utf8_lossy(bytes);
         Some(text.trim_end_matches('\0').to_string())
+    }
+    /// A global's initializer without the redzone AddressSanitizer appends when it instruments
+    /// the global (`{ original, [N x i8] zeroinitializer }`): the original; else itself.
+    pub fn without_asan_redzone(self) -> Val {
+        let ty = self.ty();
+        if ty.kind() != TyKind::Struct {
+            return self;
+        }
+        let fields = ty.struct_fields();
+        // A zeroinitializer has no operands to take the original from.
+        let padded = fields.len() == 2
+            && self.num_operands() == 2
+            && matches!(fields[0].kind(), TyKind::Array | TyKind::Struct)
+            && fields[1].kind() == TyKind::Array
+            && fields[1].element().is_int()
+            && fields[1].element().int_width() == 8;
+        if padded {
+            self.operand(0)
+        } else {
+            self
+        }
     }
     /// The text of a metadata-string argument (`metadata !"enzyme_dup"`), else `None`.
     pub fn metadata_string(self) -> Option<String> {

@@ -122,7 +122,7 @@ fn load_file(path: &str, rules: &mut UserRules) -> Result<()> {
 
 /// The entries of a registration global's initializer (an array or struct of pointers).
 fn entries(g: Val) -> Vec<Val> {
-    match g.initializer() {
+    match g.initializer().map(Val::without_asan_redzone) {
         Some(init) if matches!(init.ty().kind(), TyKind::Array | TyKind::Struct) => init.operands(),
         Some(init) => vec![init],
         None => Vec::new(),

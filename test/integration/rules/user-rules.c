@@ -3,6 +3,12 @@
 // RUN: %exec-test %s driver 2 %t
 // RUN: %exec-test %s driver 3 %t
 // RUN: %exec-test %s plugin 2 %t
+// Under AddressSanitizer, which wraps each registration global and string as { original,
+// redzone }: the rules are read through the wrapper (before: "malformed registration
+// '__enzyme_register_derivative_280': entry 1 is not a function").
+// RUN: env EXTRA_CFLAGS=-fsanitize=address EXTRA_LDFLAGS=-fsanitize=address %exec-test %s driver 0 %t
+// RUN: env EXTRA_CFLAGS=-fsanitize=address EXTRA_LDFLAGS=-fsanitize=address %exec-test %s driver 2 %t
+// RUN: env EXTRA_CFLAGS=-fsanitize=address EXTRA_LDFLAGS=-fsanitize=address %exec-test %s plugin 2 %t
 // The rules' functions are noinline and called: no warning that they were inlined (the
 // warnings that log_value drops derivatives are expected: it is declared inactive on purpose).
 // RUN: %clang -O2 -g -I %runtime-include -I %testinc -c -emit-llvm %s -o %t.nowarn.bc
