@@ -406,6 +406,10 @@ impl Val {
         let text = String::from_utf8_lossy(bytes);
         Some(text.trim_end_matches('\0').to_string())
     }
+    /// True for a terminator instruction (`br`, `ret`, `switch`, `invoke`, `unreachable`, ...).
+    pub fn is_terminator(self) -> bool {
+        unsafe { !c::LLVMIsATerminatorInst(self.0).is_null() }
+    }
     /// A global's initializer without the redzone AddressSanitizer appends when it instruments
     /// the global (`{ original, [N x i8] zeroinitializer }`): the original; else itself.
     pub fn without_asan_redzone(self) -> Val {

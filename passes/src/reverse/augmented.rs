@@ -959,43 +959,31 @@ pub(super) fn is_integer_data(t: Ty) -> bool {
     t.is_int() || t.is_vector() && t.scalar().is_int()
 }
 
-/// True when load `v` and `store` are in one block, `v` first, and nothing between them may
-/// write the bytes `v` read, which are then still there when `store` runs. Stores in between
+/// True when `store` runs right after load `v` ([`types::bytes::run_between`]: in one block,
+/// or through checks whose failing side never continues) and nothing between them may write
+/// the bytes `v` read, which are then still there when `store` runs. Stores in between
 /// are fine when they write only this function's allocas and `v` reads an argument, a global
 /// or another alloca (a fresh alloca cannot be reached through either); anything else that
 /// writes memory is not.
 fn copied_right_after(v: Val, store: Val) -> bool {
     use crate::analysis::objects::underlying_objects;
     use Opcode::*;
-    if v.parent_block() != store.parent_block() {
+    let Some(between) = types::bytes::run_between(v, store) else {
         return false;
-    }
+    };
     let is_alloca = |o: &Val| o.is_instruction() && o.opcode() == LLVMAlloca;
     let read = underlying_objects(v.operand(0));
     let read_known = read
         .iter()
         .all(|o| o.is_argument() || o.is_global_variable() || is_alloca(o));
-    let mut at = v.next_instruction();
-    while let Some(i) = at {
-        if i == store {
-            return true;
+    between.into_iter().all(|i| match i.opcode() {
+        LLVMStore => {
+            let written = underlying_objects(i.operand(1));
+            read_known && written.iter().all(|o| is_alloca(o) && !read.contains(o))
         }
-        let harmless = match i.opcode() {
-            LLVMStore => {
-                let written = underlying_objects(i.operand(1));
-                read_known && written.iter().all(|o| is_alloca(o) && !read.contains(o))
-            }
-            LLVMCall | LLVMInvoke | LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMFence | LLVMVAArg => {
-                false
-            }
-            _ => true,
-        };
-        if !harmless {
-            return false;
-        }
-        at = i.next_instruction();
-    }
-    false
+        LLVMCall | LLVMInvoke | LLVMAtomicRMW | LLVMAtomicCmpXchg | LLVMFence | LLVMVAArg => false,
+        _ => true,
+    })
 }
 
 /// True when `addr` is, through a GEP with constant indices into a struct, a field whose

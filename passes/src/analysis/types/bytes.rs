@@ -51,7 +51,7 @@ pub fn byte_copy(store: Val) -> Option<ByteCopy> {
     if !v.is_instruction() || v.opcode() != Opcode::LLVMLoad || v.is_volatile() {
         return None;
     }
-    if v.parent_block() != store.parent_block() || integer_tbaa(v) {
+    if integer_tbaa(v) {
         return None;
     }
     let (dst, di, doff) = byte_address(store.operand(1))?;
@@ -60,17 +60,9 @@ pub fn byte_copy(store: Val) -> Option<ByteCopy> {
         return None;
     }
     // Nothing in between may change the loaded bytes before they are stored.
-    let mut at = v.next_instruction();
-    while let Some(i) = at {
-        if i == store {
-            break;
-        }
-        if writes_memory(i) {
-            return None;
-        }
-        at = i.next_instruction();
+    if run_between(v, store)?.into_iter().any(writes_memory) {
+        return None;
     }
-    at?;
     let width = store.parent_block().parent().module().store_size(ty);
     Some(ByteCopy {
         load: v,
@@ -80,6 +72,57 @@ pub fn byte_copy(store: Val) -> Option<ByteCopy> {
         offset: doff,
         width,
     })
+}
+
+/// The instructions that may run between `from` and `to` when every run from `from` reaches
+/// `to` within a few blocks, without coming back to `from`'s block: branches are followed
+/// into every successor except those that never continue (ending in `unreachable`, as
+/// AddressSanitizer's report of a bad access or an assertion's abort do). `None` otherwise.
+pub fn run_between(from: Val, to: Val) -> Option<Vec<Val>> {
+    let dead_end = |b: crate::ir::Block| {
+        b.terminator()
+            .is_some_and(|t| t.opcode() == Opcode::LLVMUnreachable)
+    };
+    let start = from.parent_block();
+    let mut out = Vec::new();
+    let mut seen = Vec::new();
+    let mut stack = vec![from.next_instruction()];
+    while let Some(first) = stack.pop() {
+        let mut at = first;
+        loop {
+            let i = at?;
+            if i == to {
+                break;
+            }
+            if i.opcode() == Opcode::LLVMBr {
+                let live: Vec<_> = i
+                    .successors()
+                    .into_iter()
+                    .filter(|&b| !dead_end(b))
+                    .collect();
+                if live.is_empty() || live.contains(&start) {
+                    return None;
+                }
+                for b in live {
+                    if !seen.contains(&b) {
+                        seen.push(b);
+                        stack.push(b.first_instruction());
+                    }
+                }
+                if seen.len() > 16 {
+                    return None;
+                }
+                break;
+            }
+            if i.is_terminator() {
+                // A return, switch, invoke, ...: this run may not reach `to`.
+                return None;
+            }
+            out.push(i);
+            at = i.next_instruction();
+        }
+    }
+    Some(out)
 }
 
 /// What to do instead of copying part of a float, for every error about it.
