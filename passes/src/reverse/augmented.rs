@@ -1039,8 +1039,9 @@ fn check_integer_copy(
         return Ok(IntegerCopy::Plain);
     }
     let m = session.module;
-    // First: an integer TBAA type on pointer bytes is a type-punning store; copying the
-    // shadow's bytes is right whatever the bytes hold.
+    // First, even under an integer TBAA type (a type-punning copy): where the analysis saw
+    // pointers and integers but no float, copying the shadow's bytes is what a pointer needs
+    // and harmless for an integer, whose shadow bytes nothing reads.
     if session.types().kind(m, v) == Some(types::Kind::Pointer) && copied_right_after(v, store) {
         return Ok(IntegerCopy::PointerBits);
     }
