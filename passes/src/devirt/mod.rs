@@ -125,8 +125,8 @@ pub fn devirtualize(f: Val, rules: &UserRules) -> Vec<Val> {
                 continue;
             }
             let called = i.called_value();
-            // Inline assembly is not a function pointer.
-            if called.is_constant() || i.call_function_type().is_var_arg() {
+            // Inline assembly is not a function pointer (nor a constant in LLVM's terms).
+            if called.is_constant() || i.calls_inline_asm() || i.call_function_type().is_var_arg() {
                 continue;
             }
             let Ok((cands, open)) = candidates(i, rules) else {

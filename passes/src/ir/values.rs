@@ -214,14 +214,17 @@ impl Val {
         if !self.is_plain_call() || self.has_call_fn_attr("nounwind") {
             return false;
         }
-        let callee = self.called_value();
-        if unsafe { !c::LLVMIsAInlineAsm(callee.0).is_null() } {
+        if self.calls_inline_asm() {
             return false;
         }
         match self.called_function() {
             Some(f) => f.intrinsic_id() == 0 && !f.has_fn_attr("nounwind"),
             None => true,
         }
+    }
+    /// True for a call of inline assembly (`call void asm "..."`): no function pointer.
+    pub fn calls_inline_asm(self) -> bool {
+        unsafe { !c::LLVMIsAInlineAsm(self.called_value().0).is_null() }
     }
     /// True when the call site itself carries the enum function attribute `name`.
     fn has_call_fn_attr(self, name: &str) -> bool {

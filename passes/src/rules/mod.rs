@@ -454,6 +454,9 @@ pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
                 "no derivative rule for '{name}' ({mode}): it has no body in this module and differentiable values flow into it. Ways out: {openmp}define '{name}' in the module being differentiated; register a rule for it (UMBRA_DERIVATIVE / UMBRA_GRADIENT / UMBRA_FUNCTION_LIKE in umbra.h, or function_like in a --rules file). Marking it inactive would not fix this: it drops the derivative through '{name}' (a wrong, not a missing, result)"
             )
         }
+        None if i.calls_inline_asm() => format!(
+            "inline assembly with differentiable operands ({mode}): Umbra cannot see what the assembly does with them. Ways out: keep differentiable values out of asm statements (optimisation barriers included), or move the assembly into a function with a registered derivative (UMBRA_DERIVATIVE / UMBRA_GRADIENT in umbra.h)"
+        ),
         None => format!(
             "indirect call with differentiable arguments ({mode}): the callee is not known at compile time. Ways out: call the function directly, so that its body or rule is used; or load the pointer from a constant table of functions or a vtable in this module"
         ),
