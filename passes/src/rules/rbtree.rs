@@ -107,7 +107,11 @@ fn no_adjoint(_: &mut AdjointCall) -> Result<ArgAdjoints> {
 /// before the primal call, which changes the primal colours.
 fn insert_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     let [left, _, p, header] = pointer_args::<4>(c, &[1, 2, 3])?;
-    let Some(s) = shadows(c, &[1, 2, 3], "the new node, its parent and the tree's header")?
+    let Some(s) = shadows(
+        c,
+        &[1, 2, 3],
+        "the new node, its parent and the tree's header",
+    )?
     else {
         return Ok(None);
     };
@@ -193,7 +197,11 @@ fn shadows(c: &ForwardCall, ptrs: &[usize], what: &str) -> Result<Option<Vec<Val
         return Ok(None);
     }
     if got.iter().any(Option::is_none) {
-        let name = c.call.called_function().map(|f| f.name()).unwrap_or_default();
+        let name = c
+            .call
+            .called_function()
+            .map(|f| f.name())
+            .unwrap_or_default();
         return Err(Error::at(
             c.src,
             format!(
@@ -247,10 +255,7 @@ fn sync_down_helper(m: Module) -> Val {
     let ctx = m.context();
     let (ptr, [_, left, right]) = offsets(m);
     let i32t = Ty::int(ctx, 32);
-    let f = m.add_function(
-        name,
-        Ty::function(Ty::void(ctx), &[ptr, ptr, i32t], false),
-    );
+    let f = m.add_function(name, Ty::function(Ty::void(ctx), &[ptr, ptr, i32t], false));
     f.set_internal();
     let [n, s, depth] = [f.params()[0], f.params()[1], f.params()[2]];
     let mut b = Builder::new(m);
@@ -354,10 +359,7 @@ fn sync_erase_helper(m: Module) -> Val {
         "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
         Ty::function(ptr, &[ptr], false),
     );
-    let f = m.add_function(
-        name,
-        Ty::function(Ty::void(ctx), &[ptr, ptr, ptr], false),
-    );
+    let f = m.add_function(name, Ty::function(Ty::void(ctx), &[ptr, ptr, ptr], false));
     f.set_internal();
     let [z, zs, header] = [f.params()[0], f.params()[1], f.params()[2]];
     let mut b = Builder::new(m);

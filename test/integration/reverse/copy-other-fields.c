@@ -25,30 +25,26 @@ struct node {
 
 enum { N = 6 };
 
-__attribute__((noinline)) static struct node *clone(const struct node *x, struct node *parent) {
-  struct node *n = malloc(sizeof *n);
+__attribute__((noinline)) static void clone(struct node *n, const struct node *x,
+                                            struct node *parent) {
   memcpy(&n->key, &x->key, sizeof(int) + sizeof(double) + 4);
   n->colour = x->colour;
   n->parent = parent;
   n->left = n->right = NULL;
-  return n;
 }
 
 __attribute__((noinline)) double f(const double *x) {
-  struct node *a[N], *b[N];
+  struct node *a = malloc(N * sizeof(struct node)), *b = malloc(N * sizeof(struct node));
   for (int i = 0; i < N; i++) {
-    a[i] = malloc(sizeof(struct node));
-    a[i]->colour = i & 1;
-    a[i]->key = i;
-    a[i]->value = x[i] * x[i];
+    a[i].colour = i & 1;
+    a[i].key = i;
+    a[i].value = x[i] * x[i];
   }
-  for (int i = 0; i < N; i++) b[i] = clone(a[i], a[i]);
+  for (int i = 0; i < N; i++) clone(&b[i], &a[i], &a[i]);
   double r = 0;
-  for (int i = 0; i < N; i++) r += sin(b[i]->value) * (b[i]->key + 1);
-  for (int i = 0; i < N; i++) {
-    free(a[i]);
-    free(b[i]);
-  }
+  for (int i = 0; i < N; i++) r += sin(b[i].value) * (b[i].key + 1);
+  free(a);
+  free(b);
   return r;
 }
 
