@@ -47,29 +47,36 @@ macro_rules! tree {
     };
 }
 
-/// The red-black tree rules, under their Itanium-mangled names.
+/// The red-black tree rules: named as in C++, matched by their Itanium-mangled names (both
+/// overloads of the iterator steps).
 pub static RULES: &[Rule] = &[
     tree!(
-        "_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_",
-        [],
+        "std::_Rb_tree_insert_and_rebalance",
+        ["_ZSt29_Rb_tree_insert_and_rebalancebPSt18_Rb_tree_node_baseS0_RS_"],
         insert_forward,
         Effects::READS_WRITES
     ),
     tree!(
-        "_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_",
-        [],
+        "std::_Rb_tree_rebalance_for_erase",
+        ["_ZSt28_Rb_tree_rebalance_for_erasePSt18_Rb_tree_node_baseRS_"],
         erase_forward,
         Effects::READS_WRITES
     ),
     tree!(
-        "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
-        ["_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base"],
+        "std::_Rb_tree_increment",
+        [
+            "_ZSt18_Rb_tree_incrementPSt18_Rb_tree_node_base",
+            "_ZSt18_Rb_tree_incrementPKSt18_Rb_tree_node_base"
+        ],
         increment_forward,
         Effects::READS
     ),
     tree!(
-        "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base",
-        ["_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base"],
+        "std::_Rb_tree_decrement",
+        [
+            "_ZSt18_Rb_tree_decrementPSt18_Rb_tree_node_base",
+            "_ZSt18_Rb_tree_decrementPKSt18_Rb_tree_node_base"
+        ],
         decrement_forward,
         Effects::READS
     ),
