@@ -165,8 +165,11 @@ fn access(i: Val) -> Option<(Val, Ty)> {
 struct Moved {
     module: crate::ir::Module,
     /// Per pointer: its objects, and the range `[from, to)` it moves within them if known.
-    parts: Vec<(HashSet<Val>, Option<(i64, i64)>)>,
+    parts: Vec<(HashSet<Val>, Option<ByteRange>)>,
 }
+
+/// Bytes `[from, to)` from the start of an object.
+type ByteRange = (i64, i64);
 
 impl Moved {
     fn of(module: crate::ir::Module, at: Val, ptrs: &[Val]) -> Moved {
