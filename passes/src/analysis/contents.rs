@@ -89,21 +89,15 @@ pub fn infer_contents(f: Val, copy: Val) -> Result<Contents> {
 /// underlying objects; errors are reported at `at`.
 pub fn infer_contents_of(f: Val, at: Val, ptrs: &[Val]) -> Result<Contents> {
     let copy = at;
-    let mut objects = HashSet::new();
-    for &p in ptrs {
-        objects.extend(underlying_objects(p));
-    }
+    let moved = Moved::of(f.module(), at, ptrs);
     let mut floats: Vec<Ty> = Vec::new();
     let mut seen_any = false;
     for b in f.blocks() {
         for i in b.instructions() {
-            let (ptr, ty) = match i.opcode() {
-                Opcode::LLVMLoad => (i.operand(0), i.ty()),
-                Opcode::LLVMStore => (i.operand(1), i.operand(0).ty()),
-                Opcode::LLVMGetElementPtr => (i.operand(0), i.gep_source_type()),
-                _ => continue,
+            let Some((ptr, ty)) = access(i) else {
+                continue;
             };
-            if underlying_objects(ptr).iter().any(|o| objects.contains(o)) {
+            if moved.touched_by(i, ptr) {
                 seen_any = true;
                 collect_float_scalars(ty, &mut floats);
             }
@@ -141,21 +135,134 @@ fn collect_float_scalars(t: Ty, out: &mut Vec<Ty>) {
 /// moves (a load, store or GEP on the same underlying objects); otherwise only the module-wide
 /// type analysis can tell what it holds ([`layout_from_types`]).
 pub fn accessed_locally(f: Val, copy: Val) -> bool {
-    let mut objects = HashSet::new();
-    for p in [copy.operand(0), copy.operand(1)] {
-        objects.extend(underlying_objects(p));
-    }
+    let moved = Moved::of(f.module(), copy, &[copy.operand(0), copy.operand(1)]);
     f.blocks()
         .into_iter()
         .flat_map(|b| b.instructions())
-        .any(|i| {
-            let ptr = match i.opcode() {
-                Opcode::LLVMLoad | Opcode::LLVMGetElementPtr => i.operand(0),
-                Opcode::LLVMStore => i.operand(1),
-                _ => return false,
-            };
-            underlying_objects(ptr).iter().any(|o| objects.contains(o))
+        .any(|i| access(i).is_some_and(|(ptr, _)| moved.touched_by(i, ptr)))
+}
+
+/// The pointer an instruction accesses memory through and the type it accesses there: loads,
+/// stores, and GEPs (their source type says what the base points to). A GEP over `i8` is
+/// address arithmetic only (LLVM's canonical form for constant offsets) and says nothing.
+fn access(i: Val) -> Option<(Val, Ty)> {
+    match i.opcode() {
+        Opcode::LLVMLoad => Some((i.operand(0), i.ty())),
+        Opcode::LLVMStore => Some((i.operand(1), i.operand(0).ty())),
+        Opcode::LLVMGetElementPtr => {
+            let t = i.gep_source_type();
+            (!(t.is_int() && t.int_width() == 8)).then(|| (i.operand(0), t))
+        }
+        _ => None,
+    }
+}
+
+/// The bytes a copy moves, as seen from other accesses: the objects its pointers may point
+/// into and, where each pointer is a constant offset from its objects and the length is a
+/// constant, the byte range within them. An access to the same objects counts as evidence of
+/// what the copy moves unless it provably touches other bytes (a node's links and colour,
+/// when the copy moves its value).
+struct Moved {
+    module: crate::ir::Module,
+    /// Per pointer: its objects, and the range `[from, to)` it moves within them if known.
+    parts: Vec<(HashSet<Val>, Option<ByteRange>)>,
+}
+
+/// Bytes `[from, to)` from the start of an object.
+type ByteRange = (i64, i64);
+
+impl Moved {
+    fn of(module: crate::ir::Module, at: Val, ptrs: &[Val]) -> Moved {
+        let is_copy = matches!(at.opcode(), Opcode::LLVMCall | Opcode::LLVMInvoke)
+            && ptrs.len() == 2
+            && at.num_operands() > 2
+            && ptrs[0] == at.operand(0)
+            && ptrs[1] == at.operand(1);
+        let len = if is_copy {
+            at.operand(2).const_int_value()
+        } else {
+            None
+        };
+        let parts = ptrs
+            .iter()
+            .map(|&p| {
+                let range = len.and_then(|n| {
+                    let o = object_offset(module, p)?;
+                    Some((o, o.checked_add(i64::try_from(n).ok()?)?))
+                });
+                (underlying_objects(p), range)
+            })
+            .collect();
+        Moved { module, parts }
+    }
+
+    /// Whether access `i` through `ptr` may touch the moved bytes.
+    fn touched_by(&self, i: Val, ptr: Val) -> bool {
+        let objects = underlying_objects(ptr);
+        let size = match i.opcode() {
+            Opcode::LLVMLoad => Some(self.module.store_size(i.ty())),
+            Opcode::LLVMStore => Some(self.module.store_size(i.operand(0).ty())),
+            _ => None,
+        };
+        self.parts.iter().any(|(objs, range)| {
+            if !objects.iter().any(|o| objs.contains(o)) {
+                return false;
+            }
+            match (range, size, object_offset(self.module, ptr)) {
+                (Some((from, to)), Some(sz), Some(o)) => o < *to && *from < o + sz as i64,
+                _ => true,
+            }
         })
+    }
+}
+
+/// The constant byte offset of `p` from the start of whichever of its underlying objects it
+/// points into ([`underlying_objects`]): through constant GEPs, casts, and phis and selects
+/// whose inputs all have the same offset. `None` when it is not one constant.
+fn object_offset(m: crate::ir::Module, p: Val) -> Option<i64> {
+    fn walk(m: crate::ir::Module, p: Val, visiting: &mut HashSet<Val>) -> Option<i64> {
+        let op = if p.is_instruction() {
+            p.opcode()
+        } else if p.is_constant_expr() {
+            p.const_opcode()
+        } else {
+            return Some(0);
+        };
+        match op {
+            Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast | Opcode::LLVMFreeze => {
+                walk(m, p.operand(0), visiting)
+            }
+            Opcode::LLVMGetElementPtr => {
+                let base = walk(m, p.operand(0), visiting)?;
+                base.checked_add(const_gep_offset(m, p)?)
+            }
+            Opcode::LLVMPHI | Opcode::LLVMSelect => {
+                // A cycle through a phi (a pointer stepped in a loop) has no one offset.
+                if !visiting.insert(p) {
+                    return None;
+                }
+                let inputs: Vec<Val> = if op == Opcode::LLVMSelect {
+                    vec![p.operand(1), p.operand(2)]
+                } else if p.is_instruction() {
+                    p.incoming().into_iter().map(|(v, _)| v).collect()
+                } else {
+                    return None;
+                };
+                let mut at = None;
+                for v in inputs {
+                    let o = walk(m, v, visiting)?;
+                    if at.is_some_and(|a| a != o) {
+                        return None;
+                    }
+                    at = Some(o);
+                }
+                visiting.remove(&p);
+                at
+            }
+            _ => Some(0),
+        }
+    }
+    walk(m, p, &mut HashSet::new())
 }
 
 /// The layout of the memory `copy` moves, from the module-wide type analysis (what callers and
@@ -279,15 +386,13 @@ pub fn infer_pointer_layout(f: Val, copy: Val) -> Result<Option<PointerLayout>> 
             aggregates.push(ty);
         }
     }
+    let moved = Moved::of(m, copy, &[copy.operand(0), copy.operand(1)]);
     for b in f.blocks() {
         for i in b.instructions() {
-            let (ptr, ty) = match i.opcode() {
-                Opcode::LLVMLoad => (i.operand(0), i.ty()),
-                Opcode::LLVMStore => (i.operand(1), i.operand(0).ty()),
-                Opcode::LLVMGetElementPtr => (i.operand(0), i.gep_source_type()),
-                _ => continue,
+            let Some((ptr, ty)) = access(i) else {
+                continue;
             };
-            if !underlying_objects(ptr).iter().any(|o| objects.contains(o)) {
+            if !moved.touched_by(i, ptr) {
                 continue;
             }
             has_ptr |= ty.contains_ptr();

@@ -263,10 +263,38 @@ fn copy_layout(session: &Session, f: Val, copy: Val) -> Result<Option<PointerLay
             Err(local) => layout_from_types(session.types(), session.module, copy)
                 .map(Some)
                 .map_err(|_| local),
+            Ok(found) if !local_floats(f, copy, &found) => {
+                // The accesses in `f` saw no float in the copied objects, but they may all be
+                // to other bytes of them (libstdc++'s map copy clones a node's value with a
+                // memcpy where it touches only the links and the colour): where the type
+                // analysis places floats in the copied bytes themselves, those need adjoints.
+                Ok(typed_floats(session, copy).map(Some).unwrap_or(found))
+            }
             found => found,
         };
     }
     layout_from_types(session.types(), session.module, copy).map(Some)
+}
+
+/// Whether the local inference placed floats in what `copy` moves: the float slots of its
+/// layout, or (without pointers) the element type [`infer_contents`] finds; an error there
+/// counts as floats, so that it is still reported.
+fn local_floats(f: Val, copy: Val, found: &Option<PointerLayout>) -> bool {
+    match found {
+        Some(PointerLayout::Strided { floats, .. }) => !floats.is_empty(),
+        Some(PointerLayout::OnlyPointers) => false,
+        None => !matches!(infer_contents(f, copy), Ok(Contents::NoFloats)),
+    }
+}
+
+/// The type analysis's layout of what `copy` moves, when it has floats.
+fn typed_floats(session: &Session, copy: Val) -> Option<PointerLayout> {
+    match layout_from_types(session.types(), session.module, copy) {
+        Ok(l @ PointerLayout::Strided { .. }) if matches!(&l, PointerLayout::Strided { floats, .. } if !floats.is_empty()) => {
+            Some(l)
+        }
+        _ => None,
+    }
 }
 
 /// Copies the shadows of the pointers a copy moves into the destination's shadow.

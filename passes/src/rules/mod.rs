@@ -10,6 +10,8 @@
 //!   intrinsics and as libm functions writing through pointers;
 //! - [`memory`]: `memcpy`, `memmove`, `memset`, their intrinsics, lifetime markers;
 //! - [`alloc`]: C, C++ and Rust allocators and deallocators;
+//! - [`rbtree`]: libstdc++'s red-black tree functions behind `std::map` and `std::set`
+//!   (insertion, erasure, iteration), applied to the shadow tree too;
 //! - [`julia`]: the Julia runtime's array and memory allocators;
 //! - [`blas`]: BLAS levels 1-3 (`dot`, `nrm2`, `axpy`, `scal`, `copy`, `gemv`, `ger`, `gemm`),
 //!   CBLAS and Fortran interfaces, single and double precision, each routine's layout declared
@@ -43,6 +45,7 @@ pub mod math;
 pub mod memory;
 pub mod openmp;
 pub mod outputs;
+pub mod rbtree;
 pub mod reference;
 pub mod sort;
 pub mod user;
@@ -86,6 +89,8 @@ pub enum Area {
     Sort,
     /// `rules/fortran.rs`
     Fortran,
+    /// `rules/rbtree.rs`
+    Tree,
 }
 
 /// Partial derivatives of a scalar function: given the builder, the primal arguments and the
@@ -306,6 +311,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(memory::RULES)
         .chain(alloc::RULES)
         .chain(sort::RULES)
+        .chain(rbtree::RULES)
         .chain(julia::RULES)
         .chain(blas::rules())
         .chain(fortran::RULES)

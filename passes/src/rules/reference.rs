@@ -28,6 +28,7 @@ fn area_name(a: Area) -> &'static str {
         Area::OpenMp => "openmp",
         Area::Sort => "sort",
         Area::Fortran => "fortran",
+        Area::Tree => "rbtree",
     }
 }
 

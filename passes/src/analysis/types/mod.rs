@@ -614,14 +614,21 @@ impl Analysis {
             }
             LLVMGetElementPtr => self.gep(i),
             LLVMBitCast | LLVMAddrSpaceCast | LLVMFreeze => self.same(i, i.operand(0)),
-            LLVMPHI => {
-                for (v, _) in i.incoming() {
-                    self.same(i, v);
+            // A choice between different fields of one object (`x = left ? &n->left :
+            // &n->right`, as a red-black tree's insertion walks) points at either field: what
+            // is known of the choice is the union of the fields, which says nothing about each
+            // of them. Passed back to them, it would shift into the object at each field's
+            // offset and grow there every round instead of settling.
+            LLVMPHI | LLVMSelect if field_choice(m, i) => {
+                for v in choices(i) {
+                    let t = self.get(v);
+                    self.add(i, &t);
                 }
             }
-            LLVMSelect => {
-                self.same(i, i.operand(1));
-                self.same(i, i.operand(2));
+            LLVMPHI | LLVMSelect => {
+                for v in choices(i) {
+                    self.same(i, v);
+                }
             }
             // An integer `and`/`xor` with one constant operand keeps the other's bits in
             // place (clearing or flipping a float's sign bit).
@@ -904,6 +911,41 @@ fn is_open_dispatcher(f: Val) -> bool {
     f.string_fn_attr(OPEN_DISPATCHER).is_some()
 }
 
+/// The values a phi or select chooses between.
+fn choices(i: Val) -> Vec<Val> {
+    if i.opcode() == Opcode::LLVMSelect {
+        vec![i.operand(1), i.operand(2)]
+    } else {
+        i.incoming().into_iter().map(|(v, _)| v).collect()
+    }
+}
+
+/// True when phi or select `i` chooses between constant offsets of one base pointer, not all
+/// the same ([`Analysis::visit`]).
+fn field_choice(m: Module, i: Val) -> bool {
+    if !i.ty().is_ptr() {
+        return false;
+    }
+    let mut base = None;
+    let mut offsets = HashSet::new();
+    for v in choices(i) {
+        let (b, o) = if v.is_instruction() && v.opcode() == Opcode::LLVMGetElementPtr {
+            match bytes::const_offset(m, v) {
+                Some(o) => (v.operand(0), o),
+                None => return false,
+            }
+        } else {
+            (v, 0)
+        };
+        if base.is_some_and(|x| x != b) {
+            return false;
+        }
+        base = Some(b);
+        offsets.insert(o);
+    }
+    offsets.len() > 1
+}
+
 /// True when getelementptr `g` is the step of a pointer recurrence: its base is a phi that `g`
 /// flows back into, directly or through other phis and selects (a loop that appends to a
 /// `std::vector`, whose end pointer also passes through the reallocation path).
@@ -1034,6 +1076,41 @@ mod tests {
                 let t = info.pointee(m, walk.params()[0]);
                 assert_eq!(t.stride, Some(8), "{t}");
                 assert_eq!(t.get(0), Some(D), "{t}");
+            },
+        );
+    }
+
+    #[test]
+    fn a_choice_between_fields_of_one_node_settles() {
+        // A red-black tree's insertion walk (libstdc++ at -O1): `link = left ? &n->left :
+        // &n->right`, then `*link` is the next node. The choice's view passed back to each
+        // field moved the node's layout 8 bytes at a time every round (never settling); the
+        // choice now only learns from the fields.
+        with_module(
+            r#"
+            define double @walk(ptr %root, i1 %c) {
+            entry:
+              br label %loop
+            loop:
+              %n = phi ptr [ %root, %entry ], [ %next, %loop ]
+              %l = getelementptr inbounds i8, ptr %n, i64 16
+              %r = getelementptr inbounds i8, ptr %n, i64 24
+              %link = select i1 %c, ptr %l, ptr %r
+              %next = load ptr, ptr %link
+              %done = icmp eq ptr %next, null
+              br i1 %done, label %exit, label %loop
+            exit:
+              %colour = load i32, ptr %n
+              %v.at = getelementptr inbounds i8, ptr %n, i64 40
+              %v = load double, ptr %v.at
+              ret double %v
+            }
+            "#,
+            |m, info| {
+                let walk = m.function("walk").unwrap();
+                let t = info.pointee(m, walk.params()[0]);
+                assert_eq!(t.get(40), Some(D), "{t}");
+                assert!(t.at.keys().all(|&o| o < 48), "{t}");
             },
         );
     }
