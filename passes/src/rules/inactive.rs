@@ -52,13 +52,20 @@ pub static WRITING: &[Rule] = inactive![Effects::READS_WRITES;
     "rand", "srand", "random", "srandom", "rand_r", "drand48", "erand48", "lrand48", "srand48",
     // process control
     "abort", "exit", "_exit", "__assert_fail", "__cxa_throw",
+    // libstdc++'s hash tables (`std::unordered_map`, `std::unordered_set`): the growth
+    // policy, integers in and out; both update the policy's mutable `_M_next_resize`
+    "_ZNKSt8__detail20_Prime_rehash_policy14_M_need_rehashEmmm",
+    "_ZNKSt8__detail20_Prime_rehash_policy11_M_next_bktEm",
 ];
 
 /// Calls that write nothing the function reads.
 pub static PURE: &[Rule] = inactive![Effects::READS;
     "clock", "omp_get_wtime", "getenv", "getpid", "sysconf", "strlen", "strcmp", "strncmp",
+    "memcmp", "bcmp",
     "lround", "lroundf", "llround", "llroundf", "lrint", "lrintf", "llrint", "llrintf",
     "ilogb", "ilogbf", "ilogbl", "llogb", "llogbf", "llogbl",
+    // libstdc++'s hash of a key's bytes (`std::hash<std::string>`, ...)
+    "_ZSt11_Hash_bytesPKvmm",
     // allocator queries (realloc's adjoint asks for the old block's size)
     "malloc_usable_size",
     // Julia runtime queries
