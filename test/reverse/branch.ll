@@ -1,6 +1,7 @@
-; A conditional branch: the join pushes which arm was taken (0 = else, 1 = then, in the
-; augmented sweep's predecessor phi); the adjoint pops it and switches to an edge block that
-; gives the phi's adjoint to that arm's incoming value, then runs that arm's reverse.
+; A conditional branch on a condition the adjoint can evaluate again (here an argument): the
+; join records nothing; the adjoint branches on the same condition to an edge block that gives
+; the phi's adjoint to that arm's incoming value, then runs that arm's reverse. (A condition
+; the adjoint cannot rebuild is taped: branch-taped.ll.)
 ; RUN: %opt-umbra -passes=umbra %s | FileCheck %s
 ; RUN: %umbra %s --emit=llvm-ir -O0 -o - | FileCheck %s
 
@@ -39,9 +40,6 @@ entry:
 ; CHECK-NEXT:    br label %[[JOIN]]
 ; CHECK:       {{^}}[[JOIN]]:
 ; CHECK-NEXT:    %p = phi double [ %a, %[[THEN]] ], [ %b, %[[ELSE]] ]
-; CHECK-NEXT:    [[IDX:%[0-9]+]] = phi i32 [ 0, %[[ELSE]] ], [ 1, %[[THEN]] ]
-; CHECK-NEXT:    [[T:%[0-9]+]] = call ptr @umbra.tape.push(ptr %tape, i64 4)
-; CHECK-NEXT:    store i32 [[IDX]], ptr [[T]]
 ; CHECK-NEXT:    ret double %p
 
 ; CHECK-LABEL: define internal { double, double } @adjoint.f.aac{{[.a-z]*}}(ptr %tape, double %x, double %y, i1 %c, double %dret)
@@ -74,18 +72,14 @@ entry:
 ; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[T2]]
 ; CHECK-NEXT:    store double [[N4]], ptr [[SY]]
 ; CHECK-NEXT:    br label %[[THENOUT:[0-9]+]]
-; Reverse of join: seed with dret, pop the predecessor, switch.
+; Reverse of join: seed with dret, branch on the condition again.
 ; CHECK:       {{^}}[[RJOIN]]:
 ; CHECK-NEXT:    [[O0:%[0-9]+]] = load double, ptr [[SP:%[0-9]+]]
 ; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SP]]
-; CHECK-NEXT:    [[TI:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 4)
-; CHECK-NEXT:    [[K:%[0-9]+]] = load i32, ptr [[TI]]
 ; CHECK-NEXT:    [[DP:%[0-9]+]] = load double, ptr [[SP]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SP]]
-; CHECK-NEXT:    switch i32 [[K]], label %[[FROMELSE:[0-9]+]] [
-; CHECK-NEXT:      i32 1, label %[[FROMTHEN:[0-9]+]]
-; CHECK-NEXT:    ]
+; CHECK-NEXT:    br i1 %c, label %[[FROMTHEN:[0-9]+]], label %[[FROMELSE:[0-9]+]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]
 ; CHECK-NEXT:    [[AXZ:%[0-9]+]] = fadd double [[AX]], 0.000000e+00
@@ -98,13 +92,13 @@ entry:
 ; CHECK-NEXT:    br label %[[RENTRY]]
 ; CHECK:       {{^}}[[THENOUT]]:
 ; CHECK-NEXT:    br label %[[RENTRY]]
-; Index 0 (else): the phi's adjoint goes to b, then else's reverse runs.
+; Came from else: the phi's adjoint goes to b, then else's reverse runs.
 ; CHECK:       {{^}}[[FROMELSE]]:
 ; CHECK-NEXT:    [[O5:%[0-9]+]] = load double, ptr [[SB]]
 ; CHECK-NEXT:    [[N5:%[0-9]+]] = fadd double [[O5]], [[DP]]
 ; CHECK-NEXT:    store double [[N5]], ptr [[SB]]
 ; CHECK-NEXT:    br label %[[RELSE]]
-; Index 1 (then): to a, then then's reverse.
+; Came from then: to a, then then's reverse.
 ; CHECK:       {{^}}[[FROMTHEN]]:
 ; CHECK-NEXT:    [[O6:%[0-9]+]] = load double, ptr [[SA]]
 ; CHECK-NEXT:    [[N6:%[0-9]+]] = fadd double [[O6]], [[DP]]

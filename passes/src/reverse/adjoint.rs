@@ -360,6 +360,35 @@ impl<'s> AdjointFn<'s> {
         if let Some(&x) = self.frame.get(&(false, v)) {
             return Ok(x);
         }
+        // After its loop: from the loop's entry values (the counter is not that loop's).
+        if let Some(e) = self.plan.exit_value_at(v, at.parent_block()).cloned() {
+            if let Some(&r) = self.rebuilt.get(&(false, v)) {
+                return Ok(r);
+            }
+            let init = self.primal(e.init, at)?;
+            let from = self.primal(e.exit.init, at)?;
+            let bound = self.primal(e.exit.bound, at)?;
+            let d = self.b.sub(bound, from);
+            let mut r = self.b.add(init, d);
+            if e.offset != 0 {
+                r = self.b.add(r, v.ty().int_const(e.offset as u64));
+            }
+            self.rebuilt.insert((false, v), r);
+            return Ok(r);
+        }
+        if self.plan.is_phi_select(v) {
+            if let Some(&r) = self.rebuilt.get(&(false, v)) {
+                return Ok(r);
+            }
+            let choice = self
+                .plan
+                .pred_choice(v.parent_block())
+                .cloned()
+                .ok_or_else(|| internal(v, "a phi rebuilt without its block's choice"))?;
+            let r = self.select_on_choice(v, &choice, at)?;
+            self.rebuilt.insert((false, v), r);
+            return Ok(r);
+        }
         if self.plan.loops().iter().any(|l| l.iv == v) {
             let c = self.counter(v);
             let p = self.b.load(v.ty(), c, 0);
@@ -389,6 +418,39 @@ impl<'s> AdjointFn<'s> {
             at,
             "primal value not available in the adjoint sweep",
         ))
+    }
+
+    /// Phi `phi`'s value as selects on its block's `choice`: the incoming value of the
+    /// predecessor the rebuilt conditions pick (the plan allows this only where every arm
+    /// can be computed safely).
+    fn select_on_choice(
+        &mut self,
+        phi: Val,
+        choice: &super::pred_choice::PredChoice,
+        at: Val,
+    ) -> Result<Val> {
+        use super::pred_choice::PredChoice;
+        match choice {
+            PredChoice::Pred(k) => {
+                let pred = self.cfg.preds(phi.parent_block())[*k];
+                let (v, _) = phi
+                    .incoming()
+                    .into_iter()
+                    .find(|(_, b)| *b == pred)
+                    .ok_or_else(|| internal(phi, "a phi without an incoming value"))?;
+                self.primal(v, at)
+            }
+            PredChoice::Branch {
+                cond,
+                if_true,
+                if_false,
+            } => {
+                let c = self.primal(*cond, at)?;
+                let t = self.select_on_choice(phi, if_true, at)?;
+                let f = self.select_on_choice(phi, if_false, at)?;
+                Ok(self.b.select(c, t, f))
+            }
+        }
     }
 
     /// A secondary induction variable in the current iteration of its loop:
@@ -530,6 +592,26 @@ impl<'s> AdjointFn<'s> {
                 }
             }
         }
+        // Loops whose last induction value is known, a constant or rebuilt from the exit
+        // test: their counters start there.
+        for k in self.plan.exits_at(b).to_vec() {
+            let iv = self.plan.loops()[k].iv;
+            let last = match self.plan.constant_last_iv(k) {
+                Some(c) => c,
+                None if self.plan.rebuilds_last_iv(k) => {
+                    let at = b
+                        .terminator()
+                        .ok_or_else(|| internal(self.src, "a block without a terminator"))?;
+                    let v = self.primal(iv, at)?;
+                    self.popped.clear();
+                    self.rebuilt.clear();
+                    v
+                }
+                None => continue,
+            };
+            let c = self.counter(iv);
+            self.b.store(last, c, 0);
+        }
         let preds = self.cfg.preds(b).to_vec();
         let which = if self.plan.records_predecessor(&self.cfg, b) {
             let i32t = Ty::int(self.session.module.context(), 32);
@@ -545,6 +627,12 @@ impl<'s> AdjointFn<'s> {
             )
         } else {
             None
+        };
+        // Else the branches that decided it, evaluated again (the forward sweep recorded
+        // nothing): emitted once the edges exist.
+        let choice = match self.plan.pred_choice(b) {
+            Some(c) if which.is_none() => Some(c.clone()),
+            _ => None,
         };
         let phis: Vec<(Val, Val)> = insts
             .iter()
@@ -581,15 +669,65 @@ impl<'s> AdjointFn<'s> {
             return self.count_down(&l, &preds, &edges);
         }
         match which {
-            None => {
-                self.b.br(edges[0]);
-            }
+            None => match choice {
+                Some(c) => self.branch_to_predecessor(b, &c, &edges)?,
+                None => {
+                    self.b.br(edges[0]);
+                }
+            },
             Some(k) => {
                 let i32t = Ty::int(self.session.module.context(), 32);
                 let sw = self.b.switch(k, edges[0], edges.len() as u32);
                 for (n, &e) in edges.iter().enumerate().skip(1) {
                     self.b.add_case(sw, i32t.int_const(n as u64), e);
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// Branches from the current block to the edge back to the predecessor `choice` decides,
+    /// rebuilding each condition only where the decisions before it hold (its operands were
+    /// computed on the path the forward sweep took only then).
+    fn branch_to_predecessor(
+        &mut self,
+        b: Block,
+        choice: &super::pred_choice::PredChoice,
+        edges: &[Block],
+    ) -> Result<()> {
+        use super::pred_choice::PredChoice;
+        let PredChoice::Branch {
+            cond,
+            if_true,
+            if_false,
+        } = choice
+        else {
+            return Err(internal(self.src, "a choice of one predecessor"));
+        };
+        let at = b
+            .terminator()
+            .ok_or_else(|| internal(self.src, "a block without a terminator"))?;
+        // Rebuilt in this block alone: nothing in the other blocks may reuse them.
+        self.popped.clear();
+        self.rebuilt.clear();
+        let c = self.primal(*cond, at)?;
+        self.popped.clear();
+        self.rebuilt.clear();
+        // An edge back, or a block deciding further.
+        let target = |next: &PredChoice| match next {
+            PredChoice::Pred(k) => (edges[*k], None),
+            PredChoice::Branch { .. } => {
+                let nb = self.dst.append_block("");
+                (nb, Some(nb))
+            }
+        };
+        let (t, t_new) = target(if_true);
+        let (f, f_new) = target(if_false);
+        self.b.cond_br(c, t, f);
+        for (nb, next) in [(t_new, if_true), (f_new, if_false)] {
+            if let Some(nb) = nb {
+                self.b.position_at_end(nb);
+                self.branch_to_predecessor(b, next, edges)?;
             }
         }
         Ok(())

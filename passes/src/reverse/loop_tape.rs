@@ -164,10 +164,17 @@ impl LoopTapes {
         // Loops keeping something in their iterations, and the loops around them in a nest.
         let mut kept = HashSet::new();
         let mut keeps = HashSet::new();
-        for &k in &by_size {
+        // Inner loops first: an iteration keeps the exit record of a loop inside it when that
+        // loop records its start or last value, or heads a nest of its own that keeps bytes.
+        for &k in by_size.iter().rev() {
+            let exit_records = |b: Block| {
+                plan.exits_at(b).iter().any(|&x| {
+                    plan.records_loop_exit(x) || (kept.contains(&x) && !nests.contains_key(&x))
+                })
+            };
             let keeps_bytes = blocks[&k]
                 .iter()
-                .any(|&(b, bytes, records)| bytes > 0 || records || !plan.exits_at(b).is_empty());
+                .any(|&(b, bytes, records)| bytes > 0 || records || exit_records(b));
             if keeps_bytes {
                 keeps.insert(k);
             }
@@ -445,7 +452,8 @@ impl LoopTapes {
 
 /// What the forward sweep keeps where structured loops exit, in one push per exit block (or in
 /// the slot of the loop around the exit, see [`Place::exit`]): per loop leaving there, its
-/// start value (unless a constant or argument), its last induction value and, for the root of
+/// start value (unless a constant or argument), its last induction value (unless known:
+/// [`ReversePlan::records_last_iv`]) and, for the root of
 /// a nest, each of the nest's loops' region address (when it keeps bytes) and count.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ExitField {
@@ -474,7 +482,9 @@ pub fn exit_record(
         if l.start.is_instruction() {
             add(k, ExitField::Start, l.start.ty());
         }
-        add(k, ExitField::Last, l.iv.ty());
+        if plan.records_last_iv(k) {
+            add(k, ExitField::Last, l.iv.ty());
+        }
         for &n in tapes.nest(k) {
             if tapes.regions[&n].keeps {
                 add(n, ExitField::Base, Ty::ptr(ctx));

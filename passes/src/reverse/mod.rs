@@ -5,7 +5,8 @@
 //! - `augfwd.f.<codes>(tape, args...)` runs `f`'s primal, keeps pointer shadows up to date
 //!   (shadow allocations, shadow pointers stored into shadow memory) and, right after each
 //!   instruction, pushes what that instruction's adjoint will need ([`needs`]). Blocks with
-//!   several predecessors push which one was taken (Mooncake's block stack); functions with
+//!   several predecessors push which one was taken (Mooncake's block stack) unless the branch
+//!   conditions that decided it can be evaluated again ([`pred_choice`]); functions with
 //!   several returns push which one returned. It returns `f`'s result (with its shadow when it
 //!   is a pointer).
 //! - `adjoint.f.<codes>(tape, args..., [dret])` walks the blocks backwards from the return,
@@ -32,6 +33,7 @@ mod openmp;
 pub mod owned;
 mod parallel;
 mod plan;
+mod pred_choice;
 mod tape;
 mod trip_count;
 mod unread_primal;

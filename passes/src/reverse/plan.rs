@@ -3,22 +3,34 @@
 //!
 //! - *Structured loops*: a natural loop with a preheader, one latch and a canonical induction
 //!   variable `i = phi [start, preheader], [i + C, latch]` is reversed by counting `i` back down
-//!   to `start`, so the forward sweep records nothing per iteration; it pushes the last `i` (and
-//!   `start`, unless a constant or argument) once, where the loop exits.
+//!   to `start`, so the forward sweep records nothing per iteration; where the loop exits it
+//!   pushes `start` (unless a constant or argument) and the last `i`, unless that is known:
+//!   the same constant on every entry, or rebuilt from the exit test ([`ExitValue`]).
 //! - *Recomputation*: arguments, constants, induction variables (inside their loop), pure
 //!   instructions of recomputable operands and loads the overwrite analysis proves re-readable
 //!   ([`crate::analysis::overwrite`]: nothing may change the bytes between the load and the
 //!   adjoint) are rebuilt at their use in the adjoint; everything else the adjoint needs is
 //!   taped. The frees that analysis defers run in the adjoint instead of the augmented sweep.
+//! - *Values after a loop*: a loop that leaves exactly when a counter reaches a bound leaves
+//!   every counter stepping alike on a value computed from the entry values
+//!   ([`ExitValue`]); after the loop, those counters are rebuilt from it.
+//! - *Branch directions*: a block whose predecessors the conditional branches before it tell
+//!   apart (an `if` with or without `else`, an `else if` chain) needs nothing recorded when
+//!   those branches' conditions can be rebuilt there: the adjoint evaluates them again and
+//!   takes the matching edge back ([`PredChoice`]). A phi of such a block whose incoming values
+//!   can all be computed safely (no memory read, no trap) is rebuilt as selects on the same
+//!   conditions (the start of a remainder loop: 0, or where the unrolled loop stopped).
 //! - *Callees* run their sweeps with stable memory when this function does, nothing after
 //!   the call here may write or free memory and the call reaches none of this function's
 //!   stack slots (dead when the adjoints run).
 //!
 //! A value depending on a loop's induction variable is only recomputed inside that loop, where
-//! the adjoint's counter holds the right iteration.
+//! the adjoint's counter holds the right iteration, or after it as an [`ExitValue`].
 
 use super::cfg::ReverseCfg;
 use super::needs::{needs, Need};
+use super::pred_choice::{pred_choice, PredChoice};
+use super::trip_count::{loop_exit, LoopExit};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::is_pure;
 use crate::analysis::overwrite::{is_memory_read, OverwriteContext, Overwrites};
@@ -89,7 +101,7 @@ fn secondary_iv(phi: Val, l: &StructuredLoop, lp: usize) -> Option<SecondaryIv> 
 pub struct ReversePlan {
     loops: Vec<StructuredLoop>,
     by_header: HashMap<Block, usize>,
-    /// Exit block → loops whose last induction value is pushed there, in push order.
+    /// Exit block → loops exiting into it (whose records are pushed there), in push order.
     exits: HashMap<Block, Vec<usize>>,
     /// Recomputable values → the loops whose induction variables they depend on.
     recomputable: HashMap<Val, HashSet<usize>>,
@@ -106,6 +118,33 @@ pub struct ReversePlan {
     frame_order: Vec<(Val, bool)>,
     /// The frame's size, for reports.
     frame_bytes: u64,
+    /// Blocks whose predecessor the adjoint tells from rebuilt branch conditions.
+    pred_choices: HashMap<Block, PredChoice>,
+    /// Structured loops whose induction variable ends on the same constant on every entry.
+    constant_last: HashMap<usize, Val>,
+    /// Header phis of structured loops (and their increments) read after the loop, rebuilt
+    /// there from the loop's entry values ([`ExitValue`]).
+    exit_values: HashMap<Val, ExitValue>,
+    /// Phis rebuilt as selects on their block's [`PredChoice`].
+    phi_selects: HashSet<Val>,
+    /// Structured loops whose last induction value is rebuilt where they exit.
+    rebuilt_last: HashSet<usize>,
+}
+
+/// What a header phi of a structured loop (or its increment) holds once the loop is left,
+/// computed from entry values ([`LoopExit::last`]): `init + exit.bound - exit.init + offset`.
+#[derive(Clone, Debug)]
+pub struct ExitValue {
+    /// The structured loop.
+    pub lp: usize,
+    /// The phi's entry value.
+    pub init: Val,
+    /// The loop's exit test.
+    pub exit: LoopExit,
+    /// The constant added.
+    pub offset: i64,
+    /// The loops whose induction variables the entry values depend on.
+    deps: HashSet<usize>,
 }
 
 impl ReversePlan {
@@ -118,9 +157,18 @@ impl ReversePlan {
         rules: &UserRules,
         memory_stable: bool,
     ) -> ReversePlan {
+        // Blocks whose predecessors branch conditions may tell apart: the loads of those
+        // conditions are analysed with the rest, so the conditions can be rebuilt.
+        let dominators = dominators(cfg);
+        let choices: Vec<(Block, PredChoice)> = cfg
+            .order
+            .iter()
+            .filter_map(|&b| pred_choice(cfg, &dominators, b).map(|c| (b, c)))
+            .collect();
+        let conds: Vec<Val> = choices.iter().flat_map(|(_, c)| c.conds()).collect();
         // Frees are deferred only for loads whose values the adjoint reads (before any free is
-        // deferred, the wanted values are those needs name, frees aside).
-        let (needed, _) = wanted(cfg, active, rules, |_| false);
+        // deferred, the wanted values are those needs name, frees aside, and the conditions).
+        let (needed, _) = wanted(cfg, active, rules, |_| false, &conds);
         let overwrites =
             Overwrites::analyze_for(f, OverwriteContext { memory_stable }, rules, |l| {
                 needed.contains(&l)
@@ -142,6 +190,11 @@ impl ReversePlan {
             frame: HashMap::new(),
             frame_order: Vec::new(),
             frame_bytes: 0,
+            pred_choices: HashMap::new(),
+            constant_last: HashMap::new(),
+            exit_values: HashMap::new(),
+            phi_selects: HashSet::new(),
+            rebuilt_last: HashSet::new(),
         };
         plan.by_header = plan
             .loops
@@ -158,37 +211,26 @@ impl ReversePlan {
         }
         for (k, l) in plan.loops.iter().enumerate() {
             plan.recomputable.insert(l.iv, HashSet::from([k]));
-        }
-        // Secondary induction variables (scalar or vector: the vectoriser's `<0, 1, 2, ...>`
-        // steps) are rebuilt from the loop's counter: init + iteration * step.
-        for (k, l) in plan.loops.iter().enumerate() {
-            for phi in l.header.instructions() {
-                if phi.opcode() != Opcode::LLVMPHI {
-                    break;
-                }
-                if phi == l.iv {
-                    continue;
-                }
-                if let Some(s) = secondary_iv(phi, l, k) {
-                    if let Some(mut deps) = plan.deps_of(s.init) {
-                        deps.insert(k);
-                        plan.recomputable.insert(phi, deps);
-                        plan.secondary.insert(phi, s);
-                    }
-                }
+            if let Some(last) = super::trip_count::constant_last_iv(l) {
+                plan.constant_last.insert(k, last);
             }
         }
         // A function that never returns has nothing to hand its frame over with.
         let (wanted, wanted_shadows) = if cfg.returns.is_empty() {
             (HashSet::new(), HashSet::new())
         } else {
-            wanted(cfg, active, rules, |c| plan.defers_free(c))
+            wanted(cfg, active, rules, |c| plan.defers_free(c), &[])
         };
         let cyclic = blocks_on_cycles(cfg);
-        let dominators = dominators(cfg);
         let module = f.module();
         // Operands come before uses in reverse post-order (phis aside, which are not pure).
+        // Every candidate while planning (phis rebuilt as selects read them); only those whose
+        // conditions can be rebuilt stay.
+        plan.pred_choices = choices.into_iter().collect();
         for &b in &cfg.order {
+            if let Some(k) = plan.loop_index(b) {
+                plan.plan_header(k);
+            }
             // Kept in the frame: values computed once per call, on every path to a return,
             // so the augmented sweep can push them all at the return.
             let once = !cyclic.contains(&b)
@@ -200,10 +242,19 @@ impl ReversePlan {
                 let frameable = once && wanted.contains(&i) && framable(i);
                 // A libm value computed once per call is kept once rather than computed again
                 // at every use (inside a loop, once per iteration: lognormal_model's sigmoid).
-                let rebuild = match plan.primal_deps(i) {
+                let deps = match plan.pred_choices.get(&b) {
+                    Some(choice) if i.opcode() == Opcode::LLVMPHI && !plan.is_header(b) => {
+                        plan.phi_select_deps(i, choice)
+                    }
+                    _ => plan.primal_deps(i),
+                };
+                let rebuild = match deps {
                     Some(_) if frameable && is_math_value(i) => None,
                     deps => deps,
                 };
+                if rebuild.is_some() && i.opcode() == Opcode::LLVMPHI {
+                    plan.phi_selects.insert(i);
+                }
                 if let Some(deps) = rebuild {
                     plan.recomputable.entry(i).or_insert(deps);
                 } else if frameable {
@@ -218,7 +269,173 @@ impl ReversePlan {
                 }
             }
         }
+        let choices = std::mem::take(&mut plan.pred_choices);
+        for (b, choice) in choices {
+            let rebuildable = choice
+                .conds()
+                .into_iter()
+                .all(|c| plan.primal_recomputable(c, b));
+            if rebuildable && !plan.by_header.contains_key(&b) {
+                plan.pred_choices.insert(b, choice);
+            }
+        }
         plan
+    }
+
+    /// Plans structured loop `k`'s header once the values before the loop are planned: its
+    /// secondary induction variables (scalar or vector: the vectoriser's `<0, 1, 2, ...>`
+    /// steps), rebuilt from the loop's counter as init + iteration × step; and, when the loop
+    /// leaves exactly at a bound ([`LoopExit`]), the values its counters end on.
+    fn plan_header(&mut self, k: usize) {
+        let l = self.loops[k].clone();
+        let exit = loop_exit(&l);
+        for phi in l.header.instructions() {
+            if phi.opcode() != Opcode::LLVMPHI {
+                break;
+            }
+            if phi != l.iv {
+                if let Some(s) = secondary_iv(phi, &l, k) {
+                    if let Some(mut deps) = self.deps_at(s.init, l.header) {
+                        deps.insert(k);
+                        self.recomputable.insert(phi, deps);
+                        self.secondary.insert(phi, s);
+                    }
+                }
+            }
+            let Some(e) = exit else { continue };
+            let inc = phi.incoming();
+            let (Some(&(init, _)), Some(&(next, _))) = (
+                inc.iter().find(|(_, b)| *b == l.preheader),
+                inc.iter().find(|(_, b)| *b == l.latch),
+            ) else {
+                continue;
+            };
+            let same_step = constant_step(phi, next)
+                .and_then(|c| c.const_int_sext())
+                .is_some_and(|c| c == e.step);
+            let ty = phi.ty();
+            if !same_step || !ty.is_int() || e.init.ty() != ty || e.bound.ty() != ty {
+                continue;
+            }
+            let deps = [init, e.init, e.bound]
+                .into_iter()
+                .map(|v| self.deps_at(v, l.preheader))
+                .collect::<Option<Vec<_>>>();
+            let Some(deps) = deps else { continue };
+            let deps: HashSet<usize> = deps.into_iter().flatten().collect();
+            for (v, is_next) in [(phi, false), (next, true)] {
+                let value = ExitValue {
+                    lp: k,
+                    init,
+                    exit: e,
+                    offset: e.last(is_next),
+                    deps: deps.clone(),
+                };
+                self.exit_values.entry(v).or_insert(value);
+            }
+        }
+        // Where the loop exits, its counter's last value is rebuilt rather than recorded.
+        let exits: Vec<Block> = self
+            .exits
+            .iter()
+            .filter(|(_, ks)| ks.contains(&k))
+            .map(|(&b, _)| b)
+            .collect();
+        if !exits.is_empty() && exits.iter().all(|&b| self.exit_value_at(l.iv, b).is_some()) {
+            self.rebuilt_last.insert(k);
+        }
+    }
+
+    /// True when the adjoint rebuilds structured loop `k`'s last induction value where it
+    /// exits (from the exit test's bound, [`ReversePlan::exit_value_at`]).
+    pub fn rebuilds_last_iv(&self, k: usize) -> bool {
+        self.rebuilt_last.contains(&k)
+    }
+
+    /// The value `v` holds after the structured loop it belongs to, rebuilt at a use in `at`
+    /// (outside that loop) from the loop's entry values, when it can be.
+    pub fn exit_value_at(&self, v: Val, at: Block) -> Option<&ExitValue> {
+        self.exit_values
+            .get(&v)
+            .filter(|e| !self.loops[e.lp].body.contains(&at) && self.inside_all(&e.deps, at))
+    }
+
+    /// True when phi `v` is rebuilt as selects on its block's [`PredChoice`].
+    pub fn is_phi_select(&self, v: Val) -> bool {
+        self.phi_selects.contains(&v)
+    }
+
+    fn is_header(&self, b: Block) -> bool {
+        self.by_header.contains_key(&b)
+    }
+
+    /// The loops phi `phi` depends on when rebuilt as selects on `choice` (its block's): the
+    /// conditions and every incoming value rebuildable in the block, and all but the first
+    /// condition (computed on every path to the block) and the incoming values free of memory
+    /// reads, since a select computes both of its arms.
+    fn phi_select_deps(&self, phi: Val, choice: &PredChoice) -> Option<HashSet<usize>> {
+        let at = phi.parent_block();
+        let mut deps = HashSet::new();
+        let mut values: Vec<(Val, bool)> = choice
+            .conds()
+            .into_iter()
+            .enumerate()
+            .map(|(n, c)| (c, n > 0))
+            .collect();
+        values.extend(phi.incoming().into_iter().map(|(v, _)| (v, true)));
+        let mut memo = HashMap::new();
+        for (v, must_be_safe) in values {
+            let d = self.deps_at(v, at)?;
+            if !self.inside_all(&d, at) || (must_be_safe && !self.speculatable(v, at, &mut memo)) {
+                return None;
+            }
+            deps.extend(d);
+        }
+        Some(deps)
+    }
+
+    /// True when rebuilding `v` at `at` reads no memory and cannot trap: arithmetic on
+    /// constants, arguments, the frame, induction variables and values after loops.
+    fn speculatable(&self, v: Val, at: Block, memo: &mut HashMap<Val, bool>) -> bool {
+        if !v.is_instruction() || self.frame.contains_key(&(v, false)) {
+            return true;
+        }
+        if let Some(&known) = memo.get(&v) {
+            return known;
+        }
+        memo.insert(v, false);
+        let ok = if let Some(e) = self.exit_value_at(v, at).cloned() {
+            [e.init, e.exit.init, e.exit.bound]
+                .into_iter()
+                .all(|x| self.speculatable(x, at, memo))
+        } else if self.loops.iter().any(|l| l.iv == v) || self.secondary.contains_key(&v) {
+            true
+        } else if self.phi_selects.contains(&v) {
+            let choice = self.pred_choices.get(&v.parent_block());
+            choice.is_some_and(|c| {
+                c.conds()
+                    .into_iter()
+                    .all(|x| self.speculatable(x, at, memo))
+            }) && v
+                .incoming()
+                .into_iter()
+                .all(|(x, _)| self.speculatable(x, at, memo))
+        } else if is_pure(v.opcode()) || safe_division(v) {
+            v.operands()
+                .into_iter()
+                .all(|x| self.speculatable(x, at, memo))
+        } else {
+            false
+        };
+        memo.insert(v, ok);
+        ok
+    }
+
+    /// How the adjoint tells which predecessor entered `b` from rebuilt branch conditions,
+    /// when it can (the forward sweep then records nothing): each condition is rebuildable in
+    /// `b`.
+    pub fn pred_choice(&self, b: Block) -> Option<&PredChoice> {
+        self.pred_choices.get(&b)
     }
 
     fn add_to_frame(&mut self, m: crate::ir::Module, v: Val, shadow: bool) {
@@ -318,14 +535,35 @@ impl ReversePlan {
         self.by_header.get(&b).map(|&k| &self.loops[k])
     }
 
-    /// Indices of the loops whose last induction value is pushed at the top of `b`.
+    /// The constant structured loop `k`'s induction variable ends on, on every entry (the
+    /// forward sweep then records nothing for it where it exits).
+    pub fn constant_last_iv(&self, k: usize) -> Option<Val> {
+        self.constant_last.get(&k).copied()
+    }
+
+    /// True when the forward sweep records something where structured loop `k` exits: its
+    /// start when computed, its last induction value unless known (regions aside).
+    pub fn records_loop_exit(&self, k: usize) -> bool {
+        self.loops[k].start.is_instruction() || self.records_last_iv(k)
+    }
+
+    /// True when the forward sweep records structured loop `k`'s last induction value where
+    /// it exits: the same constant on every entry and a value rebuilt from the exit test are
+    /// not.
+    pub fn records_last_iv(&self, k: usize) -> bool {
+        !self.constant_last.contains_key(&k) && !self.rebuilt_last.contains(&k)
+    }
+
+    /// Indices of the loops exiting into `b` (their records, if any, are pushed at its top).
     pub fn exits_at(&self, b: Block) -> &[usize] {
         self.exits.get(&b).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// True when the forward sweep records which predecessor entered `b`.
     pub fn records_predecessor(&self, cfg: &ReverseCfg, b: Block) -> bool {
-        cfg.records_predecessor(b) && !self.by_header.contains_key(&b)
+        cfg.records_predecessor(b)
+            && !self.by_header.contains_key(&b)
+            && !self.pred_choices.contains_key(&b)
     }
 
     /// True when the primal value of `v` can be rebuilt in the adjoint at a use in `at`.
@@ -336,6 +574,7 @@ impl ReversePlan {
         self.recomputable
             .get(&v)
             .is_some_and(|deps| self.inside_all(deps, at))
+            || self.exit_value_at(v, at).is_some()
     }
 
     /// True when the shadow of `v` can be rebuilt in the adjoint at a use in `at`.
@@ -352,17 +591,27 @@ impl ReversePlan {
         deps.iter().all(|&k| self.loops[k].body.contains(&at))
     }
 
-    fn deps_of(&self, v: Val) -> Option<HashSet<usize>> {
+    /// The loops `v`'s rebuild depends on, for a use in `at`: its own, or after the loop it
+    /// belongs to, those of the loop's entry values ([`ReversePlan::exit_value_at`]).
+    fn deps_at(&self, v: Val, at: Block) -> Option<HashSet<usize>> {
         if !v.is_instruction() {
             return Some(HashSet::new());
         }
-        self.recomputable.get(&v).cloned()
+        let own = self.recomputable.get(&v);
+        if own.is_some_and(|d| self.inside_all(d, at)) {
+            return own.cloned();
+        }
+        if let Some(e) = self.exit_value_at(v, at) {
+            return Some(e.deps.clone());
+        }
+        own.cloned()
     }
 
     fn primal_deps(&self, i: Val) -> Option<HashSet<usize>> {
         use Opcode::*;
         let ops: Vec<Val> = match i.opcode() {
             op if is_pure(op) => i.operands(),
+            _ if safe_division(i) => i.operands(),
             LLVMLoad if self.overwrites.rereadable(i) => vec![i.operand(0)],
             // A masked load or gather re-read: its pointers, mask and passthru.
             LLVMCall if is_memory_read(i) && self.overwrites.rereadable(i) => i.call_args(),
@@ -372,9 +621,10 @@ impl ReversePlan {
             LLVMCall if is_math_value(i) && feeds_only_return(i) => i.call_args(),
             _ => return None,
         };
+        let at = i.parent_block();
         let mut deps = HashSet::new();
         for o in ops {
-            deps.extend(self.deps_of(o)?);
+            deps.extend(self.deps_at(o, at)?);
         }
         Some(deps)
     }
@@ -389,22 +639,23 @@ impl ReversePlan {
                     deps.extend(self.shadow_recomputable.get(&o)?.iter().copied());
                 }
             } else {
-                deps.extend(self.deps_of(o)?);
+                deps.extend(self.deps_at(o, i.parent_block())?);
             }
         }
         Some(deps)
     }
 }
 
-/// The values (and shadows) the adjoint may need: what any instruction's adjoint reads,
-/// and what rebuilding those reads (pure operands, load addresses, GEP bases).
+/// The values (and shadows) the adjoint may need: what any instruction's adjoint reads, the
+/// values `extra`, and what rebuilding those reads (pure operands, load addresses, GEP bases).
 fn wanted(
     cfg: &ReverseCfg,
     active: &ActiveSet,
     rules: &UserRules,
     defers_free: impl Fn(Val) -> bool,
+    extra: &[Val],
 ) -> (HashSet<Val>, HashSet<Val>) {
-    let mut primal: Vec<Val> = Vec::new();
+    let mut primal: Vec<Val> = extra.to_vec();
     let mut shadow: Vec<Val> = Vec::new();
     for &b in &cfg.order {
         for i in b.instructions() {
@@ -436,7 +687,7 @@ fn wanted(
         if !v.is_instruction() || !wp.insert(v) {
             continue;
         }
-        if is_pure(v.opcode()) {
+        if is_pure(v.opcode()) || safe_division(v) {
             primal.extend(v.operands());
         } else if v.opcode() == Opcode::LLVMLoad {
             primal.push(v.operand(0));
@@ -445,6 +696,27 @@ fn wanted(
         }
     }
     (wp, ws)
+}
+
+/// An integer division or remainder by a constant that cannot trap (not zero; for signed
+/// ones, not -1 either, which overflows on the minimum): rebuilt like pure arithmetic
+/// (`i % 3` deciding a branch).
+fn safe_division(i: Val) -> bool {
+    use Opcode::*;
+    let signed = match i.opcode() {
+        LLVMUDiv | LLVMURem => false,
+        LLVMSDiv | LLVMSRem => true,
+        _ => return false,
+    };
+    let d = i.operand(1);
+    if d.ty().is_vector() || d.is_constant_expr() {
+        return false;
+    }
+    match d.const_int_sext() {
+        Some(0) | None => false,
+        Some(-1) => !signed,
+        Some(_) => true,
+    }
 }
 
 /// True when `v` reaches nothing but the function's result: through pure arithmetic, phis and
@@ -509,7 +781,7 @@ fn framable(i: Val) -> bool {
 
 /// Each reachable block's dominators (itself included), by the iterative data-flow algorithm
 /// over reverse post-order.
-fn dominators(cfg: &ReverseCfg) -> HashMap<Block, HashSet<Block>> {
+pub(super) fn dominators(cfg: &ReverseCfg) -> HashMap<Block, HashSet<Block>> {
     let all: HashSet<Block> = cfg.order.iter().copied().collect();
     let mut dom: HashMap<Block, HashSet<Block>> = HashMap::new();
     for (k, &b) in cfg.order.iter().enumerate() {

@@ -163,6 +163,153 @@ pub(super) fn trip_count(l: &StructuredLoop) -> Option<TripCount> {
     None
 }
 
+/// The most header runs [`constant_last_iv`] simulates; longer loops keep their one record per
+/// execution, which is then small next to their iterations.
+const MAX_SIMULATED_RUNS: i128 = 1 << 16;
+
+/// The value of `l`'s induction variable in the last run of its header, the same on every
+/// entry: the loop leaves only by its exit test (no `break`), and that test compares a counter
+/// starting at a constant with a constant. The adjoint then starts counting down from it with
+/// nothing recorded. The runs are simulated in the test's own two's-complement arithmetic, so
+/// the value is exact whatever the predicate, step or wrap-around.
+pub(super) fn constant_last_iv(l: &StructuredLoop) -> Option<Val> {
+    let (count, _) = only_exit_test(l)?;
+    let runs = constant_header_runs(&count)?;
+    let (start, step) = (l.start.const_int_sext()?, l.step.const_int_sext()?);
+    let last = i128::from(start) + (runs - 1) * i128::from(step);
+    Some(l.iv.ty().int_const(last as u64))
+}
+
+/// The test of a loop that leaves by it alone: the count it gives, and whether it ends the
+/// latch (else the header). `None` when any other block leaves the loop, or the test is more
+/// than one comparison.
+fn only_exit_test(l: &StructuredLoop) -> Option<(TripCount, bool)> {
+    let exiting: Vec<Block> = l
+        .body
+        .iter()
+        .copied()
+        .filter(|b| b.successors().iter().any(|s| !l.body.contains(s)))
+        .collect();
+    let [e] = exiting[..] else {
+        return None;
+    };
+    if e != l.latch && e != l.header {
+        return None;
+    }
+    let t = e.terminator()?;
+    if t.opcode() != Opcode::LLVMBr || t.num_operands() != 3 {
+        return None;
+    }
+    let succ = t.successors();
+    let goes_on_if_true = l.body.contains(&succ[0]);
+    if goes_on_if_true == l.body.contains(&succ[1]) {
+        return None;
+    }
+    let c = t.operand(0);
+    if !c.is_instruction() || c.opcode() != Opcode::LLVMICmp {
+        return None;
+    }
+    Some((count_of_test(l, c, goes_on_if_true)?, e == l.latch))
+}
+
+/// A loop that leaves exactly when a counter reaches a bound (`!=` goes on, the only exit):
+/// every header phi stepping by the same constant ends on a value computed from the entry
+/// values alone, whatever the number of iterations ([`LoopExit::last`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct LoopExit {
+    /// The tested counter's entry value.
+    pub(super) init: Val,
+    /// The bound it is compared with.
+    pub(super) bound: Val,
+    /// The counters' common step.
+    pub(super) step: i64,
+    /// 1 when the test compares the counter's increment, 0 when the counter itself.
+    ahead: i64,
+    /// Whether the latch runs in the last iteration (the test ends the latch).
+    at_latch: bool,
+}
+
+impl LoopExit {
+    /// What a header phi stepping by [`LoopExit::step`] from `init_p` holds when the loop
+    /// leaves (`next`: its increment, as last computed): in the last run `n` of the header
+    /// the test found `init + (n + ahead) × step = bound`, so `init_p + n × step` is
+    /// `init_p + bound - init - ahead × step`, in the counters' wrapping arithmetic, without
+    /// dividing by the step. The increment is one step more when the latch ran last.
+    pub(super) fn last(&self, next: bool) -> i64 {
+        let extra = if next && self.at_latch { self.step } else { 0 };
+        extra - self.ahead * self.step
+    }
+}
+
+/// [`LoopExit`] of `l`, when its only exit is a `!=` test of a counter (not sign-extended)
+/// against a value the loop does not change.
+pub(super) fn loop_exit(l: &StructuredLoop) -> Option<LoopExit> {
+    let (count, at_latch) = only_exit_test(l)?;
+    if count.pred != IntPred::LLVMIntNE || count.wide.is_some() {
+        return None;
+    }
+    Some(LoopExit {
+        init: count.init,
+        bound: count.bound,
+        step: count.step,
+        ahead: count.ahead,
+        at_latch,
+    })
+}
+
+/// The number of header runs of a loop whose only exit is `count`'s test, when its entry value
+/// and bound are constants and it stops within [`MAX_SIMULATED_RUNS`].
+fn constant_header_runs(count: &TripCount) -> Option<i128> {
+    let narrow = count.init.ty().int_width();
+    let width = count.wide.map_or(narrow, |w| w.int_width());
+    if width > 64 || narrow > 64 {
+        return None;
+    }
+    let modulus = 1i128 << width;
+    let bits = |x: i128| x.rem_euclid(modulus);
+    let signed = |x: i128| {
+        let b = bits(x);
+        if b >= modulus / 2 {
+            b - modulus
+        } else {
+            b
+        }
+    };
+    let (init, bound) = (
+        i128::from(count.init.const_int_sext()?),
+        i128::from(count.bound.const_int_sext()?),
+    );
+    use IntPred::*;
+    for n in 0..MAX_SIMULATED_RUNS {
+        let mut v = init + (n + i128::from(count.ahead)) * i128::from(count.step);
+        if count.wide.is_some() {
+            // The narrow counter's increment is `nsw`: compared sign-extended, it never wraps.
+            let half = 1i128 << (narrow - 1);
+            if v < -half || v >= half {
+                return None;
+            }
+        } else {
+            v = bits(v);
+        }
+        let goes_on = match count.pred {
+            LLVMIntEQ => bits(v) == bits(bound),
+            LLVMIntNE => bits(v) != bits(bound),
+            LLVMIntSLT => signed(v) < signed(bound),
+            LLVMIntSLE => signed(v) <= signed(bound),
+            LLVMIntSGT => signed(v) > signed(bound),
+            LLVMIntSGE => signed(v) >= signed(bound),
+            LLVMIntULT => bits(v) < bits(bound),
+            LLVMIntULE => bits(v) <= bits(bound),
+            LLVMIntUGT => bits(v) > bits(bound),
+            LLVMIntUGE => bits(v) >= bits(bound),
+        };
+        if !goes_on {
+            return Some(n + 1);
+        }
+    }
+    None
+}
+
 /// The comparisons among condition `c` (the loop goes on when `c` equals `goes_on_if`) each of
 /// which alone stops the loop: `c` itself, the parts of an `or` that leaves, the parts of an
 /// `and` that goes on (`select` forms included), through negations. Each with the value
@@ -543,6 +690,120 @@ mod tests {
             assert_eq!(slope(name), None, "{name}");
         }
         assert_eq!(slope_in(l.start, &fixed, &cs), Some(0));
+    }
+
+    /// [`constant_last_iv`] of `@f`'s loop, as for [`count_of`].
+    fn last_of(blocks: &str, step: i64) -> Option<i64> {
+        let ctx = Context::create();
+        let ir = format!(
+            "define void @f(i64 %n, i1 %c) {{\nentry:\n  br label %pre\npre:\n  br label %loop\n{blocks}\nexit:\n  ret void\n}}"
+        );
+        let module = parse_test_module(&ctx, &ir);
+        let m = crate::ir::Module(module.as_mut_ptr());
+        let f = m.function("f").expect("f");
+        let block = |name: &str| f.blocks().into_iter().find(|b| b.as_value().name() == name);
+        let (pre, header) = (block("pre").expect("pre"), block("loop").expect("loop"));
+        let latch = block("latch").unwrap_or(header);
+        let iv = header.instructions()[0];
+        let body = f
+            .blocks()
+            .into_iter()
+            .filter(|b| {
+                *b != pre && b.as_value().name() != "exit" && b.as_value().name() != "entry"
+            })
+            .collect();
+        let l = StructuredLoop {
+            header,
+            preheader: pre,
+            latch,
+            iv,
+            start: iv.incoming()[0].0,
+            step: iv.ty().int_const(step as u64),
+            body,
+        };
+        constant_last_iv(&l).and_then(|v| v.const_int_sext())
+    }
+
+    #[test]
+    fn a_loop_between_constants_ends_on_a_known_counter_value() {
+        // `for (l = 0; l < 40; l += 8)`, rotated: the header runs for 0, 8, ..., 32.
+        let rotated = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add nuw nsw i64 %i, 8\n  %more = icmp ult i64 %i1, 40\n  br i1 %more, label %loop, label %exit";
+        assert_eq!(last_of(rotated, 8), Some(32));
+        // Tested in the header: the run that leaves has the counter at the bound.
+        let header = "loop:\n  %i = phi i64 [ 3, %pre ], [ %i1, %latch ]\n  %more = icmp slt i64 %i, 10\n  br i1 %more, label %latch, label %exit\nlatch:\n  %i1 = add nsw i64 %i, 3\n  br label %loop";
+        assert_eq!(last_of(header, 3), Some(12));
+        // Counting down by `ne`, and an i8 counter wrapping around to its bound.
+        let down = "loop:\n  %i = phi i64 [ 20, %pre ], [ %i1, %loop ]\n  %i1 = add i64 %i, -4\n  %done = icmp eq i64 %i1, 0\n  br i1 %done, label %exit, label %loop";
+        assert_eq!(last_of(down, -4), Some(4));
+        let wraps = "loop:\n  %i = phi i8 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add i8 %i, 3\n  %done = icmp eq i8 %i1, 1\n  br i1 %done, label %exit, label %loop";
+        // 3 × 171 = 513 = 2 × 256 + 1: the 171st increment reaches 1; the last run held 3 × 170.
+        assert_eq!(last_of(wraps, 3), Some((3 * 170) as u8 as i8 as i64));
+    }
+
+    #[test]
+    fn a_loop_with_a_break_or_a_bound_from_an_argument_has_no_known_last_value() {
+        let by_argument = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add nuw nsw i64 %i, 1\n  %more = icmp ult i64 %i1, %n\n  br i1 %more, label %loop, label %exit";
+        assert_eq!(last_of(by_argument, 1), None);
+        // A `break` on data: the loop may leave before the test stops it.
+        let breaks = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %latch ]\n  br i1 %c, label %exit, label %latch\nlatch:\n  %i1 = add nuw nsw i64 %i, 1\n  %more = icmp ult i64 %i1, 10\n  br i1 %more, label %loop, label %exit";
+        assert_eq!(last_of(breaks, 1), None);
+        // The counted half of an `or`: the other half may end it earlier.
+        let or = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add i64 %i, 1\n  %end = icmp eq i64 %i1, 10\n  %leave = select i1 %c, i1 true, i1 %end\n  br i1 %leave, label %exit, label %loop";
+        assert_eq!(last_of(or, 1), None);
+    }
+
+    /// [`loop_exit`] of `@f`'s loop, as for [`count_of`]: (step, offset of the counter's
+    /// last value, offset of its last increment).
+    fn exit_of(blocks: &str, step: i64) -> Option<(i64, i64, i64)> {
+        let ctx = Context::create();
+        let ir = format!(
+            "define void @f(i64 %n, i1 %c) {{\nentry:\n  br label %pre\npre:\n  br label %loop\n{blocks}\nexit:\n  ret void\n}}"
+        );
+        let module = parse_test_module(&ctx, &ir);
+        let m = crate::ir::Module(module.as_mut_ptr());
+        let f = m.function("f").expect("f");
+        let block = |name: &str| f.blocks().into_iter().find(|b| b.as_value().name() == name);
+        let (pre, header) = (block("pre").expect("pre"), block("loop").expect("loop"));
+        let latch = block("latch").unwrap_or(header);
+        let iv = header.instructions()[0];
+        let body = f
+            .blocks()
+            .into_iter()
+            .filter(|b| {
+                *b != pre && b.as_value().name() != "exit" && b.as_value().name() != "entry"
+            })
+            .collect();
+        let l = StructuredLoop {
+            header,
+            preheader: pre,
+            latch,
+            iv,
+            start: iv.incoming()[0].0,
+            step: iv.ty().int_const(step as u64),
+            body,
+        };
+        loop_exit(&l).map(|e| (e.step, e.last(false), e.last(true)))
+    }
+
+    #[test]
+    fn a_loop_leaving_when_its_counter_reaches_the_bound_ends_on_known_values() {
+        // Unrolled by 8: `i += 8` until `i + 8 == n`: the last run has i = n - 8 and its
+        // increment n.
+        let rotated = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add nuw i64 %i, 8\n  %done = icmp eq i64 %i1, %n\n  br i1 %done, label %exit, label %loop";
+        assert_eq!(exit_of(rotated, 8), Some((8, -8, 0)));
+        // Tested in the header before the step: the last run has i = n, and the latch (with
+        // the increment) does not run in it.
+        let header = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %latch ]\n  %more = icmp ne i64 %i, %n\n  br i1 %more, label %latch, label %exit\nlatch:\n  %i1 = add i64 %i, 1\n  br label %loop";
+        assert_eq!(exit_of(header, 1), Some((1, 0, 0)));
+    }
+
+    #[test]
+    fn a_loop_bounded_by_an_ordering_or_leaving_elsewhere_has_no_exact_exit() {
+        // `i < n` may stop past n when the step does not divide the distance.
+        let ordered = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %loop ]\n  %i1 = add i64 %i, 8\n  %more = icmp ult i64 %i1, %n\n  br i1 %more, label %loop, label %exit";
+        assert_eq!(exit_of(ordered, 8), None);
+        let breaks = "loop:\n  %i = phi i64 [ 0, %pre ], [ %i1, %latch ]\n  br i1 %c, label %exit, label %latch\nlatch:\n  %i1 = add i64 %i, 1\n  %done = icmp eq i64 %i1, %n\n  br i1 %done, label %exit, label %loop";
+        assert_eq!(exit_of(breaks, 1), None);
     }
 
     #[test]
