@@ -27,10 +27,18 @@
 //! A value depending on a loop's induction variable is only recomputed inside that loop, where
 //! the adjoint's counter holds the right iteration, or after it as an [`ExitValue`].
 
+mod after_loops;
+mod loops;
+
+use after_loops::safe_division;
+pub use after_loops::ExitValue;
+use loops::{blocks_on_cycles, structured_loop};
+pub(super) use loops::{constant_step, dominators};
+pub use loops::{SecondaryIv, StructuredLoop};
+
 use super::cfg::ReverseCfg;
 use super::needs::{needs, Need};
 use super::pred_choice::{pred_choice, PredChoice};
-use super::trip_count::{loop_exit, LoopExit};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::is_pure;
 use crate::analysis::overwrite::{is_memory_read, OverwriteContext, Overwrites};
@@ -38,63 +46,6 @@ use crate::clone::is_math_value;
 use crate::ir::{Block, Opcode, TyKind, Val};
 use crate::rules::user::UserRules;
 use std::collections::{HashMap, HashSet};
-
-/// A loop the adjoint reverses by counting its induction variable down.
-#[derive(Clone, Debug)]
-pub struct StructuredLoop {
-    /// The loop header.
-    pub header: Block,
-    /// The single block outside the loop branching to the header.
-    pub preheader: Block,
-    /// The single block inside the loop branching back to the header.
-    pub latch: Block,
-    /// The induction variable (a phi in the header).
-    pub iv: Val,
-    /// Its value on entry (from the preheader).
-    pub start: Val,
-    /// Its increment per iteration (a constant).
-    pub step: Val,
-    /// Blocks of the loop.
-    pub body: HashSet<Block>,
-}
-
-/// A header phi of a structured loop stepping by a constant each iteration: its value in
-/// iteration `n` (counting from 0) is `init + n * step`.
-#[derive(Clone, Copy, Debug)]
-pub struct SecondaryIv {
-    /// The structured loop (index into [`ReversePlan::loops`]).
-    pub lp: usize,
-    /// The value on entry (from the preheader).
-    pub init: Val,
-    /// The constant step (a splat for vectors).
-    pub step: Val,
-}
-
-/// `phi = [init, preheader], [phi + C, latch]` with `C` a constant (integer, or integer splat).
-fn secondary_iv(phi: Val, l: &StructuredLoop, lp: usize) -> Option<SecondaryIv> {
-    let ty = phi.ty();
-    if !(ty.is_int() || (ty.is_vector() && ty.element().is_int())) {
-        return None;
-    }
-    let inc = phi.incoming();
-    let init = inc.iter().find(|(_, b)| *b == l.preheader)?.0;
-    let next = inc.iter().find(|(_, b)| *b == l.latch)?.0;
-    if !next.is_instruction() || next.opcode() != Opcode::LLVMAdd {
-        return None;
-    }
-    let (a, b) = (next.operand(0), next.operand(1));
-    let step = if a == phi {
-        b
-    } else if b == phi {
-        a
-    } else {
-        return None;
-    };
-    if !step.is_constant() || step.is_constant_expr() {
-        return None;
-    }
-    Some(SecondaryIv { lp, init, step })
-}
 
 /// Decisions shared by the augmented and adjoint sweeps of one derived pair.
 #[derive(Clone)]
@@ -129,22 +80,6 @@ pub struct ReversePlan {
     phi_selects: HashSet<Val>,
     /// Structured loops whose last induction value is rebuilt where they exit.
     rebuilt_last: HashSet<usize>,
-}
-
-/// What a header phi of a structured loop (or its increment) holds once the loop is left,
-/// computed from entry values ([`LoopExit::last`]): `init + exit.bound - exit.init + offset`.
-#[derive(Clone, Debug)]
-pub struct ExitValue {
-    /// The structured loop.
-    pub lp: usize,
-    /// The phi's entry value.
-    pub init: Val,
-    /// The loop's exit test.
-    pub exit: LoopExit,
-    /// The constant added.
-    pub offset: i64,
-    /// The loops whose induction variables the entry values depend on.
-    deps: HashSet<usize>,
 }
 
 impl ReversePlan {
@@ -280,155 +215,6 @@ impl ReversePlan {
             }
         }
         plan
-    }
-
-    /// Plans structured loop `k`'s header once the values before the loop are planned: its
-    /// secondary induction variables (scalar or vector: the vectoriser's `<0, 1, 2, ...>`
-    /// steps), rebuilt from the loop's counter as init + iteration × step; and, when the loop
-    /// leaves exactly at a bound ([`LoopExit`]), the values its counters end on.
-    fn plan_header(&mut self, k: usize) {
-        let l = self.loops[k].clone();
-        let exit = loop_exit(&l);
-        for phi in l.header.instructions() {
-            if phi.opcode() != Opcode::LLVMPHI {
-                break;
-            }
-            if phi != l.iv {
-                if let Some(s) = secondary_iv(phi, &l, k) {
-                    if let Some(mut deps) = self.deps_at(s.init, l.header) {
-                        deps.insert(k);
-                        self.recomputable.insert(phi, deps);
-                        self.secondary.insert(phi, s);
-                    }
-                }
-            }
-            let Some(e) = exit else { continue };
-            let inc = phi.incoming();
-            let (Some(&(init, _)), Some(&(next, _))) = (
-                inc.iter().find(|(_, b)| *b == l.preheader),
-                inc.iter().find(|(_, b)| *b == l.latch),
-            ) else {
-                continue;
-            };
-            let same_step = constant_step(phi, next)
-                .and_then(|c| c.const_int_sext())
-                .is_some_and(|c| c == e.step);
-            let ty = phi.ty();
-            if !same_step || !ty.is_int() || e.init.ty() != ty || e.bound.ty() != ty {
-                continue;
-            }
-            let deps = [init, e.init, e.bound]
-                .into_iter()
-                .map(|v| self.deps_at(v, l.preheader))
-                .collect::<Option<Vec<_>>>();
-            let Some(deps) = deps else { continue };
-            let deps: HashSet<usize> = deps.into_iter().flatten().collect();
-            for (v, is_next) in [(phi, false), (next, true)] {
-                let value = ExitValue {
-                    lp: k,
-                    init,
-                    exit: e,
-                    offset: e.last(is_next),
-                    deps: deps.clone(),
-                };
-                self.exit_values.entry(v).or_insert(value);
-            }
-        }
-        // Where the loop exits, its counter's last value is rebuilt rather than recorded.
-        let exits: Vec<Block> = self
-            .exits
-            .iter()
-            .filter(|(_, ks)| ks.contains(&k))
-            .map(|(&b, _)| b)
-            .collect();
-        if !exits.is_empty() && exits.iter().all(|&b| self.exit_value_at(l.iv, b).is_some()) {
-            self.rebuilt_last.insert(k);
-        }
-    }
-
-    /// True when the adjoint rebuilds structured loop `k`'s last induction value where it
-    /// exits (from the exit test's bound, [`ReversePlan::exit_value_at`]).
-    pub fn rebuilds_last_iv(&self, k: usize) -> bool {
-        self.rebuilt_last.contains(&k)
-    }
-
-    /// The value `v` holds after the structured loop it belongs to, rebuilt at a use in `at`
-    /// (outside that loop) from the loop's entry values, when it can be.
-    pub fn exit_value_at(&self, v: Val, at: Block) -> Option<&ExitValue> {
-        self.exit_values
-            .get(&v)
-            .filter(|e| !self.loops[e.lp].body.contains(&at) && self.inside_all(&e.deps, at))
-    }
-
-    /// True when phi `v` is rebuilt as selects on its block's [`PredChoice`].
-    pub fn is_phi_select(&self, v: Val) -> bool {
-        self.phi_selects.contains(&v)
-    }
-
-    fn is_header(&self, b: Block) -> bool {
-        self.by_header.contains_key(&b)
-    }
-
-    /// The loops phi `phi` depends on when rebuilt as selects on `choice` (its block's): the
-    /// conditions and every incoming value rebuildable in the block, and all but the first
-    /// condition (computed on every path to the block) and the incoming values free of memory
-    /// reads, since a select computes both of its arms.
-    fn phi_select_deps(&self, phi: Val, choice: &PredChoice) -> Option<HashSet<usize>> {
-        let at = phi.parent_block();
-        let mut deps = HashSet::new();
-        let mut values: Vec<(Val, bool)> = choice
-            .conds()
-            .into_iter()
-            .enumerate()
-            .map(|(n, c)| (c, n > 0))
-            .collect();
-        values.extend(phi.incoming().into_iter().map(|(v, _)| (v, true)));
-        let mut memo = HashMap::new();
-        for (v, must_be_safe) in values {
-            let d = self.deps_at(v, at)?;
-            if !self.inside_all(&d, at) || (must_be_safe && !self.speculatable(v, at, &mut memo)) {
-                return None;
-            }
-            deps.extend(d);
-        }
-        Some(deps)
-    }
-
-    /// True when rebuilding `v` at `at` reads no memory and cannot trap: arithmetic on
-    /// constants, arguments, the frame, induction variables and values after loops.
-    fn speculatable(&self, v: Val, at: Block, memo: &mut HashMap<Val, bool>) -> bool {
-        if !v.is_instruction() || self.frame.contains_key(&(v, false)) {
-            return true;
-        }
-        if let Some(&known) = memo.get(&v) {
-            return known;
-        }
-        memo.insert(v, false);
-        let ok = if let Some(e) = self.exit_value_at(v, at).cloned() {
-            [e.init, e.exit.init, e.exit.bound]
-                .into_iter()
-                .all(|x| self.speculatable(x, at, memo))
-        } else if self.loops.iter().any(|l| l.iv == v) || self.secondary.contains_key(&v) {
-            true
-        } else if self.phi_selects.contains(&v) {
-            let choice = self.pred_choices.get(&v.parent_block());
-            choice.is_some_and(|c| {
-                c.conds()
-                    .into_iter()
-                    .all(|x| self.speculatable(x, at, memo))
-            }) && v
-                .incoming()
-                .into_iter()
-                .all(|(x, _)| self.speculatable(x, at, memo))
-        } else if is_pure(v.opcode()) || safe_division(v) {
-            v.operands()
-                .into_iter()
-                .all(|x| self.speculatable(x, at, memo))
-        } else {
-            false
-        };
-        memo.insert(v, ok);
-        ok
     }
 
     /// How the adjoint tells which predecessor entered `b` from rebuilt branch conditions,
@@ -698,27 +484,6 @@ fn wanted(
     (wp, ws)
 }
 
-/// An integer division or remainder by a constant that cannot trap (not zero; for signed
-/// ones, not -1 either, which overflows on the minimum): rebuilt like pure arithmetic
-/// (`i % 3` deciding a branch).
-fn safe_division(i: Val) -> bool {
-    use Opcode::*;
-    let signed = match i.opcode() {
-        LLVMUDiv | LLVMURem => false,
-        LLVMSDiv | LLVMSRem => true,
-        _ => return false,
-    };
-    let d = i.operand(1);
-    if d.ty().is_vector() || d.is_constant_expr() {
-        return false;
-    }
-    match d.const_int_sext() {
-        Some(0) | None => false,
-        Some(-1) => !signed,
-        Some(_) => true,
-    }
-}
-
 /// True when `v` reaches nothing but the function's result: through pure arithmetic, phis and
 /// selects (as a chosen value), never an address, a stored value, a call argument or a branch.
 fn feeds_only_return(v: Val) -> bool {
@@ -777,161 +542,4 @@ fn framable(i: Val) -> bool {
                 | TyKind::Array
         )
         && !t.is_scalable_vector()
-}
-
-/// Each reachable block's dominators (itself included), by the iterative data-flow algorithm
-/// over reverse post-order.
-pub(super) fn dominators(cfg: &ReverseCfg) -> HashMap<Block, HashSet<Block>> {
-    let all: HashSet<Block> = cfg.order.iter().copied().collect();
-    let mut dom: HashMap<Block, HashSet<Block>> = HashMap::new();
-    for (k, &b) in cfg.order.iter().enumerate() {
-        dom.insert(
-            b,
-            if k == 0 {
-                HashSet::from([b])
-            } else {
-                all.clone()
-            },
-        );
-    }
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for &b in cfg.order.iter().skip(1) {
-            let mut new: Option<HashSet<Block>> = None;
-            for p in cfg.preds(b) {
-                let Some(dp) = dom.get(p) else { continue };
-                new = Some(match new {
-                    None => dp.clone(),
-                    Some(n) => n.intersection(dp).copied().collect(),
-                });
-            }
-            let mut new = new.unwrap_or_default();
-            new.insert(b);
-            if dom.get(&b) != Some(&new) {
-                dom.insert(b, new);
-                changed = true;
-            }
-        }
-    }
-    dom
-}
-
-/// The blocks that lie on a cycle (may run more than once per call).
-fn blocks_on_cycles(cfg: &ReverseCfg) -> HashSet<Block> {
-    let mut succs: HashMap<Block, Vec<Block>> = HashMap::new();
-    for &b in &cfg.order {
-        for &p in cfg.preds(b) {
-            succs.entry(p).or_default().push(b);
-        }
-    }
-    let mut out = HashSet::new();
-    for &b in &cfg.order {
-        let mut stack: Vec<Block> = succs.get(&b).cloned().unwrap_or_default();
-        let mut seen = HashSet::new();
-        while let Some(x) = stack.pop() {
-            if x == b {
-                out.insert(b);
-                break;
-            }
-            if seen.insert(x) {
-                stack.extend(succs.get(&x).cloned().unwrap_or_default());
-            }
-        }
-    }
-    out
-}
-
-/// The structured loop headed by `h`, if `h` heads one.
-fn structured_loop(f: Val, cfg: &ReverseCfg, h: Block) -> Option<StructuredLoop> {
-    let preds = cfg.preds(h);
-    if preds.len() != 2 {
-        return None;
-    }
-    // The natural loop of each candidate back edge: blocks reaching the latch without
-    // passing through the header.
-    for (latch, preheader) in [(preds[0], preds[1]), (preds[1], preds[0])] {
-        let body = natural_loop(cfg, h, latch);
-        if body.contains(&preheader) || (h != f.entry_block() && body.contains(&f.entry_block())) {
-            continue;
-        }
-        // Every exit must be entered from inside the loop only, so the induction variable can
-        // be pushed there (loop-simplify's dedicated exits).
-        let dedicated = cfg.order.iter().all(|&x| {
-            body.contains(&x)
-                || !cfg.preds(x).iter().any(|p| body.contains(p))
-                || cfg.preds(x).iter().all(|p| body.contains(p))
-        });
-        if !dedicated {
-            continue;
-        }
-        // Prefer an induction variable starting at a constant or argument: nothing to push.
-        let mut found: Option<(Val, Val, Val)> = None;
-        for phi in h.instructions() {
-            if phi.opcode() != Opcode::LLVMPHI {
-                break;
-            }
-            if !phi.ty().is_int() {
-                continue;
-            }
-            let inc = phi.incoming();
-            let start = inc.iter().find(|(_, b)| *b == preheader)?.0;
-            let next = inc.iter().find(|(_, b)| *b == latch)?.0;
-            if let Some(step) = constant_step(phi, next) {
-                let better =
-                    found.is_none_or(|(_, s, _)| s.is_instruction() && !start.is_instruction());
-                if better {
-                    found = Some((phi, start, step));
-                }
-            }
-        }
-        if let Some((iv, start, step)) = found {
-            return Some(StructuredLoop {
-                header: h,
-                preheader,
-                latch,
-                iv,
-                start,
-                step,
-                body,
-            });
-        }
-    }
-    None
-}
-
-/// `next = add iv, C` (either order): `C`; `next = sub iv, C`: `-C` (clang at `-O0` counts
-/// `i -= 2` with a `sub`, `i--` with an `add` of -1).
-pub(super) fn constant_step(iv: Val, next: Val) -> Option<Val> {
-    if !next.is_instruction() || !iv.ty().is_int() {
-        return None;
-    }
-    let (a, b) = (next.operand(0), next.operand(1));
-    let step = match next.opcode() {
-        Opcode::LLVMAdd if a == iv => b,
-        Opcode::LLVMAdd if b == iv => a,
-        Opcode::LLVMSub if a == iv => {
-            let c = b.const_int_sext()?;
-            iv.ty().int_const(c.wrapping_neg() as u64)
-        }
-        _ => return None,
-    };
-    let c = step.const_int_value()?;
-    (c != 0).then_some(step)
-}
-
-fn natural_loop(cfg: &ReverseCfg, header: Block, latch: Block) -> HashSet<Block> {
-    let mut body = HashSet::from([header, latch]);
-    let mut stack = vec![latch];
-    while let Some(b) = stack.pop() {
-        if b == header {
-            continue;
-        }
-        for &p in cfg.preds(b) {
-            if body.insert(p) {
-                stack.push(p);
-            }
-        }
-    }
-    body
 }
