@@ -10,6 +10,8 @@
 #   make rules-doc  regenerate the README's rule reference (`umbra rules --markdown`)
 #   make bench    the benchmark suite (bench/run.sh): table, bench/results/{results.csv,ratios.png}
 #   make bench-check  build the benchmarks at small sizes and check their gradients (no timing)
+#   make fuzz     generated programs of loops and branches, gradients against finite differences
+#                 (scripts/fuzz.sh; SEEDS="FIRST LAST", default 1 50)
 #   make clean    remove build outputs
 
 SHELL := /bin/bash
@@ -19,7 +21,7 @@ export LLVM_SYS_221_PREFIX := /usr/lib/llvm-22
 CARGO ?= cargo
 CMAKE ?= cmake
 
-.PHONY: all setup build plugin test lint demo clean rules-doc bench bench-check
+.PHONY: all setup build plugin test lint demo clean rules-doc bench bench-check fuzz
 
 all: build
 
@@ -50,6 +52,9 @@ bench: build
 
 bench-check: build
 	bash bench/run.sh check
+
+fuzz: plugin
+	bash scripts/fuzz.sh $(SEEDS)
 
 # Regenerates the README's rule reference from `umbra rules --markdown`.
 rules-doc: build
