@@ -94,8 +94,9 @@ impl Cloner {
         self.exit_block_of(from).into_iter().collect()
     }
 
-    /// The primal copy of source value `v` (constants map to themselves; values from
-    /// unreachable code to poison).
+    /// The primal copy of source value `v` (constants map to themselves, their `undef` and
+    /// `poison` parts made defined: see [`Val::defined`]; values from unreachable code to
+    /// poison, which no reachable code reads).
     pub fn map(&self, v: Val) -> Val {
         if let Some(&p) = self.primal.get(&v) {
             return p;
@@ -108,7 +109,18 @@ impl Cloner {
         if v.is_instruction() || v.is_argument() {
             return v.ty().poison();
         }
-        v
+        v.defined()
+    }
+
+    /// The primal copy of operand `k` of source instruction `i`, `v`: as [`Self::map`], except
+    /// that an `undef` aggregate an `insertvalue` builds on stays as it is. Its fields are
+    /// scalars the program reads only where it wrote them (unlike a vector's lanes, which are
+    /// computed on together), and the optimiser folds such chains best from `poison`.
+    pub fn map_operand(&self, i: Val, k: u32, v: Val) -> Val {
+        if k == 0 && i.opcode() == crate::ir::Opcode::LLVMInsertValue && v.is_undef() {
+            return v;
+        }
+        self.map(v)
     }
 
     /// Records the primal copy of `v`.
@@ -148,9 +160,11 @@ impl Cloner {
             i.operands()
         };
         for (k, v) in ops.into_iter().enumerate() {
-            c.set_operand(k as u32, self.map(v));
+            c.set_operand(k as u32, self.map_operand(i, k as u32, v));
         }
         b.insert(c);
+        // A shuffle's undefined lanes would be poison the derived code's partials meet.
+        let c = crate::ir::with_defined_mask(b, c);
         c.strip_metadata_except_tbaa();
         if c.opcode() == crate::ir::Opcode::LLVMBr && i.has_loop_id() {
             // A loop's back edge keeps what the host's pipeline recorded about the loop (the

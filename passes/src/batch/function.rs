@@ -149,9 +149,14 @@ impl<'s> BatchFn<'s> {
         for k in 0..self.width {
             let c = i.clone_instruction();
             for (j, &o) in ops.iter().enumerate() {
-                c.set_operand(j as u32, self.value(o, k));
+                let o = match self.lanes.get(&o) {
+                    Some(lanes) => lanes[k as usize],
+                    None => self.shared.map_operand(i, j as u32, o),
+                };
+                c.set_operand(j as u32, o);
             }
             self.b.insert(c);
+            let c = crate::ir::with_defined_mask(&mut self.b, c);
             c.strip_metadata_except_tbaa();
             if !c.ty().is_void() {
                 c.set_name(&i.name());

@@ -221,6 +221,14 @@ impl Builder {
         Val(unsafe { c::LLVMBuildShuffleVector(self.raw, one.0, vty.poison().0, mask.0, NO_NAME) })
     }
 
+    /// `shufflevector a, b, mask` (every lane defined).
+    pub fn shuffle(&mut self, a: Val, b: Val, mask: &[u32]) -> Val {
+        let i32t = Ty::int(self.module.context(), 32);
+        let lanes: Vec<Val> = mask.iter().map(|&m| i32t.int_const(m as u64)).collect();
+        let mask = Val::const_aggregate(Ty::vector(i32t, mask.len() as u32), &lanes);
+        Val(unsafe { c::LLVMBuildShuffleVector(self.raw, a.0, b.0, mask.0, NO_NAME) })
+    }
+
     // ----- memory -----
 
     /// `alloca ty` at the insertion point.

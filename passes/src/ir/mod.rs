@@ -12,11 +12,13 @@
 
 mod builder;
 pub mod debug_types;
+mod defined;
 pub mod link;
 mod types;
 mod values;
 
 pub use builder::{intrinsic_declaration, inverse_pred, swapped_pred, Builder, IntPred, RealPred};
+pub use defined::with_defined_mask;
 pub use types::{Ty, TyKind};
 pub use values::{Block, Opcode, Val};
 

@@ -355,7 +355,8 @@ impl<'s> AdjointFn<'s> {
             return Ok(a);
         }
         if !v.is_instruction() && !v.is_argument() {
-            return Ok(v);
+            // No poison lane of a constant may meet a (zero) adjoint in a partial.
+            return Ok(v.defined());
         }
         if let Some(&x) = self.frame.get(&(false, v)) {
             return Ok(x);
@@ -410,6 +411,7 @@ impl<'s> AdjointFn<'s> {
                 c.set_operand(k, o);
             }
             self.b.insert(c);
+            let c = crate::ir::with_defined_mask(&mut self.b, c);
             c.strip_metadata_except_tbaa();
             self.rebuilt.insert((false, v), c);
             return Ok(c);
