@@ -165,6 +165,7 @@ impl Cloner {
         b.insert(c);
         // A shuffle's undefined lanes would be poison the derived code's partials meet.
         let c = crate::ir::with_defined_mask(b, c);
+        let c = crate::contraction::settle_copy(b, c);
         c.strip_metadata_except_tbaa();
         if c.opcode() == crate::ir::Opcode::LLVMBr && i.has_loop_id() {
             // A loop's back edge keeps what the host's pipeline recorded about the loop (the

@@ -18,6 +18,7 @@ pub mod batch;
 pub mod cache;
 pub mod capi;
 pub mod clone;
+mod contraction;
 pub mod derive;
 pub mod devirt;
 pub mod diag;
@@ -77,6 +78,14 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         };
     // Before lowering: only the user's own calls count as signs of life.
     let mut warnings = rules::user::inlined_rule_warnings(module);
+    // Before anything is copied: copies and program then fuse the same multiply-adds.
+    contraction::make_explicit(module);
+    let program: Vec<String> = module
+        .functions()
+        .into_iter()
+        .filter(|f| !f.is_declaration())
+        .map(|f| f.name())
+        .collect();
     let mut canonical = preprocess::canonicalize_reachable(module, &requests, &rules)?;
     // What the run leaves alone is told by comparing with the canonical module.
     let snapshot = untouched::Snapshot::take(module, &unoptimised);
@@ -110,11 +119,15 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     let derived_functions = session.derived_count();
     warnings.extend(analysis::dropped::dropped_derivatives(&session));
     api::lower::remove_request_declarations(module);
+    let untouched = snapshot.untouched(module);
+    // After differentiation, which copied the program's flags into the adjoint's arithmetic.
+    let program: Vec<Val> = program.iter().filter_map(|n| module.function(n)).collect();
+    contraction::settle_primal(module, &program);
     Ok(Summary {
         requests: requests.len(),
         derived_functions,
         report: session.report,
         warnings,
-        untouched: snapshot.untouched(module),
+        untouched,
     })
 }

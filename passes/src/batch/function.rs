@@ -157,6 +157,7 @@ impl<'s> BatchFn<'s> {
             }
             self.b.insert(c);
             let c = crate::ir::with_defined_mask(&mut self.b, c);
+            let c = crate::contraction::settle_copy(&mut self.b, c);
             c.strip_metadata_except_tbaa();
             if !c.ty().is_void() {
                 c.set_name(&i.name());

@@ -117,6 +117,35 @@ impl Builder {
     pub fn fneg(&mut self, a: Val) -> Val {
         self.fmf(Val(unsafe { c::LLVMBuildFNeg(self.raw, a.0, NO_NAME) }))
     }
+    /// `i`, a floating-point arithmetic instruction (`fadd`, `fsub`, `fmul`, `fdiv`, `frem`,
+    /// `fneg`), rebuilt here without the fast-math flags `drop`: LLVM's C API can add flags to
+    /// an instruction but not take them off. The name, debug location and uses move to the new
+    /// instruction and `i` is erased. Returns `i` itself when it is no such instruction or
+    /// carries none of `drop`.
+    pub fn rebuilt_without_flags(&mut self, i: Val, drop: u32) -> Val {
+        use super::Opcode::*;
+        let flags = i.fast_math_flags();
+        if flags & drop == 0 {
+            return i;
+        }
+        let new = match i.opcode() {
+            op @ (LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem) => unsafe {
+                c::LLVMBuildBinOp(self.raw, op, i.operand(0).0, i.operand(1).0, NO_NAME)
+            },
+            LLVMFNeg => unsafe { c::LLVMBuildFNeg(self.raw, i.operand(0).0, NO_NAME) },
+            _ => return i,
+        };
+        let new = Val(new);
+        // A new instruction has no flags, so adding sets them.
+        new.add_fast_math_flags(flags & !drop);
+        new.copy_debug_location(i);
+        let name = i.name();
+        i.set_name("");
+        new.set_name(&name);
+        i.replace_all_uses_with(new);
+        i.erase();
+        new
+    }
     /// `a * k` for a constant `k`.
     pub fn fmul_const(&mut self, a: Val, k: f64) -> Val {
         let kc = a.ty().float_const(k);

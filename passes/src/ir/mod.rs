@@ -13,6 +13,7 @@
 mod builder;
 pub mod debug_types;
 mod defined;
+pub mod fast_math;
 pub mod link;
 mod types;
 mod values;

@@ -412,6 +412,7 @@ impl<'s> AdjointFn<'s> {
             }
             self.b.insert(c);
             let c = crate::ir::with_defined_mask(&mut self.b, c);
+            let c = crate::contraction::settle_copy(&mut self.b, c);
             c.strip_metadata_except_tbaa();
             self.rebuilt.insert((false, v), c);
             return Ok(c);
