@@ -63,6 +63,8 @@ pub struct Summary {
 pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     let requests = api::find_requests(module)?;
     if requests.is_empty() {
+        // A program's other objects may call `umbra_release_tapes` too.
+        reverse::tape_pool::define(module);
         return Ok(Summary::default());
     }
     // Judged before canonicalisation makes every function look optimised.
@@ -119,6 +121,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     let derived_functions = session.derived_count();
     warnings.extend(analysis::dropped::dropped_derivatives(&session));
     api::lower::remove_request_declarations(module);
+    reverse::tape_pool::define(module);
     let untouched = snapshot.untouched(module);
     // After differentiation, which copied the program's flags into the adjoint's arithmetic.
     let program: Vec<Val> = program.iter().filter_map(|n| module.function(n)).collect();

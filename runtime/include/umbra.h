@@ -4,7 +4,7 @@
  * Write a call to one of the entry points below where you want a derivative; Umbra (the
  * `umbra` driver, or the opt/clang plugin libUmbraPlugin.so) replaces the call with generated
  * derivative code. Nothing here needs a runtime library: the entry points and markers are only
- * ever declared, never defined.
+ * ever declared, never defined, and Umbra defines umbra_release_tapes in the objects it writes.
  *
  * ----------------------------------------------------------------------------------------------
  * Requests
@@ -189,6 +189,18 @@
  * The plugin takes the same as pass parameters: -passes='umbra<inactive=a:b;rules=FILE>'.
  *
  * ----------------------------------------------------------------------------------------------
+ * Tape memory
+ *
+ * A gradient's tape outlives the call: each thread keeps the largest tape chunk given back as a
+ * spare, which the next gradient call reuses instead of asking the system for fresh pages. A
+ * spare larger than the environment variable UMBRA_TAPE_KEEP (bytes; default 1 GiB, 0 keeps
+ * none) is not kept. A thread's spare is freed when the thread exits, and when it calls
+ *
+ *   void umbra_release_tapes(void);
+ *
+ * which Umbra defines in every object that has requests (or declares it).
+ *
+ * ----------------------------------------------------------------------------------------------
  * Building
  *
  *   clang-22 -O2 -c -emit-llvm prog.c -o prog.bc     (then the driver:)
@@ -209,6 +221,9 @@ extern "C" {
 /* Entry points. */
 double __umbra_fwddiff(void *f, ...);
 double __umbra_autodiff(void *f, ...);
+
+/* Frees the calling thread's spare tape chunk (see "Tape memory"). */
+void umbra_release_tapes(void);
 
 /* Activity markers (recognised by name; never defined, never static). */
 extern int umbra_dup;

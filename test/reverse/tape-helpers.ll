@@ -93,7 +93,7 @@ entry:
 ; CHECK-NEXT:    [[WANT:%[0-9]+]] = add i64 [[TOTAL]], [[SLACK]]
 ; CHECK-NEXT:    [[HINT:%[0-9]+]] = load atomic i64, ptr @umbra.tape.hint monotonic, align 8
 ; CHECK:         store atomic i64 {{%[0-9]+}}, ptr @umbra.tape.hint monotonic, align 8
-; CHECK-NEXT:    [[CHUNK:%[0-9]+]] = call ptr @malloc(i64 [[NCAP]])
+; CHECK-NEXT:    [[CHUNK:%[0-9]+]] = call ptr @umbra.tape.chunk.alloc(i64 [[NCAP]])
 ; CHECK-NEXT:    [[OLD:%[0-9]+]] = load ptr, ptr %0, align 8
 ; CHECK-NEXT:    store ptr [[OLD]], ptr [[CHUNK]], align 8
 ; CHECK-NEXT:    [[HS:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[CHUNK]], i64 0, i32 1
@@ -140,7 +140,7 @@ entry:
 ; CHECK-NEXT:    br i1 [[FIRST]], label %first, label %back
 ; CHECK:       back:
 ; CHECK:         store ptr [[PREV]], ptr %0, align 8
-; CHECK:         call void @free(ptr [[CUR]])
+; CHECK:         call void @umbra.tape.chunk.free(ptr [[CUR]])
 ; CHECK-NEXT:    ret i64
 ; CHECK:       first:
 ; CHECK-NEXT:    ret i64 32
@@ -170,7 +170,7 @@ entry:
 ; CHECK-NEXT:    [[SBIG:%[0-9]+]] = icmp ugt i64 [[SH]], 1024
 ; CHECK-NEXT:    br i1 [[SBIG]], label %allocate, label %on.stack
 ; CHECK:       allocate:
-; CHECK-NEXT:    [[SCHUNK:%[0-9]+]] = call ptr @malloc(i64 [[SH]])
+; CHECK-NEXT:    [[SCHUNK:%[0-9]+]] = call ptr @umbra.tape.chunk.alloc(i64 [[SH]])
 ; CHECK:       on.stack:
 ; CHECK-NEXT:    store { ptr, i64, i64 } zeroinitializer, ptr %1, align 8
 ; CHECK-NEXT:    [[MARKP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr %1, i64 0, i32 1
@@ -197,7 +197,7 @@ entry:
 ; CHECK-NEXT:    [[FST:%[0-9]+]] = icmp eq i64 [[FM]], -1
 ; CHECK-NEXT:    br i1 [[FST]], label %next, label %heap
 ; CHECK:       heap:
-; CHECK-NEXT:    call void @free(ptr [[FC]])
+; CHECK-NEXT:    call void @umbra.tape.chunk.free(ptr [[FC]])
 ; CHECK-NEXT:    br label %next
 ; CHECK:       attributes [[COLD]] = { cold noinline }
 ; CHECK:       [[TBAA]] = !{[[TY:![0-9]+]], [[TY]], i64 0}

@@ -460,9 +460,23 @@ impl Val {
     pub fn set_weak(self) {
         unsafe { c::LLVMSetLinkage(self.0, sys::LLVMLinkage::LLVMWeakAnyLinkage) }
     }
+    /// Gives a global `weak_odr` linkage: one definition of many equal ones in the program's
+    /// objects is kept, and the optimiser may still inline it.
+    pub fn set_weak_odr(self) {
+        unsafe { c::LLVMSetLinkage(self.0, sys::LLVMLinkage::LLVMWeakODRLinkage) }
+    }
     /// Gives a global internal linkage.
     pub fn set_internal(self) {
         unsafe { c::LLVMSetLinkage(self.0, sys::LLVMLinkage::LLVMInternalLinkage) }
+    }
+    /// Drops a function's debug-info subprogram (a declaration's, which a definition may not
+    /// keep: definitions need a distinct one).
+    pub fn clear_subprogram(self) {
+        unsafe { sys::debuginfo::LLVMSetSubprogram(self.0, std::ptr::null_mut()) }
+    }
+    /// Gives a global hidden visibility (not exported from the shared object defining it).
+    pub fn set_hidden(self) {
+        unsafe { c::LLVMSetVisibility(self.0, sys::LLVMVisibility::LLVMHiddenVisibility) }
     }
     /// Makes a global variable thread-local (one instance per thread).
     pub fn set_thread_local(self) {

@@ -35,6 +35,7 @@ mod parallel;
 mod plan;
 mod pred_choice;
 mod tape;
+pub mod tape_pool;
 mod trip_count;
 mod unread_primal;
 

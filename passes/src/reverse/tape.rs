@@ -4,9 +4,10 @@
 //! so nested calls need no allocation of their own.
 //!
 //! The tape is `{ ptr data, i64 size, i64 capacity }` describing its current *chunk*: a block
-//! from `malloc` whose first [`HEADER`] bytes keep the tape as it was before that chunk
-//! (previous chunk, its size and capacity). A push that does not fit starts a new chunk; a pop
-//! from an empty chunk frees it and returns to the previous one. So pushed bytes never move:
+//! from the chunk pool ([`super::tape_pool`], which keeps a spare per thread across gradient
+//! calls) whose first [`HEADER`] bytes keep the tape as it was before that chunk (previous
+//! chunk, its size and capacity). A push that does not fit starts a new chunk; a pop from an
+//! empty chunk gives it back and returns to the previous one. So pushed bytes never move:
 //! a slot's address stays valid until it is popped. That, and plain IR helpers (no `realloc`,
 //! no runtime library), make everything reverse mode emits differentiable again: forward over
 //! reverse, and reverse over reverse, where the outer gradient's shadow of a tape is a tape of
@@ -164,7 +165,7 @@ fn grow_helper(m: Module) -> Val {
     hint.set_tbaa_scalar(INT_TBAA);
     let raised = umax(&mut b, hint, held);
     b.store_relaxed(raised, hint_g).set_tbaa_scalar(INT_TBAA);
-    let malloc = m.get_or_add_function("malloc", Ty::function(ptr, &[i64t], false));
+    let malloc = super::tape_pool::alloc_declaration(m);
     let chunk = b.call_function(malloc, &[new_cap]);
     let data = b.load(ptr, tape, 8);
     b.store(data, chunk, 8);
@@ -185,8 +186,9 @@ fn grow_helper(m: Module) -> Val {
 /// While the module's gradient tapes have needed no more than [`STACK_CHUNK`] bytes (the hint),
 /// that is `stack`, a buffer in the requesting function's frame: a small gradient allocates
 /// nothing. Otherwise it is a heap chunk as large as the hint, so a gradient evaluated again
-/// fills one chunk: chunks freed on every call made malloc give the large ones back to the
-/// system and page-fault them in again (gp_lml's 8 MB tape: 3x -> 17x its primal). Only
+/// fills one chunk (gp_lml's 8 MB tape in many chunks: 3x -> 17x its primal), which the pool
+/// keeps for the next call: chunks given back to the system on every call are page-faulted in
+/// again on the next. Only
 /// gradient tapes start this way; small tapes (the adjoint's list of deferred frees) grow from
 /// nothing.
 fn start_helper(m: Module) -> Val {
@@ -211,7 +213,7 @@ fn start_helper(m: Module) -> Val {
     b.cond_br(big, alloc, on_stack);
 
     b.position_at_end(alloc);
-    let malloc = m.get_or_add_function("malloc", Ty::function(ptr, &[i64t], false));
+    let malloc = super::tape_pool::alloc_declaration(m);
     let chunk = b.call_function(malloc, &[hint]);
     // The tape before this chunk: empty.
     b.store(tape_type(m).zero(), chunk, 8);
@@ -347,7 +349,7 @@ fn back_helper(m: Module) -> Val {
     b.store(prev_size, size_p, 8);
     let cap_p = field(&mut b, tape, 2);
     b.store(prev_cap, cap_p, 8);
-    let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+    let free = super::tape_pool::free_declaration(m);
     b.call_function(free, &[chunk]);
     b.ret(prev_size);
     f
@@ -463,7 +465,7 @@ pub fn discard_helper(m: Module) -> Val {
     let stack = is_stack_chunk(&mut b, chunk);
     b.cond_br(stack, next, heap);
     b.position_at_end(heap);
-    let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+    let free = super::tape_pool::free_declaration(m);
     b.call_function(free, &[chunk]);
     b.br(next);
     b.position_at_end(next);
@@ -616,7 +618,7 @@ fn free_helper(m: Module) -> Val {
     let stack = is_stack_chunk(&mut b, chunk);
     b.cond_br(stack, next, heap);
     b.position_at_end(heap);
-    let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+    let free = super::tape_pool::free_declaration(m);
     b.call_function(free, &[chunk]);
     b.br(next);
     b.position_at_end(next);

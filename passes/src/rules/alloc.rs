@@ -125,7 +125,12 @@ static RUST_REALLOC: CustomReverse = CustomReverse {
 pub static RULES: &[Rule] = &[
     alloc!(
         "malloc",
-        ["aligned_alloc", "memalign", "valloc"],
+        [
+            "aligned_alloc",
+            "memalign",
+            "valloc",
+            "umbra.tape.chunk.alloc"
+        ],
         malloc_forward,
         Reverse::Custom(&FREE_SHADOW),
         Effects::ALLOCATES
@@ -157,7 +162,13 @@ pub static RULES: &[Rule] = &[
             ..Effects::ALLOCATES
         }
     ),
-    alloc!("free", [], free_forward, Reverse::Free, Effects::FREES),
+    alloc!(
+        "free",
+        ["umbra.tape.chunk.free"],
+        free_forward,
+        Reverse::Free,
+        Effects::FREES
+    ),
     alloc!(
         "operator new",
         [

@@ -346,6 +346,15 @@ fn with_jit<T>(case: &Case, p: Precision, run: impl FnOnce(Entries) -> T) -> T {
     let module = ctx.create_module("rule_case");
     let m = Module(module.as_mut_ptr());
     build_case(m, case, p);
+    // The tape's pool gets its bodies once derived code is built, as after a module's requests;
+    // a JIT links no `__dso_handle` (crtbegin's), so the module holds its own.
+    crate::reverse::tape_pool::define(m);
+    if let Some(g) = m
+        .global("__dso_handle")
+        .filter(|g| g.initializer().is_none())
+    {
+        g.set_initializer(Ty::int(m.context(), 8).zero());
+    }
     if let Err(e) = m.verify() {
         panic!("{case:?}: invalid module: {e}");
     }

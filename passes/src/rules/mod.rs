@@ -413,7 +413,9 @@ pub fn classify(call: Val, rules: &user::UserRules) -> Callee {
             gradient,
         });
     }
-    if !f.is_declaration() {
+    // The tape's chunk pool is an allocator to every request (its body, emitted after them
+    // all, may already be there when a module is differentiated a second time).
+    if !f.is_declaration() && !name.starts_with(crate::reverse::tape_pool::PREFIX) {
         return Callee::Defined(f);
     }
     if let Some(r) = lookup(&name) {

@@ -1,0 +1,59 @@
+; Tapes take their chunks from the pool (reverse/tape_pool.rs), whose functions are emitted
+; once every request is lowered: weak_odr, so that all objects of a program share one pool per
+; thread (a thread-local spare), and `umbra_release_tapes` is defined where a program calls it.
+; RUN: %opt-umbra -passes=umbra %s -o %t.plugin.ll
+; RUN: %umbra %s --emit=llvm-ir -O0 -o %t.driver.ll
+; RUN: FileCheck %s < %t.plugin.ll
+; RUN: FileCheck %s < %t.driver.ll
+; RUN: FileCheck %s --check-prefix=ALLOC < %t.plugin.ll
+; RUN: FileCheck %s --check-prefix=ALLOC < %t.driver.ll
+; RUN: FileCheck %s --check-prefix=FREE < %t.plugin.ll
+; RUN: FileCheck %s --check-prefix=FREE < %t.driver.ll
+; RUN: FileCheck %s --check-prefix=REL < %t.plugin.ll
+; RUN: FileCheck %s --check-prefix=REL < %t.driver.ll
+
+declare double @__enzyme_autodiff(ptr, ...)
+declare double @sin(double)
+declare void @umbra_release_tapes()
+
+define double @f(double %x) {
+  %s = call double @sin(double %x)
+  %c = fcmp olt double %s, 0.5
+  %r = select i1 %c, double %s, double %x
+  ret double %r
+}
+
+define double @caller(double %x) {
+  %r = call double (ptr, ...) @__enzyme_autodiff(ptr @f, double %x)
+  call void @umbra_release_tapes()
+  ret double %r
+}
+
+; CHECK-DAG: @umbra.tape.spare = weak_odr thread_local global ptr null
+; CHECK-DAG: @umbra.tape.keep = weak_odr global i64 -1
+; CHECK-DAG: @umbra.tape.spare.registered = weak_odr thread_local global i8 0
+
+; The first heap chunk comes from the pool, and goes back to it.
+; CHECK-LABEL: define internal void @umbra.tape.start(
+; CHECK:         call ptr @umbra.tape.chunk.alloc(i64
+; CHECK-LABEL: define internal void @umbra.tape.free(
+; CHECK:         call void @umbra.tape.chunk.free(ptr
+
+; The spare, when it fits and is not more than four times too large.
+; ALLOC-LABEL: define weak_odr ptr @umbra.tape.chunk.alloc(i64 %0)
+; ALLOC:         load ptr, ptr @umbra.tape.spare
+; ALLOC:         call i64 @malloc_usable_size(
+; ALLOC:         store ptr null, ptr @umbra.tape.spare
+; ALLOC:         call ptr @malloc(i64 %0)
+; ALLOC:         call i32 @madvise(ptr {{.*}}, i32 14)
+
+; Kept when within the limit and larger than the spare; otherwise freed.
+; FREE-LABEL: define weak_odr void @umbra.tape.chunk.free(ptr %0)
+; FREE:         call i64 @umbra.tape.keep.limit()
+; FREE:         store ptr %0, ptr @umbra.tape.spare
+; FREE:         call void @umbra.tape.spare.register()
+; FREE:         call void @free(ptr %0)
+
+; REL-LABEL: define weak_odr void @umbra_release_tapes()
+; REL:         store ptr null, ptr @umbra.tape.spare
+; REL:         call void @free(
