@@ -275,10 +275,22 @@ pub fn layout_from_types(info: TypeInfo, m: Module, copy: Val) -> Result<Pointer
             "cannot tell what type of data this call moves: no access to the same memory in this function, and the module's type analysis did not settle; reverse mode needs it to add adjoints (copy with typed loads)",
         ));
     }
-    let mut t = info.pointee(m, copy.operand(0));
-    t.merge(&info.pointee(m, copy.operand(1)));
     let n = copy.operand(2);
-    let (t, stride) = match (t.stride, known_length(info, n)) {
+    let len = known_length(info, n);
+    // Only the bytes the copy moves: past them, a side that repeats (the source array, every
+    // 8 bytes) would fold the other side's other fields into its period (the int and the
+    // pointer around a struct's `double v[3]` that a copy from the array fills), a conflict
+    // in bytes the copy does not touch.
+    let side = |p: Val| {
+        let t = info.pointee(m, p);
+        match len {
+            Some(l) => t.prefix(l),
+            None => t,
+        }
+    };
+    let mut t = side(copy.operand(0));
+    t.merge(&side(copy.operand(1)));
+    let (t, stride) = match (t.stride, len) {
         (Some(s), _) => (t, s),
         (None, Some(len)) => (t, len),
         // A length the program computes as a count of `e`-byte elements (`n * sizeof(Item)`)
