@@ -275,25 +275,44 @@ pub fn layout_from_types(info: TypeInfo, m: Module, copy: Val) -> Result<Pointer
             "cannot tell what type of data this call moves: no access to the same memory in this function, and the module's type analysis did not settle; reverse mode needs it to add adjoints (copy with typed loads)",
         ));
     }
-    let mut t = info.pointee(m, copy.operand(0));
-    t.merge(&info.pointee(m, copy.operand(1)));
-    // In a call site's own context, a length parameter is the constant that call passes.
-    let len = copy.operand(2).const_int_value().or_else(|| {
-        let mut n = copy.operand(2);
-        while n.is_instruction() && matches!(n.opcode(), Opcode::LLVMZExt | Opcode::LLVMSExt) {
-            n = n.operand(0);
+    let n = copy.operand(2);
+    let len = known_length(info, n);
+    // Only the bytes the copy moves: past them, a side that repeats (the source array, every
+    // 8 bytes) would fold the other side's other fields into its period (the int and the
+    // pointer around a struct's `double v[3]` that a copy from the array fills), a conflict
+    // in bytes the copy does not touch.
+    let side = |p: Val| {
+        let t = info.pointee(m, p);
+        match len {
+            Some(l) => t.prefix(l),
+            None => t,
         }
-        info.constant_argument(n)
-    });
-    let stride = match (t.stride, len) {
-        (Some(s), _) => s,
-        (None, Some(n)) => n,
-        (None, None) => {
-            return Err(Error::at(
-                copy,
-                format!("cannot tell what type of data this call moves: no access to the same memory in this function, and the type analysis knows only {t} about it, not what repeats over a length that is not a constant; reverse mode needs it to add adjoints (copy with typed loads, or a constant length)"),
-            ))
-        }
+    };
+    let mut t = side(copy.operand(0));
+    t.merge(&side(copy.operand(1)));
+    let (t, stride) = match (t.stride, len) {
+        (Some(s), _) => (t, s),
+        (None, Some(len)) => (t, len),
+        // A length the program computes as a count of `e`-byte elements (`n * sizeof(Item)`)
+        // over bytes known at exact offsets (reads of the copy unrolled, no variable index
+        // anywhere): the elements are what repeats every `e` bytes, when what is known does.
+        (None, None) => match super::types::multiplier(n) {
+            e if e > 1 => match t.periodic(e) {
+                Some(p) => (p, e),
+                None => {
+                    return Err(Error::at(
+                        copy,
+                        format!("cannot tell what type of data this call moves: no access to the same memory in this function, and the type analysis knows only {t} about it, which does not repeat every {e} bytes as the length's elements would; reverse mode needs it to add adjoints (copy with typed loads, or a constant length)"),
+                    ))
+                }
+            },
+            _ => {
+                return Err(Error::at(
+                    copy,
+                    format!("cannot tell what type of data this call moves: no access to the same memory in this function, and the type analysis knows only {t} about it, not what repeats over a length that is not a constant; reverse mode needs it to add adjoints (copy with typed loads, or a constant length)"),
+                ))
+            }
+        },
     };
     let (floats, conflict) = t.floats_in(stride);
     if conflict {
@@ -337,6 +356,38 @@ pub fn layout_from_types(info: TypeInfo, m: Module, copy: Val) -> Result<Pointer
         pointers,
         floats: fl,
     })
+}
+
+/// The value of a copy's length when it is one constant: a constant, or products, shifts and
+/// extensions of constants and of parameters every call reaching this context passes the same
+/// constant for (in a call site's own context, the constant that call passes, as in
+/// `n * sizeof(Item)` in a helper always called with the same `n`). `None` when it may vary or
+/// may have wrapped.
+fn known_length(info: TypeInfo, n: Val) -> Option<u64> {
+    if let Some(c) = n.const_int_value() {
+        return Some(c);
+    }
+    if !n.is_instruction() {
+        return info.constant_argument(n);
+    }
+    let width = n.ty().int_width();
+    let fits = |v: u64| (width >= 64 || v < 1u64 << width).then_some(v);
+    match n.opcode() {
+        Opcode::LLVMZExt => known_length(info, n.operand(0)),
+        Opcode::LLVMSExt => {
+            // A negative value sign-extends to another number than its bits say.
+            let w = n.operand(0).ty().int_width();
+            known_length(info, n.operand(0)).filter(|&v| w == 0 || v >> (w - 1) == 0)
+        }
+        Opcode::LLVMMul => {
+            fits(known_length(info, n.operand(0))?.checked_mul(known_length(info, n.operand(1))?)?)
+        }
+        Opcode::LLVMShl => {
+            let b = n.operand(1).const_int_value().filter(|&b| b < 64)?;
+            fits(known_length(info, n.operand(0))?.checked_mul(1u64 << b)?)
+        }
+        _ => None,
+    }
 }
 
 /// The objects a pointer may be derived from (the overwrite analysis owns the definition).

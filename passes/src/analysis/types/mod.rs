@@ -978,7 +978,7 @@ fn steps_recurrence(g: Val) -> bool {
 
 /// The constant factor a variable index is known to be a multiple of (`mul i, 48`, `shl i,
 /// 3`, through sign and zero extensions); 1 when unknown.
-fn multiplier(v: Val) -> u64 {
+pub fn multiplier(v: Val) -> u64 {
     if !v.is_instruction() {
         return 1;
     }

@@ -406,6 +406,47 @@ impl Tree {
         t
     }
 
+    /// The same data described as repeating every `s` bytes, when the exact offsets known
+    /// already repeat so (a copy of `n * s` bytes, whose reads elsewhere were unrolled): every
+    /// entry has the kind of the entries at the same place of every other period (the same
+    /// kind, not a join: an integer and a float `s` bytes apart are two layouts, not one
+    /// element's), no float runs past the end of its period, and no entry starts inside a
+    /// float or pointer of another period. `None` otherwise, and for a tree that repeats
+    /// already (its own period says what repeats).
+    pub fn periodic(&self, s: u64) -> Option<Tree> {
+        if self.stride.is_some() || s == 0 || s > MAX_OFFSET {
+            return None;
+        }
+        let mut at: BTreeMap<u64, Kind> = BTreeMap::new();
+        for (&o, &k) in &self.at {
+            match k {
+                Kind::Float(f) if o % s + f.size() > s => return None,
+                Kind::FloatTail(_) | Kind::Conflict => return None,
+                _ => {}
+            }
+            let e = at.entry(o % s).or_insert(k);
+            match (*e, k) {
+                (a, b) if a == b => {}
+                (Kind::Anything, b) => *e = b,
+                (_, Kind::Anything) => {}
+                _ => return None,
+            }
+        }
+        let overlaps = at.iter().any(|(&o, &k)| {
+            let size = match k {
+                Kind::Float(f) => f.size(),
+                Kind::Pointer => 8,
+                _ => return false,
+            };
+            at.range(o + 1..o + size).next().is_some()
+        });
+        (!overlaps).then(|| Tree {
+            at,
+            stride: Some(s),
+            pointee: self.pointee.clone(),
+        })
+    }
+
     /// True when some byte, here or in memory this tree points to, conflicts.
     pub fn has_conflict(&self) -> bool {
         self.at.values().any(|&k| k == Kind::Conflict)
@@ -579,6 +620,38 @@ mod tests {
         // Looking 16 bytes into an element wraps around the period.
         assert_eq!(arr.shift_down(16).get(48 - 16), Some(D));
         assert_eq!(arr.shift_down(16).get(24), Some(Kind::Pointer));
+    }
+
+    #[test]
+    fn exact_offsets_that_repeat_are_a_period() {
+        let elem = [
+            (0, D),
+            (8, Kind::Integer),
+            (16, D),
+            (24, D),
+            (32, D),
+            (40, Kind::Pointer),
+        ];
+        let mut three = Tree::default();
+        for rep in 0..3 {
+            for &(o, k) in &elem {
+                three.at.insert(rep * 48 + o, k);
+            }
+        }
+        let p = three
+            .periodic(48)
+            .expect("the unrolled array repeats every 48");
+        assert_eq!(p, tree(&elem).repeated(48));
+        // Not every 16 bytes: a double and an integer 16 bytes apart (a join would let the
+        // float win, and call the integer a float).
+        assert!(three.periodic(16).is_none());
+        // A float running into the next period, an entry inside another period's float.
+        assert!(tree(&[(0, D)]).periodic(4).is_none());
+        assert!(tree(&[(0, D), (52, Kind::Integer)]).periodic(48).is_none());
+        // A pointer in one period where another has a double.
+        assert!(tree(&[(0, D), (48, Kind::Pointer)]).periodic(48).is_none());
+        // Already repeating: its own period answers.
+        assert!(tree(&elem).repeated(48).periodic(48).is_none());
     }
 
     #[test]
