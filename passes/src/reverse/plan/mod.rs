@@ -405,6 +405,10 @@ impl ReversePlan {
             // rather than the forward sweep computing it only to tape it (a gradient request
             // ignores the result, and then the forward sweep need not call it at all).
             LLVMCall if is_math_value(i) && feeds_only_return(i) => i.call_args(),
+            // An intrinsic that costs about what an arithmetic instruction costs: cheaper to
+            // compute again than to store and load back (a distance's `sqrt` and everything
+            // computed from it: a docking kernel taped 40 bytes per atom pair for them).
+            LLVMCall if cheap_to_recompute(i) => i.call_args(),
             _ => return None,
         };
         let at = i.parent_block();
@@ -482,6 +486,41 @@ fn wanted(
         }
     }
     (wp, ws)
+}
+
+/// The intrinsics whose value costs about one arithmetic instruction (a few for `sqrt`):
+/// rebuilt in the adjoint like arithmetic rather than taped, when their operands can be.
+const CHEAP_INTRINSICS: &[&str] = &[
+    "llvm.sqrt",
+    "llvm.fabs",
+    "llvm.fma",
+    "llvm.fmuladd",
+    "llvm.minnum",
+    "llvm.maxnum",
+    "llvm.minimum",
+    "llvm.maximum",
+    "llvm.minimumnum",
+    "llvm.maximumnum",
+    "llvm.copysign",
+    "llvm.floor",
+    "llvm.ceil",
+    "llvm.trunc",
+    "llvm.rint",
+    "llvm.nearbyint",
+    "llvm.round",
+    "llvm.roundeven",
+];
+
+/// True for a call of one of [`CHEAP_INTRINSICS`] (any overload) with a math rule.
+fn cheap_to_recompute(i: Val) -> bool {
+    is_math_value(i)
+        && i.called_function().is_some_and(|f| {
+            let name = f.name();
+            CHEAP_INTRINSICS.iter().any(|c| {
+                name.strip_prefix(c)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+            })
+        })
 }
 
 /// True when `v` reaches nothing but the function's result: through pure arithmetic, phis and
