@@ -414,6 +414,12 @@ impl<'s> AdjointFn<'s> {
             let c = crate::ir::with_defined_mask(&mut self.b, c);
             let c = crate::contraction::settle_copy(&mut self.b, c);
             c.strip_metadata_except_tbaa();
+            if c.is_call() && crate::clone::is_pure_math(c) {
+                // Its value only (no errno): rebuilt in a loop whose iterations do not change
+                // its operands, the optimiser hoists it out (the plan rebuilds libm values in
+                // inner loops on that ground).
+                c.mark_call_pure();
+            }
             self.rebuilt.insert((false, v), c);
             return Ok(c);
         }

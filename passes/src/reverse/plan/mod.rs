@@ -78,6 +78,8 @@ pub struct ReversePlan {
     exit_values: HashMap<Val, ExitValue>,
     /// Phis rebuilt as selects on their block's [`PredChoice`].
     phi_selects: HashSet<Val>,
+    /// Blocks of structured loops that hold inner structured loops, outside those inner loops.
+    around_inner_loops: HashSet<Block>,
     /// Structured loops whose last induction value is rebuilt where they exit.
     rebuilt_last: HashSet<usize>,
 }
@@ -130,7 +132,9 @@ impl ReversePlan {
             exit_values: HashMap::new(),
             phi_selects: HashSet::new(),
             rebuilt_last: HashSet::new(),
+            around_inner_loops: HashSet::new(),
         };
+        plan.around_inner_loops = around_inner_loops(&plan.loops);
         plan.by_header = plan
             .loops
             .iter()
@@ -409,6 +413,15 @@ impl ReversePlan {
             // compute again than to store and load back (a distance's `sqrt` and everything
             // computed from it: a docking kernel taped 40 bytes per atom pair for them).
             LLVMCall if cheap_to_recompute(i) => i.call_args(),
+            // A libm value computed in a loop around inner loops: loop-invariant in those, so
+            // the optimiser hoists its recomputation in their adjoint out of them, and it costs
+            // what the primal pays, once per iteration of its own loop. Taped, it would make
+            // every value computed from it in the inner loops taped too, per inner iteration
+            // (a docking kernel's pose transform, from sines and cosines of the pose's angles:
+            // 1 MB of tape per pose, and 4 bytes with this).
+            LLVMCall if is_math_value(i) && self.around_inner_loops.contains(&i.parent_block()) => {
+                i.call_args()
+            }
             _ => return None,
         };
         let at = i.parent_block();
@@ -486,6 +499,26 @@ fn wanted(
         }
     }
     (wp, ws)
+}
+
+/// The blocks of each structured loop that holds inner structured loops, outside all of them.
+fn around_inner_loops(loops: &[StructuredLoop]) -> HashSet<Block> {
+    let mut out = HashSet::new();
+    for l in loops {
+        let inner: Vec<&StructuredLoop> = loops
+            .iter()
+            .filter(|m| m.header != l.header && l.body.contains(&m.header))
+            .collect();
+        if inner.is_empty() {
+            continue;
+        }
+        out.extend(
+            l.body
+                .iter()
+                .filter(|b| inner.iter().all(|m| !m.body.contains(b))),
+        );
+    }
+    out
 }
 
 /// The intrinsics whose value costs about one arithmetic instruction (a few for `sqrt`):
