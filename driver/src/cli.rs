@@ -74,6 +74,12 @@ pub struct Args {
     #[arg(long)]
     pub tape_stats: bool,
 
+    /// Print on stderr what each gradient keeps on its tape: per loop, the bytes per
+    /// iteration, each value with its source location and why the adjoint cannot get it back
+    /// otherwise (compile with -g for locations)
+    #[arg(long)]
+    pub tape_report: bool,
+
     /// Print on stderr the wall time of each phase: reading and verifying, differentiating,
     /// re-optimising, code generation (and writing)
     #[arg(long)]

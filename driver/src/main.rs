@@ -152,6 +152,7 @@ fn run(args: &Args) -> Result<()> {
         print_activity: args.print_activity,
         print_types: args.print_types,
         tape_stats: args.tape_stats,
+        tape_report: args.tape_report,
         reoptimize: None,
         rust_sysroot: args
             .rust_sysroot

@@ -15,6 +15,8 @@ pub struct Options {
     /// After each gradient, call `void umbra_tape_stats(int64_t bytes)` (defined by the user,
     /// e.g. a benchmark harness) with the bytes its tape allocated.
     pub tape_stats: bool,
+    /// Report what each gradient keeps on its tape, per loop, with source locations and why.
+    pub tape_report: bool,
     /// Re-optimise the module after differentiation at this level (0-3). The driver runs its own
     /// pipeline and leaves this `None`; the clang plugin sets it to clang's level.
     pub reoptimize: Option<u8>,
@@ -56,6 +58,7 @@ impl Options {
                 "print-activity" => self.print_activity = true,
                 "print-types" => self.print_types = true,
                 "tape-stats" => self.tape_stats = true,
+                "tape-report" => self.tape_report = true,
                 "reopt" => {
                     let level = value.trim_start_matches(['O', 'o']);
                     match level.parse::<u8>() {
@@ -69,7 +72,7 @@ impl Options {
                 }
                 _ => {
                     return Err(Error::general(format!(
-                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, rust-sysroot=DIR, reopt=O0..O3, print-activity, print-types, tape-stats)"
+                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, rust-sysroot=DIR, reopt=O0..O3, print-activity, print-types, tape-stats, tape-report)"
                 )))
                 }
             }

@@ -290,9 +290,21 @@ pub fn layout_from_types(info: TypeInfo, m: Module, copy: Val) -> Result<Pointer
     };
     let mut t = side(copy.operand(0));
     t.merge(&side(copy.operand(1)));
+    // The period both sides repeat with, when the copy moves whole periods of it: its bytes
+    // are then elements of that size (three 48-byte structs, not one 144-byte block).
+    let period = {
+        let (d, s) = (
+            info.pointee(m, copy.operand(0)).stride,
+            info.pointee(m, copy.operand(1)).stride,
+        );
+        d.filter(|&p| d == s && len.is_some_and(|l| p < l && l % p == 0))
+    };
     let (t, stride) = match (t.stride, len) {
         (Some(s), _) => (t, s),
-        (None, Some(len)) => (t, len),
+        (None, Some(len)) => match period.and_then(|p| t.periodic(p).map(|e| (e, p))) {
+            Some(elements) => elements,
+            None => (t, len),
+        },
         // A length the program computes as a count of `e`-byte elements (`n * sizeof(Item)`)
         // over bytes known at exact offsets (reads of the copy unrolled, no variable index
         // anywhere): the elements are what repeats every `e` bytes, when what is known does.

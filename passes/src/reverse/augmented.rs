@@ -84,6 +84,18 @@ impl<'s> AugmentedFn<'s> {
             let lines = types::describe(session.types(), session.module, src);
             session.report.extend(lines);
         }
+        if session.opts.tape_report {
+            let lines = super::tape_report::describe(
+                session.module,
+                src,
+                &dst.name(),
+                &cfg,
+                &plan,
+                &active,
+                &session.rules,
+            );
+            session.report.extend(lines);
+        }
         let loop_tapes = LoopTapes::new(session.module, &cfg, &plan, &active, &session.rules);
         AugmentedFn {
             session,

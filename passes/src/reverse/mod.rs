@@ -36,6 +36,7 @@ mod plan;
 mod pred_choice;
 mod tape;
 pub mod tape_pool;
+mod tape_report;
 mod trip_count;
 mod unread_primal;
 

@@ -274,6 +274,17 @@ impl ReversePlan {
         self.overwrites.describe()
     }
 
+    /// Why load `v` cannot be read again in the adjoint, when the overwrite analysis says.
+    pub fn overwrite_reason(&self, v: Val) -> Option<&str> {
+        self.overwrites.reason(v)
+    }
+
+    /// True when `v` can be rebuilt somewhere (inside the loops it depends on), if not at
+    /// every use.
+    pub fn rebuilds_somewhere(&self, v: Val) -> bool {
+        self.recomputable.contains_key(&v)
+    }
+
     /// The values `i`'s adjoint reads from the tape: its [`needs`] less what the adjoint can
     /// rebuild where it is used.
     pub fn taped_needs(&self, i: Val, active: &ActiveSet, user: &UserRules) -> Vec<Need> {
