@@ -95,7 +95,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // arguments are loads from allocas, which mem2reg deletes): decode them again from the
     // canonical code. Requests inside functions an outer request differentiates go first, so
     // the outer pass sees calls to their derived functions instead of request calls.
-    let requests = api::inner_first(api::find_requests(module)?)?;
+    let mut requests = api::inner_first(api::find_requests(module)?)?;
     let mut session = cache::Session::new(module, opts, rules);
     session.set_unoptimised(unoptimised);
     session.set_type_seed(rules::type_seed);
@@ -105,8 +105,12 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
             .filter_map(api::Request::type_site)
             .collect(),
     );
-    for req in &requests {
+    for k in 0..requests.len() {
+        let req = &requests[k];
         preprocess::devirtualize_derived(req, &session.rules, &mut canonical);
+        // Lowering replaces the call's uses and erases it: a later request that was given its
+        // result (the tape of `__enzyme_augmentfwd`) holds a value that is gone.
+        let replaced = req.call.has_uses();
         if let Err(e) = api::dispatch::lower_request(&mut session, req) {
             // What `--print-activity` / `--print-types` gathered up to the refusal explains
             // it; the error is all the caller gets back, so print it here, as hosts do.
@@ -114,6 +118,17 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
                 eprintln!("{line}");
             }
             return Err(e);
+        }
+        if replaced {
+            for later in &mut requests[k + 1..] {
+                *later = api::redecode(later)?;
+            }
+            session.set_requests(
+                requests[k + 1..]
+                    .iter()
+                    .filter_map(api::Request::type_site)
+                    .collect(),
+            );
         }
     }
     // After every request: a caller that ignores an augmented sweep's result is now known.

@@ -19,7 +19,7 @@ mod split;
 
 pub use markers::Marker;
 pub use names::{classify, ApiName};
-pub use request::{find_requests, inner_first, ArgPlan, Mode, Request, Split, Sweep};
+pub use request::{find_requests, inner_first, redecode, ArgPlan, Mode, Request, Split, Sweep};
 
 /// How one argument of a differentiated function takes part in differentiation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

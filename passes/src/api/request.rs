@@ -200,6 +200,19 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
     Ok(out)
 }
 
+/// `req` decoded again from its call's current operands. Lowering a request replaces every use
+/// of its call and erases it, so a value decoded earlier from a later request may be gone: the
+/// tape `__enzyme_augmentfwd` returned, passed straight to `__enzyme_reverse` (no stack slot in
+/// between from -O1 on), or any request's result passed to another request.
+pub fn redecode(req: &Request) -> Result<Request> {
+    let kind = if req.batch.is_some() {
+        Kind::Batch
+    } else {
+        Kind::Derivative(req.mode, req.split.as_ref().map(|s| s.sweep))
+    };
+    decode(req.call, kind)
+}
+
 /// Orders `requests` so that every request inside a function another request differentiates
 /// (directly or through its callees) is lowered before that other request: nested derivatives
 /// (a Hessian-vector product as `__enzyme_fwddiff` of a function calling `__enzyme_autodiff`)

@@ -164,6 +164,61 @@ impl Indices {
         Some(out)
     }
 
+    /// The values integer `v` may have where instruction `at` uses it, as (least, greatest,
+    /// step): every value is the least plus a multiple of the step (0 for one value). From its
+    /// form under the facts of `at`'s block (loop bounds, branch conditions), when both bounds
+    /// are known; the step is what the form's coefficients and constants have in common (a
+    /// byte offset `4 * k` takes every fourth value only). The type analysis asks it of a
+    /// variable GEP index: `v[k]` of a member array in a counted loop (`for (k = 0; k < 3;
+    /// k++)`, which -O1 writes as `gep double, ptr, k` without the array's type) stays inside
+    /// the array.
+    pub fn range_at(&mut self, v: Val, at: Val) -> Option<(i128, i128, i128)> {
+        let (loops, forms, ctx) = (&self.loops, &mut self.forms, &mut self.contexts);
+        let b = at.parent_block();
+        if !loops.reachable(b) {
+            return None;
+        }
+        let mut range: Option<(i128, i128)> = None;
+        // Every value is `residue` plus a multiple of `step`.
+        let (mut step, mut residue) = (0i128, None::<i128>);
+        for a in forms.int(loops, v) {
+            step = a
+                .lin
+                .terms
+                .values()
+                .fold(step, |g, &c| solver::gcd(g, c.abs()));
+            let r = *residue.get_or_insert(a.lin.constant);
+            step = solver::gcd(step, (a.lin.constant - r).abs());
+            let mut facts: Facts = ctx.block(forms, loops, b);
+            for &(from, to) in &a.edges {
+                facts.merge(&ctx.block(forms, loops, from));
+                facts.merge(&ctx.edge(forms, loops, from, to));
+            }
+            let mut lins: Vec<&Lin> = vec![&a.lin];
+            lins.extend(a.obligations.iter());
+            ctx.atom_facts(forms, loops, &mut facts, &lins);
+            let mut sys = facts.resolve();
+            tighten_bounds(&mut sys);
+            if !a.obligations.iter().all(|o| sys.implies_nonneg(o)) {
+                return None;
+            }
+            // A variable of its own equal to the form: no atom has its number.
+            let x = forms.atoms.len();
+            sys.eq(&Lin::var(x), &a.lin);
+            let (Some(lo), Some(hi)) = solver::bounds(&sys, x) else {
+                return None;
+            };
+            range = Some(range.map_or((lo, hi), |(l, h)| (l.min(lo), h.max(hi))));
+        }
+        let ((lo, hi), r) = (range?, residue?);
+        if step == 0 {
+            return Some((lo, hi, 0));
+        }
+        // The least value of the residue's class at or above `lo`.
+        let lo = lo + (r - lo).rem_euclid(step);
+        (lo <= hi).then_some((lo, hi, step))
+    }
+
     /// True when no execution of store `s` (writing `size_s` bytes at `sp`) after an
     /// execution of load `l` (reading `size_l` bytes at `lp`) overlaps the bytes `l` read
     /// (see the module doc).

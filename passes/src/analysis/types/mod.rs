@@ -24,12 +24,17 @@ pub mod tree;
 pub use requests::{check_request, RequestArg, RequestSite};
 pub use tree::{FloatKind, Kind, Tree};
 
+use crate::analysis::indices::Indices;
 use crate::ir::{Module, Opcode, Ty, TyKind, Val};
 use std::collections::{HashMap, HashSet};
 
 /// Rounds of the whole-module fixed point before giving up (each round visits every
 /// instruction; trees are bounded, so this is only a guard against a slow climb).
 const MAX_ROUNDS: usize = 200;
+
+/// A variable GEP index bounded to at most this many values has exact offsets
+/// ([`Analysis::bounded_index`]); a wider one is taken as walking a repeating array.
+const MAX_BOUNDED_INDICES: u64 = 32;
 
 /// What the analysis found: a tree for each value seen, per type context. A context is one
 /// copy of a function's analysis: context 0 for every function, and one more per call site of
@@ -413,6 +418,8 @@ fn fixed_point(
         changed: false,
         seed,
         ctx: 0,
+        indices: HashMap::new(),
+        ranges: HashMap::new(),
     };
     for _ in 0..MAX_ROUNDS {
         a.changed = false;
@@ -526,6 +533,10 @@ struct Analysis {
     seed: fn(Val) -> CallSeed,
     /// The context of the function being visited.
     ctx: u32,
+    /// Index reasoning per function (`None`: an irreducible CFG), built when a GEP asks.
+    indices: HashMap<Val, Option<Indices>>,
+    /// [`Analysis::bounded_index`] by GEP: the same in every round.
+    ranges: HashMap<Val, Option<(u64, u64, u64)>>,
 }
 
 impl Analysis {
@@ -724,15 +735,25 @@ impl Analysis {
             }
             Some(k) if k >= 0 => off += k as u64 * elem,
             Some(_) => return,
-            None => {
-                // A byte offset of unknown form says nothing about what repeats (only a
-                // multiple of an element size does, as -O2 writes `p + i * 48`).
-                let s = elem * multiplier(g.operand(1));
-                if s <= 1 {
-                    return;
+            None => match self.bounded_index(g) {
+                // A few elements only (`b[i].v[k]` for k < 3, which -O1 writes as
+                // `gep double, ptr, k` without the member array's type): what the result sees
+                // lies at those offsets, and repeats nowhere else (taken as repeating every 8
+                // bytes, the doubles would spread over the neighbouring fields).
+                Some((lo, step, n)) => {
+                    off += lo * elem;
+                    inner.push((step * elem, n));
                 }
-                outer = Some(s);
-            }
+                None => {
+                    // A byte offset of unknown form says nothing about what repeats (only a
+                    // multiple of an element size does, as -O2 writes `p + i * 48`).
+                    let s = elem * multiplier(g.operand(1));
+                    if s <= 1 {
+                        return;
+                    }
+                    outer = Some(s);
+                }
+            },
         }
         for k in 2..g.num_operands() {
             let idx = g.operand(k);
@@ -821,6 +842,29 @@ impl Analysis {
                 }
             }
         }
+    }
+
+    /// The first index of GEP `g` as (least value, step between values, number of values)
+    /// when the index reasoning bounds it to at most [`MAX_BOUNDED_INDICES`] values, none
+    /// negative.
+    fn bounded_index(&mut self, g: Val) -> Option<(u64, u64, u64)> {
+        if let Some(&r) = self.ranges.get(&g) {
+            return r;
+        }
+        let f = g.parent_block().parent();
+        let r = self
+            .indices
+            .entry(f)
+            .or_insert_with(|| Indices::new(f))
+            .as_mut()
+            .and_then(|ix| ix.range_at(g.operand(1), g))
+            .and_then(|(lo, hi, step)| {
+                let n = if step == 0 { 1 } else { (hi - lo) / step + 1 };
+                (lo >= 0 && hi <= tree::MAX_OFFSET as i128 && n <= MAX_BOUNDED_INDICES as i128)
+                    .then_some((lo as u64, step as u64, n as u64))
+            });
+        self.ranges.insert(g, r);
+        r
     }
 
     fn call(&mut self, c: Val) {
@@ -1418,6 +1462,50 @@ mod tests {
                 assert_eq!(t.stride, Some(16), "{t}");
                 assert_eq!(t.get(32), Some(D), "{t}");
                 assert_eq!(t.get(40), Some(Kind::Pointer), "{t}");
+            },
+        );
+    }
+
+    #[test]
+    fn a_counted_index_into_a_member_array_stays_in_it() {
+        // -O1 reads `b[i].v[k]` for k < 3 as `gep double, ptr, k` (also as byte offsets
+        // `k << 3`): the loop bounds k, so the doubles are v's, not every 8 bytes of the
+        // element (which would put one over `id` and `pad` at 8 and 12).
+        with_module(
+            r#"
+            %Body = type { double, i32, float, [3 x double] }
+            define double @f(ptr %b, i64 %i) {
+            entry:
+              %e = getelementptr inbounds %Body, ptr %b, i64 %i
+              %id = getelementptr inbounds i8, ptr %e, i64 8
+              %n = load i32, ptr %id
+              %v = getelementptr inbounds i8, ptr %e, i64 16
+              br label %loop
+            loop:
+              %k = phi i64 [ 0, %entry ], [ %k1, %loop ]
+              %s = phi double [ 0.0, %entry ], [ %s2, %loop ]
+              %p = getelementptr inbounds double, ptr %v, i64 %k
+              %x = load double, ptr %p
+              %o = shl nuw nsw i64 %k, 3
+              %q = getelementptr inbounds i8, ptr %v, i64 %o
+              %y = load double, ptr %q
+              %s1 = fadd double %s, %x
+              %s2 = fadd double %s1, %y
+              %k1 = add nuw nsw i64 %k, 1
+              %done = icmp eq i64 %k1, 3
+              br i1 %done, label %exit, label %loop
+            exit:
+              ret double %s2
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let t = info.pointee(m, f.params()[0]);
+                assert_eq!(t.stride, Some(40), "{t}");
+                assert_eq!(t.get(8), Some(Kind::Integer), "{t}");
+                for o in [16, 24, 32] {
+                    assert_eq!(t.get(o), Some(D), "{t}");
+                }
             },
         );
     }
