@@ -468,10 +468,15 @@ pub fn infer_pointer_layout(f: Val, copy: Val) -> Result<Option<PointerLayout>> 
     if !has_ptr {
         return Ok(None);
     }
+    let holding = if floats.is_empty() {
+        "pointers"
+    } else {
+        "pointers and floating-point data"
+    };
     let cannot_tell = |why: &str| {
         Err(Error::at(
             copy,
-            format!("this call copies memory holding pointers and floating-point data, {why}; reverse mode cannot tell which shadow bytes are pointers to copy and which are adjoints"),
+            format!("this call copies memory holding {holding}, {why}; reverse mode cannot tell which shadow bytes are pointers to copy and which are adjoints"),
         ))
     };
     let Some(&widest) = aggregates.iter().max_by_key(|&&t| m.alloc_size(t)) else {
@@ -491,10 +496,16 @@ pub fn infer_pointer_layout(f: Val, copy: Val) -> Result<Option<PointerLayout>> 
     let stride = m.alloc_size(widest);
     for p in [copy.operand(0), copy.operand(1)] {
         if !starts_element(m, p, widest, stride) {
-            return cannot_tell(&format!(
-                "from or to an address that may not start a {}",
-                widest.print()
-            ));
+            // A copy of one field of a larger object (an operand of an Eigen expression,
+            // copied into its place in a local one) is placed by the types of each side's own
+            // objects, at the copy's offset in them.
+            return match field_layout(m, f, copy) {
+                Some(layout) => Ok(Some(layout)),
+                None => cannot_tell(&format!(
+                    "from or to an address that may not start a {}, and the types of the objects on each side do not place all of its bytes",
+                    widest.print()
+                )),
+            };
         }
     }
     let (mut pointers, mut fl) = (Vec::new(), Vec::new());
@@ -504,6 +515,126 @@ pub fn infer_pointer_layout(f: Val, copy: Val) -> Result<Option<PointerLayout>> 
         pointers,
         floats: fl,
     }))
+}
+
+/// Pointer offsets and float slots (offset, type) within some bytes.
+type Slots = (Vec<u64>, Vec<(u64, Ty)>);
+
+/// Objects larger than this are not laid out slot by slot (an array of a million doubles).
+const MAX_FIELD_LAYOUT: u64 = 1 << 16;
+
+/// The layout of the bytes a copy of a constant length moves, from the types that place them on
+/// each side: a stack object's allocated type, and each struct or array type a GEP, load or store
+/// in `f` sees at a constant offset of the same objects, taken at the copy's offset in it (an
+/// array of the type around it, as a GEP's first index allows). Every such type, on either side,
+/// must give the same pointer and float slots in the moved bytes (the copy makes the two sides
+/// hold the same bytes) without cutting a pointer or a float, and every scalar load or store of
+/// pointers or floats into those bytes must fall on a slot of its type. `None` when a side's
+/// offset or an access's offset is not a constant, when no type places the bytes, or on any
+/// disagreement: the copy is then refused, never guessed.
+fn field_layout(m: Module, f: Val, copy: Val) -> Option<PointerLayout> {
+    let len = copy.operand(2).const_int_value()?;
+    let mut layout: Option<Slots> = None;
+    // Scalar accesses into the moved bytes, by offset within them.
+    let mut witnesses: Vec<(i64, Ty)> = Vec::new();
+    for p in [copy.operand(0), copy.operand(1)] {
+        let at = object_offset(m, p)?;
+        let objects = underlying_objects(p);
+        let mut anchors: Vec<(Ty, i64)> = objects
+            .iter()
+            .filter(|o| o.is_instruction() && o.opcode() == Opcode::LLVMAlloca)
+            .map(|o| (o.allocated_type(), 0))
+            .collect();
+        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            let Some((q, ty)) = access(i) else {
+                continue;
+            };
+            if !underlying_objects(q).iter().any(|o| objects.contains(o)) {
+                continue;
+            }
+            let base = object_offset(m, q)?;
+            if matches!(ty.kind(), TyKind::Struct | TyKind::Array) {
+                anchors.push((ty, base));
+            } else if i.opcode() != Opcode::LLVMGetElementPtr {
+                witnesses.push((base - at, ty));
+            }
+        }
+        for (t, base) in anchors {
+            // Before an array of `t`: about other bytes.
+            if at.checked_add(len as i64)? <= base {
+                continue;
+            }
+            let size = m.alloc_size(t);
+            if size == 0 || size > MAX_FIELD_LAYOUT || at < base {
+                return None;
+            }
+            let w = ((at - base) as u64) % size;
+            let slots = window_slots(m, t, w, len)?;
+            match &layout {
+                Some(l) if *l != slots => return None,
+                Some(_) => {}
+                None => layout = Some(slots),
+            }
+        }
+    }
+    let (pointers, floats) = layout?;
+    for (rel, ty) in witnesses {
+        let size = m.store_size(ty) as i64;
+        if rel + size <= 0 || rel >= len as i64 {
+            continue;
+        }
+        let (mut ps, mut fs) = (Vec::new(), Vec::new());
+        scalar_slots(m, ty, 0, &mut ps, &mut fs);
+        let outside = |o: u64| rel + (o as i64) < 0 || rel + (o as i64) >= len as i64;
+        let ptr_ok = ps
+            .iter()
+            .all(|&o| !outside(o) && pointers.contains(&((rel + o as i64) as u64)));
+        let float_ok = fs
+            .iter()
+            .all(|&(o, t)| !outside(o) && floats.contains(&((rel + o as i64) as u64, t)));
+        if !ptr_ok || !float_ok {
+            return None;
+        }
+    }
+    Some(PointerLayout::Strided {
+        stride: len,
+        pointers,
+        floats,
+    })
+}
+
+/// The pointer and float slots of `t` in its bytes `[w, w + len)`, relative to `w`; `None` when
+/// the window runs past `t` or cuts one.
+fn window_slots(m: Module, t: Ty, w: u64, len: u64) -> Option<Slots> {
+    if w.checked_add(len)? > m.alloc_size(t) {
+        return None;
+    }
+    let (mut ps, mut fs) = (Vec::new(), Vec::new());
+    scalar_slots(m, t, 0, &mut ps, &mut fs);
+    let inside = |o: u64, size: u64| -> Option<bool> {
+        let (start, end) = (o, o + size);
+        if start >= w && end <= w + len {
+            Some(true)
+        } else if end <= w || start >= w + len {
+            Some(false)
+        } else {
+            None
+        }
+    };
+    let ptr_size = m.store_size(Ty::ptr(m.context()));
+    let mut pointers = Vec::new();
+    for o in ps {
+        if inside(o, ptr_size)? {
+            pointers.push(o - w);
+        }
+    }
+    let mut floats = Vec::new();
+    for (o, ft) in fs {
+        if inside(o, m.store_size(ft))? {
+            floats.push((o - w, ft));
+        }
+    }
+    Some((pointers, floats))
 }
 
 /// True when `t` is `outer` or nested in it (a field or element, at any depth).
