@@ -157,6 +157,45 @@ Real hex_volume(const Real xe[8], const Real ye[8], const Real ze[8]) {
   return vol;
 }
 
+/* Exact derivatives of that volume with respect to the corner coordinates: at each Gauss point
+ * d(det J)/dx_i^a = sum_b cof(J)_ab dN_i/dxi_b. Returns the volume. */
+Real volume_derivatives(const Real xe[8], const Real ye[8], const Real ze[8], Real dvdx[3][8]) {
+  const Real g = 0.57735026918962576451;
+  Real vol = 0;
+  for (int a = 0; a < 3; ++a)
+    for (int i = 0; i < 8; ++i) dvdx[a][i] = 0;
+  for (int gp = 0; gp < 8; ++gp) {
+    Real a = sxi[gp] * g, b = seta[gp] * g, c = szeta[gp] * g;
+    Real dN[3][8];
+    Real J[3][3] = {{0, 0, 0}, {0, 0, 0}, {0, 0, 0}};
+    for (int i = 0; i < 8; ++i) {
+      dN[0][i] = sxi[i] * (1 + seta[i] * b) * (1 + szeta[i] * c) * 0.125;
+      dN[1][i] = seta[i] * (1 + sxi[i] * a) * (1 + szeta[i] * c) * 0.125;
+      dN[2][i] = szeta[i] * (1 + sxi[i] * a) * (1 + seta[i] * b) * 0.125;
+      for (int d = 0; d < 3; ++d) {
+        J[0][d] += xe[i] * dN[d][i];
+        J[1][d] += ye[i] * dN[d][i];
+        J[2][d] += ze[i] * dN[d][i];
+      }
+    }
+    Real C[3][3];
+    C[0][0] = J[1][1] * J[2][2] - J[1][2] * J[2][1];
+    C[0][1] = J[1][2] * J[2][0] - J[1][0] * J[2][2];
+    C[0][2] = J[1][0] * J[2][1] - J[1][1] * J[2][0];
+    C[1][0] = J[0][2] * J[2][1] - J[0][1] * J[2][2];
+    C[1][1] = J[0][0] * J[2][2] - J[0][2] * J[2][0];
+    C[1][2] = J[0][1] * J[2][0] - J[0][0] * J[2][1];
+    C[2][0] = J[0][1] * J[1][2] - J[0][2] * J[1][1];
+    C[2][1] = J[0][2] * J[1][0] - J[0][0] * J[1][2];
+    C[2][2] = J[0][0] * J[1][1] - J[0][1] * J[1][0];
+    vol += J[0][0] * C[0][0] + J[0][1] * C[0][1] + J[0][2] * C[0][2];
+    for (int d = 0; d < 3; ++d)
+      for (int i = 0; i < 8; ++i)
+        dvdx[d][i] += C[d][0] * dN[0][i] + C[d][1] * dN[1][i] + C[d][2] * dN[2][i];
+  }
+  return vol;
+}
+
 /* Volume over the largest face area. */
 static inline Real char_length(const Real xe[8], const Real ye[8], const Real ze[8], Real vol) {
   Real amax = 0;
@@ -190,7 +229,8 @@ void integrate_stress(const Domain &d, Real *fxe, Real *fye, Real *fze) {
   }
 }
 
-/* Hourglass base vectors gamma_m = h_m - (h_m . x) B / V, orthogonal to the linear field. */
+/* Hourglass base vectors gamma_m = h_m - (h_m . x) B / V (B = dV/dx), orthogonal to the linear
+ * field. */
 static inline void hourglass_vectors(const Real xe[8], const Real ye[8], const Real ze[8],
                                      const Real B[3][8], Real vol, Real gam[4][8]) {
   Real volinv = 1.0 / vol;
@@ -216,7 +256,7 @@ void hourglass_control(const Domain &d, Real *fxe, Real *fye, Real *fze) {
     gather8(nl, d.xd, xde);
     gather8(nl, d.yd, yde);
     gather8(nl, d.zd, zde);
-    Real vol = shape_derivatives(xe, ye, ze, B);
+    Real vol = volume_derivatives(xe, ye, ze, B);
     hourglass_vectors(xe, ye, ze, B, vol, gam);
     Real coef = -d.par.hgcoef * 0.01 * d.ss[k] * d.elemMass[k] / std::cbrt(vol);
     Real qx[4], qy[4], qz[4];
