@@ -8,7 +8,7 @@ set -euo pipefail
 # libeigen3-dev: the Eigen execution tests (header-only); flang-22: the Fortran execution tests
 # (test/integration/fortran, LLVM 22's Fortran front end and its runtime library).
 PKGS=(llvm-22-dev llvm-22-tools clang-22 libpolly-22-dev libzstd-dev cmake libclang-rt-22-dev
-  libopenblas-dev libadolc-dev fonts-dejavu-core libomp-22-dev libeigen3-dev flang-22)
+  libopenblas-dev libadolc-dev fonts-dejavu-core libomp-22-dev libeigen3-dev flang-22 time)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
