@@ -3,6 +3,8 @@
 ; releases the last bytes and returns the new end.
 ; RUN: %opt-umbra -passes=umbra %s | FileCheck %s
 ; RUN: %umbra %s --emit=llvm-ir -O0 -o - | FileCheck %s
+; RUN: %opt-umbra -passes=umbra %s | FileCheck %s --check-prefix=HELD
+; RUN: %umbra %s --emit=llvm-ir -O0 -o - | FileCheck %s --check-prefix=HELD
 
 declare double @__enzyme_autodiff(ptr, ...)
 declare double @sin(double)
@@ -48,11 +50,13 @@ entry:
 ; CHECK:         store { ptr, i64, i64 } zeroinitializer, ptr [[T1:%tape[0-9]*]], align 8
 ; CHECK-NEXT:    call void @umbra.tape.start(ptr [[T1]], ptr {{%tape.stack[0-9]*}})
 ; CHECK-NEXT:    call double @augfwd.f.a{{[.a-z]*}}(ptr [[T1]], double %x)
+; CHECK-NEXT:    call void @umbra.tape.settle(ptr [[T1]])
 ; CHECK-NEXT:    call { double } @adjoint.f.a{{[.a-z]*}}(ptr [[T1]], double %x, double 1.000000e+00)
 ; CHECK-NEXT:    call void @umbra.tape.free(ptr [[T1]])
 ; CHECK:         store { ptr, i64, i64 } zeroinitializer, ptr [[T2:%tape[0-9]*]], align 8
 ; CHECK-NEXT:    call void @umbra.tape.start(ptr [[T2]], ptr {{%tape.stack[0-9]*}})
 ; CHECK-NEXT:    call double @augfwd.g.a{{[.a-z]*}}(ptr [[T2]], double %x)
+; CHECK-NEXT:    call void @umbra.tape.settle(ptr [[T2]])
 ; CHECK-NEXT:    call { double } @adjoint.g.a{{[.a-z]*}}(ptr [[T2]], double %x, double 1.000000e+00)
 ; CHECK-NEXT:    call void @umbra.tape.free(ptr [[T2]])
 
@@ -74,21 +78,9 @@ entry:
 ; CHECK-NEXT:    [[BIG:%[0-9]+]] = icmp ugt i64 [[DBL]], [[MIN]]
 ; CHECK-NEXT:    [[NCAP:%[0-9]+]] = select i1 [[BIG]], i64 [[DBL]], i64 [[MIN]]
 ; Outgrowing a chunk raises the hint gradient tapes start from (umbra.tape.start) to the bytes
-; the tape holds, walked back through the chunks' headers (each the tape before it, the first
-; one's data null), and a sixteenth more.
-; CHECK-NEXT:    [[FIRST:%[0-9]+]] = load ptr, ptr %0, align 8
-; CHECK-NEXT:    br label %walk
-; CHECK:       walk:
-; CHECK-NEXT:    [[AT:%[0-9]+]] = phi ptr [ [[FIRST]], %entry ], [ [[PREV:%[0-9]+]], %step ]
-; CHECK-NEXT:    [[HELD:%[0-9]+]] = phi i64 [ [[SIZE]], %entry ], [ [[SUM:%[0-9]+]], %step ]
-; CHECK:       look:
-; CHECK-NEXT:    [[PREV]] = load ptr, ptr [[AT]], align 8
-; CHECK:       step:
-; CHECK-NEXT:    [[PSP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[AT]], i64 0, i32 1
-; CHECK-NEXT:    [[PS:%[0-9]+]] = load i64, ptr [[PSP]], align 8, !tbaa [[TBAA]]
-; CHECK-NEXT:    [[SUM]] = add i64 [[HELD]], [[PS]]
-; CHECK:       walked:
-; CHECK-NEXT:    [[TOTAL:%[0-9]+]] = add i64 [[HELD]], %1
+; the tape holds (umbra.tape.held, below) with the new bytes, and a sixteenth more.
+; CHECK-NEXT:    [[HELDB:%[0-9]+]] = call i64 @umbra.tape.held(ptr %0)
+; CHECK-NEXT:    [[TOTAL:%[0-9]+]] = add i64 [[HELDB]], %1
 ; CHECK-NEXT:    [[SLACK:%[0-9]+]] = lshr i64 [[TOTAL]], 4
 ; CHECK-NEXT:    [[WANT:%[0-9]+]] = add i64 [[TOTAL]], [[SLACK]]
 ; CHECK-NEXT:    [[HINT:%[0-9]+]] = load atomic i64, ptr @umbra.tape.hint monotonic, align 8
@@ -202,3 +194,30 @@ entry:
 ; CHECK:       attributes [[COLD]] = { cold noinline }
 ; CHECK:       [[TBAA]] = !{[[TY:![0-9]+]], [[TY]], i64 0}
 ; CHECK:       [[TY]] = !{!"umbra tape integer", {{![0-9]+}}, i64 0}
+
+; The bytes a tape holds: walked back through the chunks' headers (each the tape before it,
+; the first one's data null).
+; HELD-LABEL: define internal i64 @umbra.tape.held(ptr %0)
+; HELD:         [[SIZE:%[0-9]+]] = load i64, ptr {{%[0-9]+}}, align 8
+; HELD-NEXT:    [[FIRST:%[0-9]+]] = load ptr, ptr %0, align 8
+; HELD-NEXT:    br label %walk
+; HELD:       walk:
+; HELD-NEXT:    [[AT:%[0-9]+]] = phi ptr [ [[FIRST]], %entry ], [ [[PREV:%[0-9]+]], %step ]
+; HELD-NEXT:    [[HELD:%[0-9]+]] = phi i64 [ [[SIZE]], %entry ], [ [[SUM:%[0-9]+]], %step ]
+; HELD:       look:
+; HELD-NEXT:    [[PREV]] = load ptr, ptr [[AT]], align 8
+; HELD:       step:
+; HELD-NEXT:    [[PSP:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[AT]], i64 0, i32 1
+; HELD-NEXT:    [[PS:%[0-9]+]] = load i64, ptr [[PSP]], align 8
+; HELD-NEXT:    [[SUM]] = add i64 [[HELD]], [[PS]]
+; HELD:       walked:
+; HELD-NEXT:    ret i64 [[HELD]]
+
+; Between the sweeps, a tape that outgrew its first chunk raises the hint to what it holds at
+; its peak, and a sixteenth more: the next call starts on one chunk large enough.
+; HELD-LABEL: define internal void @umbra.tape.settle(ptr %0)
+; HELD:       grew:
+; HELD-NEXT:    [[H:%[0-9]+]] = call i64 @umbra.tape.held(ptr %0)
+; HELD-NEXT:    [[S:%[0-9]+]] = lshr i64 [[H]], 4
+; HELD-NEXT:    [[W:%[0-9]+]] = add i64 [[H]], [[S]]
+; HELD:         store atomic i64 {{%[0-9]+}}, ptr @umbra.tape.hint monotonic, align 8

@@ -51,8 +51,9 @@ pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> 
     let guarded = crate::reverse::owned::guarded(session, aug, false);
     let aug_call = b.call_function(guarded, &args);
     aug_call.copy_debug_location(req.call);
+    // Between the sweeps the tape holds everything the forward sweep kept: its peak.
+    crate::reverse::settle(&mut b, tape);
     if session.opts.tape_stats {
-        // Between the sweeps the tape holds everything the forward sweep kept: its peak.
         crate::reverse::report_stats(&mut b, tape);
     }
     if crate::reverse::returns_adjoint(f, &session.float_bits_of(f, ctx)) {

@@ -40,7 +40,7 @@ mod tape_report;
 mod trip_count;
 mod unread_primal;
 
-pub use tape::{free_tape, new_tape, report_stats, tape_type};
+pub use tape::{free_tape, new_tape, report_stats, settle, tape_type};
 pub use unread_primal::remove_unread_primal;
 
 use crate::api::Activity;

@@ -131,32 +131,7 @@ fn grow_helper(m: Module) -> Val {
     let doubled = b.add(cap, cap);
     let at_least = b.add(n, i64t.int_const(HEADER + 4096));
     let new_cap = umax(&mut b, doubled, at_least);
-    let first = b.load(ptr, tape, 8);
-    let walk = f.append_block("walk");
-    let look = f.append_block("look");
-    let step = f.append_block("step");
-    let walked = f.append_block("walked");
-    b.br(walk);
-    b.position_at_end(walk);
-    let chunk_p = b.phi(ptr);
-    let held = b.phi(i64t);
-    chunk_p.add_incoming(first, entry);
-    held.add_incoming(size, entry);
-    let none = b.icmp(IntPred::LLVMIntEQ, chunk_p, ptr.zero());
-    b.cond_br(none, walked, look);
-    // The chunk's header is the tape before it; an empty one (null data) ends the chain.
-    b.position_at_end(look);
-    let prev = b.load(ptr, chunk_p, 8);
-    let more = b.icmp(IntPred::LLVMIntNE, prev, ptr.zero());
-    b.cond_br(more, step, walked);
-    b.position_at_end(step);
-    let ps = field(&mut b, chunk_p, 1);
-    let prev_size = load_int(&mut b, ps);
-    let sum = b.add(held, prev_size);
-    chunk_p.add_incoming(prev, step);
-    held.add_incoming(sum, step);
-    b.br(walk);
-    b.position_at_end(walked);
+    let held = b.call_function(held_helper(m), &[tape]);
     let held = b.add(held, n);
     let slack = b.binop(crate::ir::Opcode::LLVMLShr, held, i64t.int_const(4));
     let held = b.add(held, slack);
@@ -180,6 +155,99 @@ fn grow_helper(m: Module) -> Val {
     let slot = b.gep(Ty::int(ctx, 8), chunk, &[i64t.int_const(HEADER)], true);
     b.ret(slot);
     f
+}
+
+/// `i64 umbra.tape.held(ptr tape)`: the bytes the tape's chunks hold now (every chunk's used
+/// size, walking the chain back through the headers).
+fn held_helper(m: Module) -> Val {
+    const HELD: &str = "umbra.tape.held";
+    if let Some(f) = m.function(HELD) {
+        return f;
+    }
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = m.add_function(HELD, Ty::function(i64t, &[ptr], false));
+    f.set_internal();
+    let tape = f.params()[0];
+    let mut b = Builder::new(m);
+    let entry = f.append_block("entry");
+    let walk = f.append_block("walk");
+    let look = f.append_block("look");
+    let step = f.append_block("step");
+    let walked = f.append_block("walked");
+    b.position_at_end(entry);
+    let size_p = field(&mut b, tape, 1);
+    let size = load_int(&mut b, size_p);
+    let first = b.load(ptr, tape, 8);
+    b.br(walk);
+    b.position_at_end(walk);
+    let chunk_p = b.phi(ptr);
+    let held = b.phi(i64t);
+    chunk_p.add_incoming(first, entry);
+    held.add_incoming(size, entry);
+    let none = b.icmp(IntPred::LLVMIntEQ, chunk_p, ptr.zero());
+    b.cond_br(none, walked, look);
+    // The chunk's header is the tape before it; an empty one (null data) ends the chain.
+    b.position_at_end(look);
+    let prev = b.load(ptr, chunk_p, 8);
+    let more = b.icmp(IntPred::LLVMIntNE, prev, ptr.zero());
+    b.cond_br(more, step, walked);
+    b.position_at_end(step);
+    let ps = field(&mut b, chunk_p, 1);
+    let prev_size = load_int(&mut b, ps);
+    let sum = b.add(held, prev_size);
+    chunk_p.add_incoming(prev, step);
+    held.add_incoming(sum, step);
+    b.br(walk);
+    b.position_at_end(walked);
+    b.ret(held);
+    f
+}
+
+/// Emits, between a gradient's sweeps (where its tape is at its peak), `umbra.tape.settle`:
+/// when the tape outgrew its first chunk, the hint the next gradient starts from is raised to
+/// the bytes held now and a sixteenth more. Raised only where a chunk overflows, the hint
+/// trailed a tape that kept growing after that point, and each later call overflowed again
+/// (a hydrodynamics step: ten calls of fresh pages before its tape fit one chunk).
+pub fn settle(b: &mut Builder, tape: Val) {
+    const SETTLE: &str = "umbra.tape.settle";
+    let m = b.module();
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = match m.function(SETTLE) {
+        Some(f) => f,
+        None => {
+            let f = m.add_function(SETTLE, Ty::function(Ty::void(ctx), &[ptr], false));
+            f.set_internal();
+            let t = f.params()[0];
+            let mut fb = Builder::new(m);
+            let entry = f.append_block("entry");
+            let grew = f.append_block("grew");
+            let done = f.append_block("done");
+            fb.position_at_end(entry);
+            let first = fb.load(ptr, t, 8);
+            let some = fb.icmp(IntPred::LLVMIntNE, first, ptr.zero());
+            let prev_p = fb.select(some, first, t);
+            let prev = fb.load(ptr, prev_p, 8);
+            let several = fb.icmp(IntPred::LLVMIntNE, prev, ptr.zero());
+            let both = fb.binop(crate::ir::Opcode::LLVMAnd, some, several);
+            fb.cond_br(both, grew, done);
+            fb.position_at_end(grew);
+            let held = fb.call_function(held_helper(m), &[t]);
+            let slack = fb.binop(crate::ir::Opcode::LLVMLShr, held, i64t.int_const(4));
+            let wanted = fb.add(held, slack);
+            let hint_g = hint_global(m);
+            let hint = fb.load_relaxed(i64t, hint_g);
+            hint.set_tbaa_scalar(INT_TBAA);
+            let raised = umax(&mut fb, hint, wanted);
+            fb.store_relaxed(raised, hint_g).set_tbaa_scalar(INT_TBAA);
+            fb.br(done);
+            fb.position_at_end(done);
+            fb.ret_void();
+            f
+        }
+    };
+    b.call_function(f, &[tape]);
 }
 
 /// `void umbra.tape.start(ptr tape, ptr stack)`: gives a new gradient tape its first chunk.
