@@ -9,7 +9,9 @@
 #   make demo     build driver and plugin, run examples/run-demo.sh
 #   make rules-doc  regenerate the README's rule reference (`umbra rules --markdown`)
 #   make bench    the benchmark suite (bench/run.sh): table, bench/results/{results.csv,ratios.png}
-#   make bench-check  build the benchmarks at small sizes and check their gradients (no timing)
+#   make bench-check  build the benchmarks and the applications (bench/apps) at small sizes and
+#                 check their gradients (no timing)
+#   make bench-apps   the applications at full size: gradient/primal, tape, peak RSS, system time
 #   make fuzz     generated programs of loops and branches, gradients against finite differences
 #                 (scripts/fuzz.sh; SEEDS="FIRST LAST", default 1 50)
 #   make clean    remove build outputs
@@ -21,7 +23,7 @@ export LLVM_SYS_221_PREFIX := /usr/lib/llvm-22
 CARGO ?= cargo
 CMAKE ?= cmake
 
-.PHONY: all setup build plugin test lint demo clean rules-doc bench bench-check fuzz
+.PHONY: all setup build plugin test lint demo clean rules-doc bench bench-check bench-apps fuzz
 
 all: build
 
@@ -48,10 +50,15 @@ test: lint plugin
 # The report (bench/report) is its own cargo workspace, so that `make test` never builds plotters.
 bench: build
 	bash bench/run.sh full
+	bash bench/apps/run.sh full
 	$(CARGO) run --release --quiet --manifest-path bench/report/Cargo.toml -- bench/results
 
 bench-check: build
 	bash bench/run.sh check
+	bash bench/apps/run.sh check
+
+bench-apps: build
+	bash bench/apps/run.sh full
 
 fuzz: plugin
 	bash scripts/fuzz.sh $(SEEDS)
