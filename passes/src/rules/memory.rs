@@ -163,6 +163,16 @@ fn masked_store_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     Ok(None)
 }
 
+/// True when `source` is a global whose contents hold pointers.
+fn holds_pointers(source: Val) -> bool {
+    let base = if source.is_constant_expr() && source.const_opcode() == Opcode::LLVMGetElementPtr {
+        source.operand(0)
+    } else {
+        source
+    };
+    base.is_global_variable() && base.global_value_type().contains_ptr()
+}
+
 /// A second call like the primal one, on the shadow operands.
 fn shadow_call(c: &mut ForwardCall, replace: &[(u32, Val)]) -> Val {
     let s = c.call.clone_instruction();
@@ -183,6 +193,22 @@ fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
             // A table of functions (a local copy of one): its own shadow, as its pointers are.
             let source = c.args[1];
             shadow_call(c, &[(0, sd), (1, source)]);
+        }
+        (Some(sd), None) if holds_pointers(c.args[1]) => {
+            // A constant table of pointers to read-only data: the tangents of what they point
+            // at are zeros (read-only copies). Null shadow pointers would be read through.
+            let m = c.session.module;
+            let session = &mut *c.session;
+            let zeros = stand_in_table(m, c.args[1], "tangent_zeros", &mut |base| {
+                session.zero_shadow_of_constant(base)
+            })
+            .ok_or_else(|| {
+                Error::at(
+                    c.src,
+                    "copies pointers from memory without a shadow (a constant global) into differentiable memory; their tangents are unknown: pass the source as dup",
+                )
+            })?;
+            shadow_call(c, &[(0, sd), (1, zeros)]);
         }
         (Some(sd), None) => {
             // The source is constant memory: the copied values have zero tangent.
@@ -297,6 +323,90 @@ fn typed_floats(session: &Session, copy: Val) -> Option<PointerLayout> {
     }
 }
 
+/// The shadow a constant global `table` of pointers to read-only data without pointers (or
+/// null) stands in with (clang -O0 initialises a local `const double *s[] = {wa, wb}` by
+/// copying one): a constant of the same layout whose pointers are replaced by `target(base)`
+/// (with the same constant offsets). `None` for anything else. `kind` names the stand-in.
+fn stand_in_table(
+    m: crate::ir::Module,
+    table: Val,
+    kind: &str,
+    target: &mut dyn FnMut(Val) -> Val,
+) -> Option<Val> {
+    if !table.is_global_variable() || !table.is_global_constant() {
+        return None;
+    }
+    let name = format!("{}.{kind}", table.name());
+    if let Some(s) = m.global(&name) {
+        return Some(s);
+    }
+    let init = stand_in_constant(table.initializer()?, target)?;
+    let s = m.add_global(init.ty(), &name);
+    s.set_initializer(init);
+    s.set_global_constant(true);
+    s.set_internal();
+    s.set_alignment(table.alignment());
+    Some(s)
+}
+
+/// `c` (part of a table's initializer) with each pointer replaced as [`stand_in_table`] says;
+/// `None` when a pointer is not to read-only data without pointers.
+fn stand_in_constant(c: Val, target: &mut dyn FnMut(Val) -> Val) -> Option<Val> {
+    let ty = c.ty();
+    if !ty.contains_ptr() || c.is_null_constant() {
+        return Some(c);
+    }
+    if ty.is_ptr() {
+        let gep = c.is_constant_expr() && c.const_opcode() == Opcode::LLVMGetElementPtr;
+        let base = if gep { c.operand(0) } else { c };
+        if !base.is_global_variable()
+            || !base.is_global_constant()
+            || base.global_value_type().contains_ptr()
+        {
+            return None;
+        }
+        let t = target(base);
+        if !gep {
+            return Some(t);
+        }
+        let idx: Vec<Val> = (1..c.num_operands()).map(|k| c.operand(k)).collect();
+        return Some(Val::const_gep(c.gep_source_type(), t, &idx));
+    }
+    let n = match ty.kind() {
+        crate::ir::TyKind::Struct => ty.struct_fields().len() as u32,
+        crate::ir::TyKind::Array => ty.array_len() as u32,
+        crate::ir::TyKind::Vector => ty.vector_len(),
+        _ => return None,
+    };
+    let parts: Option<Vec<Val>> = (0..n)
+        .map(|k| {
+            c.aggregate_element(k)
+                .and_then(|e| stand_in_constant(e, target))
+        })
+        .collect();
+    Some(Val::const_aggregate(ty, &parts?))
+}
+
+/// Reverse mode's stand-in for a constant table of pointers ([`stand_in_table`]): pointers to
+/// *sinks*, zeroed writable globals as large as the data, which the adjoint adds the (unused)
+/// adjoints of the constants read through the copied pointers into and nothing reads. A
+/// read-only zero copy would not do: the adjoint writes where those loads read. (Not
+/// thread-local: a constant table cannot hold a thread-local address; threads adding into a
+/// sink at once only garble what nobody reads.)
+fn sink_table(m: crate::ir::Module, table: Val) -> Option<Val> {
+    stand_in_table(m, table, "adjoint_sinks", &mut |base| {
+        let name = format!("{}.adjoint_sink", base.name());
+        m.global(&name).unwrap_or_else(|| {
+            let t = base.global_value_type();
+            let g = m.add_global(t, &name);
+            g.set_initializer(t.zero());
+            g.set_internal();
+            g.set_alignment(base.alignment());
+            g
+        })
+    })
+}
+
 /// Copies the shadows of the pointers a copy moves into the destination's shadow.
 fn copy_pointer_shadows(c: &mut AugmentCall, sd: Val) -> Result<()> {
     let f = c
@@ -311,7 +421,17 @@ fn copy_pointer_shadows(c: &mut AugmentCall, sd: Val) -> Result<()> {
     }
     let code_only_source = crate::devirt::is_code_only_constant(c.src.operand(1));
     // A table of functions (copied into a local table) is its own shadow, as its pointers are.
-    let Some(ss) = c.shadows[1].or(code_only_source.then_some(c.args[1])) else {
+    // A constant table of pointers to read-only data (clang -O0 initialises a local
+    // `const double *s[] = {wa, wb}` by copying one) stands in with a table of pointers to
+    // adjoint sinks ([`sink_table`]).
+    let substitute = match c.shadows[1] {
+        None if !code_only_source => sink_table(c.session.module, c.args[1]),
+        _ => None,
+    };
+    let Some(ss) = c.shadows[1]
+        .or(code_only_source.then_some(c.args[1]))
+        .or(substitute)
+    else {
         // Pointers copied from memory without a shadow would leave null shadows behind.
         return Err(Error::at(
             c.src,

@@ -820,6 +820,17 @@ impl Analysis {
                 self.add_pointee(base, seen);
                 if exact {
                     self.add_pointee(g, bt.view_from(off));
+                } else if let Some((&first, rest)) = offsets.split_first() {
+                    // One of a few places (a bounded index, `x + 32 * i` for i < 3): what the
+                    // base holds alike at all of them (before the bound, -O1's byte offset was
+                    // taken as repeating, and the result saw the base's pattern).
+                    let mut common = bt.view_from(first);
+                    for &o in rest {
+                        common = common.common(&bt.view_from(o));
+                    }
+                    if !common.at.is_empty() {
+                        self.add_pointee(g, common);
+                    }
                 }
             }
             Some(stride) => {

@@ -347,6 +347,25 @@ impl Tree {
         t
     }
 
+    /// What `self` and `other` agree on: the scalars at the same offsets with the same kinds,
+    /// and the pointee when both have the same. What a pointer that is one of several places
+    /// sees for certain.
+    pub fn common(&self, other: &Tree) -> Tree {
+        let mut t = Tree::default();
+        for (o, k) in &self.at {
+            if other.at.get(o) == Some(k) {
+                t.at.insert(*o, *k);
+            }
+        }
+        if self.stride == other.stride {
+            t.stride = self.stride;
+        }
+        if self.pointee == other.pointee {
+            t.pointee = self.pointee.clone();
+        }
+        t
+    }
+
     /// The tree seen from `delta` bytes before (a GEP's base from its result).
     pub fn shift_up(&self, delta: u64) -> Tree {
         let at = match self.stride {
