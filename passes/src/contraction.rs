@@ -45,7 +45,7 @@ pub(crate) fn settle_copy(b: &mut Builder, copy: Val) -> Val {
 /// `fmuladd(a, b, -c)`, `c - a*b` as `fmuladd(-a, b, c)`, as the back end fuses them).
 pub(crate) fn make_explicit(module: Module) {
     for f in module.functions() {
-        if f.is_declaration() {
+        if f.is_declaration() || !may_fuse(f) {
             continue;
         }
         let mut b = Builder::new(module);
@@ -54,6 +54,18 @@ pub(crate) fn make_explicit(module: Module) {
                 fuse(&mut b, i);
             }
         }
+    }
+}
+
+/// True when code generation may fuse multiply-adds in `f`: its target has FMA, or `f` does
+/// not say (then the driver's target, the host's, decides). Where it cannot, the program's
+/// `contract` pairs stay a multiply and an add everywhere, and writing them out as
+/// `llvm.fmuladd` would only change how the optimiser treats them (an Enzyme test's two
+/// gradients of one function, one a loop, one straight code, drifted apart by 5e-13 so).
+fn may_fuse(f: Val) -> bool {
+    match f.string_fn_attr("target-features") {
+        Some(features) => features.split(',').any(|x| x == "+fma" || x == "+fma4"),
+        None => true,
     }
 }
 
@@ -93,7 +105,10 @@ fn fuse(b: &mut Builder, i: Val) {
         return;
     };
     b.position_before(i);
-    b.set_fast_math_from(i);
+    // Not `fast` (all flags): InstCombine splits a `fast` fmuladd back into a multiply and an
+    // add, which code generation then fuses or not by context (an Enzyme test's two gradients
+    // of one function, written as a loop and straight, drifted apart by 5e-13 so).
+    b.set_fast_math(i.fast_math_flags() & !PRIMAL_COPY_FLAGS);
     let (mut p, q) = (product.operand(0), product.operand(1));
     let mut c = addend;
     match (sub, product_first) {

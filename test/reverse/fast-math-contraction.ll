@@ -30,12 +30,12 @@ define void @caller(double %x, double %y, ptr %o, ptr %do) {
 ; CHECK-NEXT:    %t = fsub nnan ninf nsz arcp afn double %q, %y
 ; CHECK-NEXT:    store double %t, ptr %out
 ; CHECK-NEXT:    [[NX:%[0-9]+]] = fneg nnan ninf nsz arcp afn double %x
-; CHECK-NEXT:    %u = call fast double @llvm.fmuladd.f64(double [[NX]], double %x, double %y)
+; CHECK-NEXT:    %u = call nnan ninf nsz arcp afn double @llvm.fmuladd.f64(double [[NX]], double %x, double %y)
 
 ; CHECK-LABEL: define internal {{.*}}@augfwd.f
 ; CHECK:         %q = fmul nnan ninf nsz arcp afn double %x, %y
 ; CHECK:         %t = fsub nnan ninf nsz arcp afn double %q, %y
-; CHECK:         %u = call fast double @llvm.fmuladd.f64(double
+; CHECK:         %u = call nnan ninf nsz arcp afn double @llvm.fmuladd.f64(double
 
 ; CHECK-LABEL: define internal {{.*}}@adjoint.f
 ; CHECK:         fmul fast double

@@ -74,6 +74,10 @@ impl Builder {
             }
         };
     }
+    /// Fast-math flags `flags` on floating-point instructions emitted from now on.
+    pub fn set_fast_math(&mut self, flags: u32) {
+        self.fast_math = flags;
+    }
     /// Emits floating-point instructions without fast-math flags from now on.
     pub fn clear_fast_math(&mut self) {
         self.fast_math = 0;
