@@ -6,11 +6,11 @@
 //! keeps ([`Session::next_job`], drained by [`crate::derive`]), never by Rust recursion, so deep
 //! call chains cannot overflow the stack.
 
-use crate::api::{Activity, Mode};
 use crate::diag::Result;
 use crate::ir::{Module, Val};
 use crate::options::Options;
 use crate::rules::user::UserRules;
+use crate::vocab::{Activity, Mode};
 use std::collections::HashMap;
 
 /// Identifies one derived function.
@@ -167,7 +167,7 @@ impl Session {
     /// The personality function of the module's exception handling (that of its first function
     /// with one), or `None` when no function handles exceptions (C, `-fno-exceptions`): then no
     /// exception is expected to unwind through derived code, and none of the bookkeeping for
-    /// one is emitted ([`crate::reverse::owned`]).
+    /// one is emitted ([`crate::tape::owned`]).
     pub fn personality(&self) -> Option<Val> {
         self.personality
     }

@@ -7,10 +7,10 @@
 //! ([`Cloner::shadow_or_substitute`]).
 
 use crate::analysis::cfg::reverse_post_order;
-use crate::api::Activity;
 use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Ty, TyKind, Val};
+use crate::vocab::Activity;
 use std::collections::{HashMap, HashSet};
 
 /// Value and block maps from a source function into a derived one.

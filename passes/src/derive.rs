@@ -12,10 +12,10 @@
 //! function also reached any other way (from a request, a direct call, a dispatcher whose
 //! candidates are read off the pointer's origin) keeps the compile-time error.
 
-use crate::api::Activity;
 use crate::cache::{Derived, Job, Session};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{Builder, Val};
+use crate::vocab::Activity;
 use std::collections::HashSet;
 
 /// The forward-mode derivative of `f` for `activity`, with its body and the bodies of every

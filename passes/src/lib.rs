@@ -32,8 +32,10 @@ pub mod reverse;
 pub mod rules;
 pub mod rustlib;
 pub mod signature;
+pub mod tape;
 pub mod untouched;
 pub mod unwind;
+pub mod vocab;
 
 pub use diag::{Error, ErrorKind, Result};
 pub use ir::{Module, Val};
@@ -64,7 +66,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     let requests = api::find_requests(module)?;
     if requests.is_empty() {
         // A program's other objects may call `umbra_release_tapes` too.
-        reverse::tape_pool::define(module);
+        tape::pool::define(module);
         return Ok(Summary::default());
     }
     // Judged before canonicalisation makes every function look optimised.
@@ -136,7 +138,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     let derived_functions = session.derived_count();
     warnings.extend(analysis::dropped::dropped_derivatives(&session));
     api::lower::remove_request_declarations(module);
-    reverse::tape_pool::define(module);
+    tape::pool::define(module);
     let untouched = snapshot.untouched(module);
     // After differentiation, which copied the program's flags into the adjoint's arithmetic.
     let program: Vec<Val> = program.iter().filter_map(|n| module.function(n)).collect();

@@ -9,9 +9,9 @@
 //! differentiation: its tangent (forward) or adjoint (reverse) has the float's type in the
 //! derived signature, and the visitors bitcast at the boundary.
 
-use crate::api::Activity;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, Module, Ty, Val};
+use crate::vocab::Activity;
 
 /// The floating-point types that `f`'s integer parameters and integer return value carry as
 /// bits, as the type analysis proved them ([`crate::analysis::types::float_bits`]); `None` for

@@ -9,7 +9,7 @@
 //! Reverse mode differentiates the normal path only (see `reverse::cfg`): when an exception
 //! propagates out of a gradient request, no adjoint runs and the exception reaches the request's
 //! caller. On its way out, the guard around the forward sweep frees the tape and the blocks the
-//! sweep allocated for the adjoint (`reverse::owned`).
+//! sweep allocated for the adjoint (`tape::owned`).
 
 use crate::ir::{Block, Builder, Module, Ty, Val};
 use std::collections::HashSet;

@@ -8,10 +8,10 @@
 
 use super::cfg::reverse_post_order;
 use super::opcodes::{classify, derivative_operands, InstClass};
-use crate::api::Activity;
 use crate::ir::Val;
 use crate::rules::user::UserRules;
 use crate::rules::{self, Callee, RuleKind};
+use crate::vocab::Activity;
 use std::collections::HashSet;
 
 /// The set of active values (arguments and instructions) of one function.

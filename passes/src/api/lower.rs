@@ -2,11 +2,12 @@
 //! arguments (C varargs promote `float` to `double`, small integers to `int`) to the parameter
 //! types, and the derived result to the request's declared return type.
 
-use super::{Activity, Request};
+use super::Request;
 use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, Module, Ty, TyKind, Val};
 use crate::unwind::Span;
+use crate::vocab::Activity;
 
 /// Completes the lowering of a request that was an `invoke`, now that its replacement code
 /// stands before it: that code's calls that may unwind become invokes to the request's landing
@@ -48,7 +49,7 @@ pub(super) fn lower_reverse(session: &mut Session, req: &Request) -> Result<()> 
     let mut args = vec![tape];
     args.extend(request_args(&mut b, req)?);
     // Should the forward sweep throw, its guard frees what it allocated.
-    let guarded = crate::reverse::owned::guarded(session, aug, false);
+    let guarded = crate::tape::owned::guarded(session.module, session.personality(), aug, false);
     let aug_call = b.call_function(guarded, &args);
     aug_call.copy_debug_location(req.call);
     // Between the sweeps the tape holds everything the forward sweep kept: its peak.

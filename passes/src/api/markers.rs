@@ -6,8 +6,8 @@
 //! `static` one).
 
 use super::names::source_identifier;
-use super::Activity;
 use crate::ir::{Opcode, Val};
+use crate::vocab::Activity;
 
 /// A decoded marker argument.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -17,36 +17,7 @@ mod names;
 mod request;
 mod split;
 
+pub use crate::vocab::{Activity, Mode};
 pub use markers::Marker;
 pub use names::{classify, ApiName};
-pub use request::{find_requests, inner_first, redecode, ArgPlan, Mode, Request, Split, Sweep};
-
-/// How one argument of a differentiated function takes part in differentiation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Activity {
-    /// No derivative flows through this argument.
-    Const,
-    /// Primal plus a shadow (tangent, or shadow memory for pointers).
-    Dup,
-    /// Like `Dup`, but the primal value is not needed by the caller.
-    DupNoNeed,
-    /// Reverse mode: an active scalar whose adjoint is returned.
-    Out,
-}
-
-impl Activity {
-    /// True when the derived function takes a shadow argument for this parameter.
-    pub fn has_shadow(self) -> bool {
-        matches!(self, Activity::Dup | Activity::DupNoNeed)
-    }
-
-    /// One-letter code used in derived function names.
-    pub fn code(self) -> char {
-        match self {
-            Activity::Const => 'c',
-            Activity::Dup => 'd',
-            Activity::DupNoNeed => 'n',
-            Activity::Out => 'a',
-        }
-    }
-}
+pub use request::{find_requests, inner_first, redecode, ArgPlan, Request, Split, Sweep};

@@ -3,29 +3,10 @@
 
 use super::markers::{self, Marker};
 use super::names::{self, ApiName};
-use super::Activity;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{Module, TyKind, Val};
+use crate::vocab::{Activity, Mode};
 use std::collections::HashSet;
-
-/// Which derivative a request asks for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Mode {
-    /// Tangents (`__umbra_fwddiff`, `__enzyme_fwddiff`).
-    Forward,
-    /// Gradients (`__umbra_autodiff`, `__enzyme_autodiff`).
-    Reverse,
-}
-
-impl Mode {
-    /// Human-readable name used in messages.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Mode::Forward => "forward",
-            Mode::Reverse => "reverse",
-        }
-    }
-}
 
 /// Which part of a split-mode gradient a request asks for: Enzyme's `__enzyme_augmentsize`
 /// (the bytes the caller must allocate for the tape), `__enzyme_augmentfwd` (the augmented

@@ -22,10 +22,11 @@
 use super::lower::{
     check_reverse, convert_result, deliver, deliver_gradient, finish, request_args,
 };
-use super::{Activity, Request, Split, Sweep};
+use super::{Request, Split, Sweep};
 use crate::cache::Session;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{Builder, IntPred, Module, Ty, TyKind, Val};
+use crate::vocab::Activity;
 
 /// Bytes of the tape header the caller keeps between the sweeps.
 pub const HEADER_BYTES: u64 = 32;
@@ -137,7 +138,7 @@ fn lower_sweep(session: &mut Session, req: &Request, split: &Split) -> Result<()
                     (h, None, Some(h))
                 }
             };
-            b.store(crate::reverse::tape_type(m).zero(), header, 8);
+            b.store(crate::tape::tape_type(m).zero(), header, 8);
             // The key is set once the sweep has returned: a sweep that an exception cut short
             // leaves a tape no reverse sweep accepts. Its guard frees what it allocated (the
             // header too when it is on the heap: the caller never received it).
@@ -146,7 +147,8 @@ fn lower_sweep(session: &mut Session, req: &Request, split: &Split) -> Result<()
             let mut call_args = vec![header];
             call_args.extend(args);
             let on_heap = split.allocated.is_none();
-            let guarded = crate::reverse::owned::guarded(session, aug, on_heap);
+            let guarded =
+                crate::tape::owned::guarded(session.module, session.personality(), aug, on_heap);
             let result = b.call_function(guarded, &call_args);
             result.copy_debug_location(req.call);
             b.store(key, key_p, 8);

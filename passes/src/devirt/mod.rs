@@ -99,7 +99,11 @@ pub fn unknown_origin(i: Val, rules: &UserRules) -> Option<String> {
 
 /// The missing-rule error for call `i` ([`crate::rules::missing_rule_error`]), saying for an
 /// indirect call why its targets are unknown (an argument, unknown memory, ...) when it can.
-pub fn missing_rule_error(i: Val, mode: crate::api::Mode, rules: &UserRules) -> crate::diag::Error {
+pub fn missing_rule_error(
+    i: Val,
+    mode: crate::vocab::Mode,
+    rules: &UserRules,
+) -> crate::diag::Error {
     let mut e = crate::rules::missing_rule_error(i, mode);
     if let Some(why) = unknown_origin(i, rules) {
         e.message = e.message.replacen(

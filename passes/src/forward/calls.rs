@@ -4,12 +4,12 @@
 
 use super::arith::apply_partials;
 use super::function::ForwardFn;
-use crate::api::Activity;
-use crate::api::Mode;
 use crate::diag::{Error, Result};
 use crate::ir::Val;
 use crate::rules::user::{is_float_value, UserRule};
 use crate::rules::{self, Callee, ForwardCall, RuleKind};
+use crate::vocab::Activity;
+use crate::vocab::Mode;
 
 impl ForwardFn<'_> {
     pub(super) fn visit_call(&mut self, i: Val) -> Result<()> {

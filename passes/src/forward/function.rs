@@ -10,12 +10,12 @@
 
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::{classify, InstClass};
-use crate::api::Activity;
 use crate::cache::{Derived, Job, Session};
 use crate::clone::Cloner;
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Val};
 use crate::rules::instructions::InstructionKind;
+use crate::vocab::Activity;
 
 fn job_name(job: &Job) -> String {
     match job.derived {

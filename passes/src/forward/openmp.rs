@@ -6,9 +6,9 @@
 //! libomp off its tree method), so forward mode needs no synchronisation of its own.
 
 use super::function::ForwardFn;
-use crate::api::Activity;
 use crate::diag::{Error, Result};
 use crate::ir::{Ty, Val};
+use crate::vocab::Activity;
 
 impl ForwardFn<'_> {
     /// `__kmpc_fork_call(loc, argc, outlined, captured...)` becomes

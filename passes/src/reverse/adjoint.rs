@@ -11,17 +11,18 @@ use super::classify::{reverse_callee, ReverseCallee};
 use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, RegionSlot};
 use super::needs::{user_tape, Need};
 use super::plan::ReversePlan;
-use super::{call_activity, returns_adjoint, tape};
+use super::{call_activity, returns_adjoint};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::types;
 use crate::analysis::types::bytes::{self, byte_copy, ByteCopy};
-use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, RealPred, Ty, TyKind, Val};
 use crate::rules::instructions::{inputs_read, instruction_rule, InstructionKind, InstructionRule};
 use crate::rules::user::{is_float_value, UserRule};
 use crate::rules::{self, linear, AdjointCall, Callee, CustomReverse, RuleKind};
+use crate::tape;
+use crate::vocab::Activity;
 use std::collections::HashMap;
 
 pub(super) struct AdjointFn<'s> {
@@ -1195,7 +1196,7 @@ impl<'s> AdjointFn<'s> {
             ReverseCallee::NoRule if crate::devirt::is_fallback(i) => Ok(()),
             ReverseCallee::NoRule => Err(crate::devirt::missing_rule_error(
                 i,
-                crate::api::Mode::Reverse,
+                crate::vocab::Mode::Reverse,
                 &self.session.rules,
             )),
             ReverseCallee::Unsupported(why) => Err(super::augmented::unsupported_call(i, why)),
@@ -1271,7 +1272,7 @@ impl<'s> AdjointFn<'s> {
         let Some((_, grad)) = u.gradient else {
             return Err(crate::devirt::missing_rule_error(
                 i,
-                crate::api::Mode::Reverse,
+                crate::vocab::Mode::Reverse,
                 &self.session.rules,
             ));
         };

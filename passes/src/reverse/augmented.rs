@@ -11,13 +11,12 @@ use super::classify::{reverse_callee, ReverseCallee};
 use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, RegionSlot};
 use super::needs::Need;
 use super::plan::ReversePlan;
-use super::{call_activity, returns_shadow, tape};
+use super::{call_activity, returns_shadow};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::{classify, InstClass};
 use crate::analysis::types;
 use crate::analysis::types::byte_cover::{self, Coverage};
 use crate::analysis::types::bytes::{self, ByteCopy};
-use crate::api::Activity;
 use crate::cache::{Key, Session};
 use crate::clone::{short, Cloner};
 use crate::diag::{Error, Result};
@@ -25,6 +24,8 @@ use crate::ir::{Block, Builder, Opcode, Ty, TyKind, Val};
 use crate::rules::instructions::InstructionKind;
 use crate::rules::user::{augment_layout, is_inactive_memory, UserRule, WHOLE};
 use crate::rules::{AugmentCall, CustomReverse, Rule, RuleKind};
+use crate::tape;
+use crate::vocab::Activity;
 use std::collections::HashMap;
 
 pub(super) struct AugmentedFn<'s> {
@@ -631,7 +632,7 @@ impl<'s> AugmentedFn<'s> {
         self.b.memset_zero(shadow, bytes, p.alignment().max(1));
         let free =
             m.get_or_add_function("free", Ty::function(Ty::void(m.context()), &[ptr], false));
-        super::owned::record(&mut self.b, shadow, free, &[]);
+        crate::tape::owned::record(&mut self.b, shadow, free, &[]);
         self.vals.set_shadow(i, Some(shadow));
         Ok(())
     }
@@ -775,7 +776,7 @@ impl<'s> AugmentedFn<'s> {
             if let Some(dealloc) = i.called_function() {
                 let args: Vec<Val> = i.call_args().iter().map(|&a| self.vals.map(a)).collect();
                 if let Some((&p, extras)) = args.split_first() {
-                    super::owned::record(&mut self.b, p, dealloc, extras);
+                    crate::tape::owned::record(&mut self.b, p, dealloc, extras);
                 }
             }
             return Ok(());
@@ -808,7 +809,7 @@ impl<'s> AugmentedFn<'s> {
             ReverseCallee::NoRule => {
                 return Err(crate::devirt::missing_rule_error(
                     i,
-                    crate::api::Mode::Reverse,
+                    crate::vocab::Mode::Reverse,
                     &self.session.rules,
                 ))
             }
@@ -824,7 +825,7 @@ impl<'s> AugmentedFn<'s> {
         let Some((aug, _)) = u.gradient else {
             return Err(crate::devirt::missing_rule_error(
                 i,
-                crate::api::Mode::Reverse,
+                crate::vocab::Mode::Reverse,
                 &self.session.rules,
             ));
         };

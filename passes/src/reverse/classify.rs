@@ -2,10 +2,10 @@
 //! recursively, or apply a rule's reverse half.
 
 use crate::analysis::activity::ActiveSet;
-use crate::api::Mode;
 use crate::ir::Val;
 use crate::rules::user::{UserRule, UserRules};
 use crate::rules::{Callee, CustomReverse, Reverse, Rule, RuleKind};
+use crate::vocab::Mode;
 
 /// A call site as reverse mode sees it.
 #[derive(Clone, Copy)]

@@ -51,11 +51,11 @@
 use super::batch;
 use super::cfg::ReverseCfg;
 use super::plan::{ReversePlan, StructuredLoop};
-use super::tape;
 use super::trip_count::{counters, invariant, trip_count, Counter, TripCount};
 use crate::analysis::activity::ActiveSet;
 use crate::ir::{Block, Builder, IntPred, Module, Opcode, Ty, Val};
 use crate::rules::user::UserRules;
+use crate::tape;
 use std::collections::{HashMap, HashSet};
 
 /// Regions larger than this are not reserved (the iterations push as usual): a count that

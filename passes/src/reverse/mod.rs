@@ -30,23 +30,20 @@ mod int_pointers;
 mod loop_tape;
 mod needs;
 mod openmp;
-pub mod owned;
 mod parallel;
 mod plan;
 mod pred_choice;
-mod tape;
-pub mod tape_pool;
 mod tape_report;
 mod trip_count;
 mod unread_primal;
 
-pub use tape::{free_tape, new_tape, report_stats, settle, tape_type};
+pub use crate::tape::{free_tape, new_tape, report_stats, settle, tape_type};
 pub use unread_primal::remove_unread_primal;
 
-use crate::api::Activity;
 use crate::cache::{Derived, Job, Session};
 use crate::diag::Result;
 use crate::ir::Val;
+use crate::vocab::Activity;
 
 pub use crate::signature::{returns_adjoint, returns_shadow};
 

@@ -18,10 +18,10 @@
 use super::adjoint::AdjointFn;
 use super::augmented::AugmentedFn;
 use super::call_activity;
-use super::tape::{free_tape, tape_type};
-use crate::api::Activity;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Ty, Val};
+use crate::tape::{free_tape, tape_type};
+use crate::vocab::Activity;
 
 /// Bytes before the first tape in the per-thread tape block: the capacity and the team size.
 const HEADER: u64 = 16;
@@ -178,7 +178,7 @@ fn discard_tapes(m: Module) -> Val {
     b.cond_br(more, body, done);
     b.position_at_end(body);
     let tape = tape_at(&mut b, tapes, t);
-    b.call_function(super::tape::discard_helper(m), &[tape]);
+    b.call_function(crate::tape::discard_helper(m), &[tape]);
     let next = b.add(t, i64t.int_const(1));
     t.add_incoming(next, body);
     b.br(head);
@@ -215,7 +215,7 @@ impl AugmentedFn<'_> {
         let tapes = self.b.call_function(calloc, &[i64t.int_const(1), bytes]);
         self.b.store(max, tapes, 8);
         // Should an exception unwind through the sweep after the region, its tapes go too.
-        super::owned::record(&mut self.b, tapes, discard_tapes(m), &[]);
+        crate::tape::owned::record(&mut self.b, tapes, discard_tapes(m), &[]);
         fork(&mut self.b, i, micro, tapes, &args);
         self.saved.insert(i, tapes);
         Ok(())

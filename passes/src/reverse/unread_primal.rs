@@ -123,7 +123,7 @@ fn drop_unread_fields(f: Val, read: &HashSet<u32>) -> bool {
 }
 
 /// True when `f` returns a value and every use of `f` is a direct call whose result is unused,
-/// or only returned by a guard ([`super::owned::guarded`]) whose own result is unread.
+/// or only returned by a guard ([`crate::tape::owned::guarded`]) whose own result is unread.
 fn result_unread(f: Val) -> bool {
     if f.function_type().return_type().is_void() {
         return false;
@@ -143,7 +143,7 @@ fn returned_by_unread_guard(u: Val) -> bool {
     let Some(g) = u.parent_function() else {
         return false;
     };
-    g.name().starts_with(super::owned::GUARD_PREFIX)
+    g.name().starts_with(crate::tape::owned::GUARD_PREFIX)
         && u.users()
             .iter()
             .all(|r| r.is_instruction() && r.opcode() == Opcode::LLVMRet)

@@ -369,7 +369,7 @@ fn free_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 
 /// Augmented sweep of an allocation: the primal call, then the shadow as in forward mode,
 /// saved for the adjoint sweep to release with `dealloc(shadow, args[k] for k in extra)`, and
-/// recorded for release should an exception unwind first ([`crate::reverse::owned`]).
+/// recorded for release should an exception unwind first ([`crate::tape::owned`]).
 fn allocate_augment(c: &mut AugmentCall, dealloc: &str, extra: &[usize]) -> Result<Augmented> {
     let call = c.primal_call();
     let shadow = c.forward_shadow(call)?;
@@ -402,7 +402,7 @@ fn record_shadow(c: &mut AugmentCall, shadow: Val, dealloc: &str, extras: &[Val]
     let mut params = vec![Ty::ptr(m.context())];
     params.extend(extras.iter().map(|v| v.ty()));
     let f = m.get_or_add_function(dealloc, Ty::function(Ty::void(m.context()), &params, false));
-    crate::reverse::owned::record(c.b, shadow, f, extras);
+    crate::tape::owned::record(c.b, shadow, f, extras);
 }
 
 fn posix_memalign_augment(c: &mut AugmentCall) -> Result<Augmented> {

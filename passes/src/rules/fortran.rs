@@ -296,7 +296,7 @@ fn malloc_dynamic(b: &mut Builder, bytes: Val) -> Val {
     let buf = b.call_function(malloc, &[bytes]);
     // The adjoint frees it; an exception unwinding through the forward sweep first does.
     let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
-    crate::reverse::owned::record(b, buf, free, &[]);
+    crate::tape::owned::record(b, buf, free, &[]);
     buf
 }
 

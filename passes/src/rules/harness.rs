@@ -13,10 +13,10 @@
 //! `fwdw(x*, dx*, out*)` with `WIDTH` tangents per input, `rev(x*, grad*)`) so no
 //! aggregate-return ABI questions arise.
 
-use crate::api::Activity;
 use crate::cache::Session;
 use crate::ir::{Builder, Module, Ty, Val};
 use crate::options::Options;
+use crate::vocab::Activity;
 use inkwell::context::Context;
 use inkwell::targets::{InitializationConfig, Target};
 use inkwell::OptimizationLevel;
@@ -348,7 +348,7 @@ fn with_jit<T>(case: &Case, p: Precision, run: impl FnOnce(Entries) -> T) -> T {
     build_case(m, case, p);
     // The tape's pool gets its bodies once derived code is built, as after a module's requests;
     // a JIT links no `__dso_handle` (crtbegin's), so the module holds its own.
-    crate::reverse::tape_pool::define(m);
+    crate::tape::pool::define(m);
     if let Some(g) = m
         .global("__dso_handle")
         .filter(|g| g.initializer().is_none())

@@ -10,10 +10,9 @@
 
 use super::{Area, Effects, Rule, RuleKind};
 
-/// The name prefix of Umbra's own bookkeeping helpers, which carry no derivative when derived
-/// code is differentiated again (the record of what an exception must release,
-/// [`crate::reverse::owned`]): their calls run in the primal only.
-pub const BOOKKEEPING_PREFIX: &str = "umbra.unwind.";
+/// The name prefix of Umbra's own bookkeeping helpers ([`crate::tape::owned`]): their calls
+/// run in the primal only.
+pub use crate::tape::owned::BOOKKEEPING_PREFIX;
 
 /// The name prefix of the run-time checks derived code makes (that a byte-wise copy moves
 /// whole floats, [`crate::reverse`]): integer bookkeeping, run in the primal only when derived
@@ -79,10 +78,10 @@ pub static PURE: &[Rule] = inactive![Effects::READS;
 #[cfg(test)]
 mod tests {
     use super::{PURE, WRITING};
-    use crate::api::Activity;
     use crate::cache::Session;
     use crate::ir::{Builder, Module, Ty, Val};
     use crate::options::Options;
+    use crate::vocab::Activity;
     use inkwell::context::Context;
 
     /// Calls to `callee` in function `g`.

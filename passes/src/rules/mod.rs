@@ -54,8 +54,8 @@ pub mod vector;
 #[cfg(test)]
 mod harness;
 
-use crate::api::Mode;
 use crate::ir::{Builder, Val};
+use crate::vocab::Mode;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -415,7 +415,7 @@ pub fn classify(call: Val, rules: &user::UserRules) -> Callee {
     }
     // The tape's chunk pool is an allocator to every request (its body, emitted after them
     // all, may already be there when a module is differentiated a second time).
-    if !f.is_declaration() && !name.starts_with(crate::reverse::tape_pool::PREFIX) {
+    if !f.is_declaration() && !name.starts_with(crate::tape::pool::PREFIX) {
         return Callee::Defined(f);
     }
     if let Some(r) = lookup(&name) {

@@ -118,7 +118,7 @@ pub(super) fn save(
         "free",
         Ty::function(Ty::void(bl.int.context()), &[bl.ptr], false),
     );
-    crate::reverse::owned::record(b, buf, free, &[]);
+    crate::tape::owned::record(b, buf, free, &[]);
     for (i, &v) in scalars.iter().enumerate() {
         let p = slot(b, buf, i);
         b.store(v, p, 8);

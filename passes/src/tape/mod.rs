@@ -1,10 +1,15 @@
+//! The tape's run-time representation, below the rules and the reverse visitor: the chunked
+//! byte stack and its push/pop emitters (here), the chunk pool ([`pool`]) and the list of
+//! blocks an exception must release ([`owned`]). Depends on `ir/` only (and one TBAA name of
+//! the type analysis), so rules that save buffers can record them without naming the engine.
+//!
 //! The tape: one LIFO byte stack shared by every augmented forward sweep and adjoint sweep of
 //! one gradient evaluation. The forward sweep pushes what the adjoint needs, in execution
 //! order; the adjoint sweep pops in exactly the reverse order. Callees push onto the same tape,
 //! so nested calls need no allocation of their own.
 //!
 //! The tape is `{ ptr data, i64 size, i64 capacity }` describing its current *chunk*: a block
-//! from the chunk pool ([`super::tape_pool`], which keeps a spare per thread across gradient
+//! from the chunk pool ([`pool`], which keeps a spare per thread across gradient
 //! calls) whose first [`HEADER`] bytes keep the tape as it was before that chunk (previous
 //! chunk, its size and capacity). A push that does not fit starts a new chunk; a pop from an
 //! empty chunk gives it back and returns to the previous one. So pushed bytes never move:
@@ -17,13 +22,16 @@
 
 use crate::ir::{Builder, IntPred, Module, Ty, Val};
 
+pub mod owned;
+pub mod pool;
+
 /// Names of the helpers emitted into the module.
 const PUSH: &str = "umbra.tape.push";
 const POP: &str = "umbra.tape.pop";
 
 /// Bytes at the start of every chunk: the tape `{ptr, i64, i64}` before the chunk, padded to
 /// keep slots 16-byte aligned.
-pub(super) const HEADER: u64 = 32;
+pub(crate) const HEADER: u64 = 32;
 
 /// Bytes of the first chunk a gradient tape gets in the frame of the function requesting the
 /// gradient ([`new_tape`]).
@@ -140,7 +148,7 @@ fn grow_helper(m: Module) -> Val {
     hint.set_tbaa_scalar(INT_TBAA);
     let raised = umax(&mut b, hint, held);
     b.store_relaxed(raised, hint_g).set_tbaa_scalar(INT_TBAA);
-    let malloc = super::tape_pool::alloc_declaration(m);
+    let malloc = pool::alloc_declaration(m);
     let chunk = b.call_function(malloc, &[new_cap]);
     let data = b.load(ptr, tape, 8);
     b.store(data, chunk, 8);
@@ -281,7 +289,7 @@ fn start_helper(m: Module) -> Val {
     b.cond_br(big, alloc, on_stack);
 
     b.position_at_end(alloc);
-    let malloc = super::tape_pool::alloc_declaration(m);
+    let malloc = pool::alloc_declaration(m);
     let chunk = b.call_function(malloc, &[hint]);
     // The tape before this chunk: empty.
     b.store(tape_type(m).zero(), chunk, 8);
@@ -417,7 +425,7 @@ fn back_helper(m: Module) -> Val {
     b.store(prev_size, size_p, 8);
     let cap_p = field(&mut b, tape, 2);
     b.store(prev_cap, cap_p, 8);
-    let free = super::tape_pool::free_declaration(m);
+    let free = pool::free_declaration(m);
     b.call_function(free, &[chunk]);
     b.ret(prev_size);
     f
@@ -503,7 +511,7 @@ pub fn release_helper(m: Module) -> Val {
 
 /// `void umbra.tape.discard(ptr tape)`: frees every chunk `tape` holds, whatever is still on
 /// it, and leaves it empty (zeroed). For a forward sweep that an exception cut short: its
-/// pushes are never popped ([`super::owned`]). Each chunk's header points to the one before.
+/// pushes are never popped ([`owned`]). Each chunk's header points to the one before.
 pub fn discard_helper(m: Module) -> Val {
     const DISCARD: &str = "umbra.tape.discard";
     if let Some(f) = m.function(DISCARD) {
@@ -533,7 +541,7 @@ pub fn discard_helper(m: Module) -> Val {
     let stack = is_stack_chunk(&mut b, chunk);
     b.cond_br(stack, next, heap);
     b.position_at_end(heap);
-    let free = super::tape_pool::free_declaration(m);
+    let free = pool::free_declaration(m);
     b.call_function(free, &[chunk]);
     b.br(next);
     b.position_at_end(next);
@@ -686,7 +694,7 @@ fn free_helper(m: Module) -> Val {
     let stack = is_stack_chunk(&mut b, chunk);
     b.cond_br(stack, next, heap);
     b.position_at_end(heap);
-    let free = super::tape_pool::free_declaration(m);
+    let free = pool::free_declaration(m);
     b.call_function(free, &[chunk]);
     b.br(next);
     b.position_at_end(next);

@@ -36,10 +36,13 @@
 //! helpers (`umbra.unwind.*`) are inactive when derived code is differentiated again: an outer
 //! gradient releases the inner gradient's blocks, not their outer shadows.
 
-use super::tape;
-use crate::cache::Session;
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
-use crate::rules::inactive::BOOKKEEPING_PREFIX;
+use crate::tape;
+
+/// The name prefix of Umbra's own bookkeeping helpers, which carry no derivative when derived
+/// code is differentiated again (the record of what an exception must release): their calls
+/// run in the primal only ([`crate::rules::inactive`] makes them inactive).
+pub const BOOKKEEPING_PREFIX: &str = "umbra.unwind.";
 
 /// The name prefix of guards ([`guarded`]); not bookkeeping: nested gradients differentiate
 /// the sweep inside.
@@ -71,7 +74,7 @@ fn owned_global(m: Module) -> Val {
 /// integers or pointers])` (no deallocator has another).
 pub fn record(b: &mut Builder, block: Val, dealloc: Val, extras: &[Val]) {
     let m = b.module();
-    // As the session decides for guards ([`Session::personality`]).
+    // As the session decides for guards (`Session::personality`).
     if !m.functions().into_iter().any(|f| f.personality().is_some()) {
         return;
     }
@@ -222,11 +225,10 @@ fn release_helper(m: Module) -> Val {
 /// tape first. With `frees_tape`, the unwinding path also frees the tape's header itself (a
 /// split-mode header on the heap, which the caller never sees when the sweep throws). `aug`
 /// itself when the module has no exception handling.
-pub fn guarded(session: &Session, aug: Val, frees_tape: bool) -> Val {
-    let Some(personality) = aug.personality().or(session.personality()) else {
+pub fn guarded(m: Module, module_personality: Option<Val>, aug: Val, frees_tape: bool) -> Val {
+    let Some(personality) = aug.personality().or(module_personality) else {
         return aug;
     };
-    let m = session.module;
     let name = format!(
         "{GUARD_PREFIX}{}{}",
         aug.name(),
