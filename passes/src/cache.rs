@@ -11,7 +11,7 @@ use crate::ir::{Module, Val};
 use crate::options::Options;
 use crate::rules::user::UserRules;
 use crate::vocab::{Activity, Mode};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Identifies one derived function.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -94,7 +94,7 @@ pub struct Session {
     primal_functions: Vec<Val>,
     /// The functions that may run on several threads at once (OpenMP regions), found on first
     /// use.
-    parallel: std::cell::OnceCell<std::collections::HashSet<Val>>,
+    parallel: std::cell::OnceCell<HashSet<Val>>,
     /// The personality function of the first function with exception handling, if any: the
     /// module may unwind through derived code only when it has one.
     personality: Option<Val>,
@@ -106,9 +106,9 @@ pub struct Session {
     batch_pending: Vec<BatchJob>,
     /// The functions that did not look optimised before canonicalisation
     /// ([`crate::untouched::unoptimised`]); every other one came out of the host's pipeline.
-    unoptimised: std::collections::HashSet<Val>,
+    unoptimised: HashSet<Val>,
     /// Who asked for which derived function ([`crate::derive`]'s candidates left out).
-    pub(crate) requests_graph: crate::derive::Requesters,
+    pub(crate) requests_graph: Requesters,
 }
 
 /// A batched function declared but not yet given a body ([`crate::batch`]).
@@ -149,12 +149,12 @@ impl Session {
             batch_pending: Vec::new(),
             requests_graph: Default::default(),
             personality: module.functions().into_iter().find_map(|f| f.personality()),
-            unoptimised: std::collections::HashSet::new(),
+            unoptimised: HashSet::new(),
         }
     }
 
     /// Records the functions that did not look optimised before canonicalisation.
-    pub fn set_unoptimised(&mut self, unoptimised: std::collections::HashSet<Val>) {
+    pub fn set_unoptimised(&mut self, unoptimised: HashSet<Val>) {
         self.unoptimised = unoptimised;
     }
 
@@ -414,5 +414,83 @@ impl Session {
         s.set_alignment(g.alignment());
         self.zero_shadows.insert(g, s);
         s
+    }
+}
+
+impl crate::rules::RuleEnv for Session {
+    fn module(&self) -> Module {
+        self.module
+    }
+
+    fn user_rules(&self) -> &UserRules {
+        &self.rules
+    }
+
+    fn types(&self) -> crate::analysis::types::TypeInfo<'_> {
+        Session::types(self)
+    }
+
+    fn zero_shadow_of_constant(&mut self, g: Val) -> Val {
+        Session::zero_shadow_of_constant(self, g)
+    }
+}
+
+/// Which derived functions asked for which (by their [`Derived::primary`] functions), and
+/// whether through a dispatcher over guessed candidates ([`crate::derive`] leaves out the body of a
+/// derived function only guessed candidates reach).
+#[derive(Default)]
+pub struct Requesters {
+    /// The derived function whose body is being built, and whether it is such a dispatcher's
+    /// (`None`: a request is asking).
+    pub(crate) building: Option<(Val, bool)>,
+    /// (asker, asked, through a dispatcher over guessed candidates); `None` asks for a request.
+    edges: HashSet<(Option<Val>, Val, bool)>,
+    /// Derived functions whose body is a run-time error, and why.
+    pub(crate) left_out: Vec<(Val, crate::diag::Error)>,
+}
+
+impl Requesters {
+    /// Records that the function being built (or a request) asks for derived function `d`.
+    pub fn asks_for(&mut self, d: Val) {
+        let edge = match self.building {
+            Some((from, open)) => (Some(from), d, open),
+            None => (None, d, false),
+        };
+        self.edges.insert(edge);
+    }
+
+    /// True when `d` is reached from a request other than through a dispatcher over guessed
+    /// candidates.
+    pub(crate) fn reached_plainly(&self, d: Val) -> bool {
+        let mut seen: HashSet<Val> = HashSet::new();
+        let mut stack: Vec<Val> = self
+            .edges
+            .iter()
+            .filter(|(from, _, _)| from.is_none())
+            .map(|&(_, to, _)| to)
+            .collect();
+        while let Some(v) = stack.pop() {
+            if v == d {
+                return true;
+            }
+            if !seen.insert(v) {
+                continue;
+            }
+            stack.extend(
+                self.edges
+                    .iter()
+                    .filter(|&&(from, _, open)| from == Some(v) && !open)
+                    .map(|&(_, to, _)| to),
+            );
+        }
+        false
+    }
+
+    /// The error of a function left out that something has since reached plainly.
+    pub(crate) fn check(&self) -> Result<()> {
+        match self.left_out.iter().find(|(d, _)| self.reached_plainly(*d)) {
+            Some((_, e)) => Err(e.clone()),
+            None => Ok(()),
+        }
     }
 }

@@ -200,7 +200,7 @@ impl Cloner {
             None if is_offset_from_null(v) => Ok(self.map(v)),
             // A function pointer chosen among functions or vtables: no derivative is ever read
             // through it, so it is its own shadow (as those constants are).
-            None if crate::devirt::is_code_only_choice(v) => Ok(self.map(v)),
+            None if crate::analysis::objects::is_code_only_choice(v) => Ok(self.map(v)),
             None => substitute_shadow(session, v, at),
         }
     }
@@ -263,7 +263,7 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
         if let Some(s) = zero_shadow_of_constant_data(session, v) {
             return Ok(s);
         }
-        if crate::devirt::is_code_only_constant(v) {
+        if crate::analysis::objects::is_code_only_constant(v) {
             // A vtable or a constant table of functions: no derivative is ever read through
             // it, so it is its own shadow (an object's shadow gets the object's vtable).
             return Ok(v);

@@ -7,7 +7,7 @@
 //! call most of them there. When the body of a derived function reached only through such
 //! dispatchers cannot be built (a candidate calling a function without body or rule, an
 //! unsupported construct), that is no compile-time error: the function's body becomes the
-//! error at run time ([`Requesters`]), so a program that never takes that path gets its
+//! error at run time ([`crate::cache::Requesters`]), so a program that never takes that path gets its
 //! derivative, and one that does stops with the reason, never a wrong derivative. A derived
 //! function also reached any other way (from a request, a direct call, a dispatcher whose
 //! candidates are read off the pointer's origin) keeps the compile-time error.
@@ -16,7 +16,6 @@ use crate::cache::{Derived, Job, Session};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{Builder, Val};
 use crate::vocab::Activity;
-use std::collections::HashSet;
 
 /// The forward-mode derivative of `f` for `activity`, with its body and the bodies of every
 /// derived function it needs built.
@@ -109,63 +108,4 @@ fn leave_out(session: &mut Session, job: &Job, e: Error) -> Result<()> {
     }
     session.requests_graph.left_out.push((primary, e));
     Ok(())
-}
-
-/// Which derived functions asked for which (by their [`Derived::primary`] functions), and
-/// whether through a dispatcher over guessed candidates (see the module documentation).
-#[derive(Default)]
-pub struct Requesters {
-    /// The derived function whose body is being built, and whether it is such a dispatcher's
-    /// (`None`: a request is asking).
-    building: Option<(Val, bool)>,
-    /// (asker, asked, through a dispatcher over guessed candidates); `None` asks for a request.
-    edges: HashSet<(Option<Val>, Val, bool)>,
-    /// Derived functions whose body is a run-time error, and why.
-    left_out: Vec<(Val, Error)>,
-}
-
-impl Requesters {
-    /// Records that the function being built (or a request) asks for derived function `d`.
-    pub fn asks_for(&mut self, d: Val) {
-        let edge = match self.building {
-            Some((from, open)) => (Some(from), d, open),
-            None => (None, d, false),
-        };
-        self.edges.insert(edge);
-    }
-
-    /// True when `d` is reached from a request other than through a dispatcher over guessed
-    /// candidates.
-    fn reached_plainly(&self, d: Val) -> bool {
-        let mut seen: HashSet<Val> = HashSet::new();
-        let mut stack: Vec<Val> = self
-            .edges
-            .iter()
-            .filter(|(from, _, _)| from.is_none())
-            .map(|&(_, to, _)| to)
-            .collect();
-        while let Some(v) = stack.pop() {
-            if v == d {
-                return true;
-            }
-            if !seen.insert(v) {
-                continue;
-            }
-            stack.extend(
-                self.edges
-                    .iter()
-                    .filter(|&&(from, _, open)| from == Some(v) && !open)
-                    .map(|&(_, to, _)| to),
-            );
-        }
-        false
-    }
-
-    /// The error of a function left out that something has since reached plainly.
-    fn check(&self) -> Result<()> {
-        match self.left_out.iter().find(|(d, _)| self.reached_plainly(*d)) {
-            Some((_, e)) => Err(e.clone()),
-            None => Ok(()),
-        }
-    }
 }

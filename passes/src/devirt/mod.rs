@@ -44,7 +44,7 @@
 mod open;
 mod targets;
 
-use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
+use crate::ir::{Builder, IntPred, Module, Ty, Val};
 use crate::rules::user::UserRules;
 
 /// The name prefix of dispatchers.
@@ -254,69 +254,4 @@ pub fn fallback_message(i: Val) -> String {
     format!(
         "error: {site}: indirect call reached a function that is in none of the vtables or tables of functions Umbra found in the module, so it has no derivative; call it directly, or define it in the module being differentiated"
     )
-}
-
-/// True for a pointer to constant data through which no derivative can be read: a function;
-/// a constant global without floating-point data whose pointers are all such pointers (a
-/// table of functions, a vtable); the C++ ABI's vtables and type information (`_ZTV`, `_ZTI`,
-/// `_ZTS`, which hold no user data even when defined elsewhere); getelementptrs into them.
-/// Such a pointer may stand in as its own shadow.
-pub fn is_code_only_constant(v: Val) -> bool {
-    code_only(v, &mut Vec::new())
-}
-
-/// True for a `select` or `phi` that picks among [`is_code_only_constant`] pointers (and
-/// null or undef) only, through other such choices: a function pointer chosen at run time.
-/// Like those constants it stands in as its own shadow (its primal copy).
-pub fn is_code_only_choice(v: Val) -> bool {
-    fn choice(v: Val, seen: &mut Vec<Val>) -> bool {
-        if !v.is_instruction() {
-            return v.is_undef() || is_code_only_constant(v);
-        }
-        if seen.contains(&v) {
-            return true;
-        }
-        seen.push(v);
-        match v.opcode() {
-            Opcode::LLVMSelect => choice(v.operand(1), seen) && choice(v.operand(2), seen),
-            Opcode::LLVMPHI => v.incoming().into_iter().all(|(x, _)| choice(x, seen)),
-            _ => false,
-        }
-    }
-    v.is_instruction() && v.ty().is_ptr() && choice(v, &mut Vec::new())
-}
-
-fn code_only(v: Val, seen: &mut Vec<Val>) -> bool {
-    if v.is_function() || v.is_null_constant() {
-        return true;
-    }
-    if v.is_constant_expr() && v.const_opcode() == Opcode::LLVMGetElementPtr {
-        return code_only(v.operand(0), seen);
-    }
-    if !v.is_global_variable() {
-        return false;
-    }
-    let name = v.name();
-    if ["_ZTV", "_ZTI", "_ZTS"].iter().any(|p| name.starts_with(p)) {
-        return true;
-    }
-    if seen.contains(&v) {
-        return true;
-    }
-    seen.push(v);
-    let (true, Some(init)) = (v.is_global_constant(), v.initializer()) else {
-        return false;
-    };
-    !v.global_value_type().contains_float() && pointers_code_only(init, seen)
-}
-
-/// True when every pointer inside constant `c` is [`code_only`].
-fn pointers_code_only(c: Val, seen: &mut Vec<Val>) -> bool {
-    if !c.ty().contains_ptr() {
-        return true;
-    }
-    if c.ty().is_ptr() {
-        return code_only(c, seen);
-    }
-    (0..c.num_operands()).all(|k| pointers_code_only(c.operand(k), seen))
 }

@@ -221,7 +221,7 @@ impl ForwardFn<'_> {
             RuleKind::Forward(rule_fn, _) if self.width == 1 => {
                 let mut ctx = ForwardCall {
                     b: &mut self.b,
-                    session: self.session,
+                    env: self.session,
                     src: i,
                     call,
                     args,
@@ -249,7 +249,7 @@ impl ForwardFn<'_> {
                 for lane_tangents in per_lane {
                     let mut ctx = ForwardCall {
                         b: &mut self.b,
-                        session: self.session,
+                        env: self.session,
                         src: i,
                         call,
                         args: args.clone(),

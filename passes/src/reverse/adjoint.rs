@@ -1346,7 +1346,7 @@ impl<'s> AdjointFn<'s> {
         };
         let mut call = AdjointCall {
             b: &mut self.b,
-            session: self.session,
+            env: self.session,
             src: i,
             args,
             shadows,

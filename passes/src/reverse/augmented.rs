@@ -901,7 +901,7 @@ impl<'s> AugmentedFn<'s> {
         }
         let mut call = AugmentCall {
             b: &mut self.b,
-            session: self.session,
+            env: self.session,
             src: i,
             args,
             shadows,

@@ -398,7 +398,7 @@ fn rust_allocate_augment(c: &mut AugmentCall) -> Result<Augmented> {
 /// Records shadow block `shadow` for release by `dealloc(shadow, extras...)` if an exception
 /// unwinds through the augmented sweep.
 fn record_shadow(c: &mut AugmentCall, shadow: Val, dealloc: &str, extras: &[Val]) {
-    let m = c.session.module;
+    let m = c.env.module();
     let mut params = vec![Ty::ptr(m.context())];
     params.extend(extras.iter().map(|v| v.ty()));
     let f = m.get_or_add_function(dealloc, Ty::function(Ty::void(m.context()), &params, false));
@@ -432,7 +432,7 @@ fn call_dealloc(b: &mut Builder, m: Module, dealloc: &str, saved: Val, extra: &[
 
 fn release_saved(c: &mut AdjointCall, dealloc: &str) -> Result<ArgAdjoints> {
     if let Some(s) = c.saved {
-        call_dealloc(c.b, c.session.module, dealloc, s, &[]);
+        call_dealloc(c.b, c.env.module(), dealloc, s, &[]);
     }
     Ok(Vec::new())
 }
@@ -441,7 +441,7 @@ fn release_saved(c: &mut AdjointCall, dealloc: &str) -> Result<ArgAdjoints> {
 /// (`new(size, align)` or `new(size, align, nothrow)`).
 fn release_aligned(c: &mut AdjointCall, dealloc: &str) -> Result<ArgAdjoints> {
     if let Some(s) = c.saved {
-        call_dealloc(c.b, c.session.module, dealloc, s, &[c.args[1]]);
+        call_dealloc(c.b, c.env.module(), dealloc, s, &[c.args[1]]);
     }
     Ok(Vec::new())
 }
@@ -456,7 +456,7 @@ fn rust_release(c: &mut AdjointCall) -> Result<ArgAdjoints> {
             .map(|f| f.name())
             .unwrap_or_default();
         let dealloc = rust_dealloc_name(&alloc);
-        call_dealloc(c.b, c.session.module, &dealloc, s, &[c.args[0], c.args[1]]);
+        call_dealloc(c.b, c.env.module(), &dealloc, s, &[c.args[0], c.args[1]]);
     }
     Ok(Vec::new())
 }
@@ -542,7 +542,7 @@ fn realloc_shadow_back(b: &mut Builder, new: Val, old: Val, len: Val) {
 
 fn realloc_augment(c: &mut AugmentCall) -> Result<Augmented> {
     let call = c.primal_call();
-    let m = c.session.module;
+    let m = c.env.module();
     let ptr = Ty::ptr(m.context());
     let calloc = m.get_or_add_function("calloc", Ty::function(ptr, &[size_t(m), size_t(m)], false));
     let one = size_t(m).int_const(1);
@@ -572,17 +572,17 @@ fn realloc_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         return Ok(Vec::new());
     };
     if let (Some(old_shadow), Some(result)) = (c.shadows[0], c.result) {
-        let len = c_moved_len(c.b, c.session.module, old_shadow, c.args[1]);
+        let len = c_moved_len(c.b, c.env.module(), old_shadow, c.args[1]);
         let len = unless_failed(c.b, result, len);
         realloc_shadow_back(c.b, new_shadow, old_shadow, len);
     }
-    call_dealloc(c.b, c.session.module, "free", new_shadow, &[]);
+    call_dealloc(c.b, c.env.module(), "free", new_shadow, &[]);
     Ok(Vec::new())
 }
 
 fn rust_realloc_augment(c: &mut AugmentCall) -> Result<Augmented> {
     let call = c.primal_call();
-    let m = c.session.module;
+    let m = c.env.module();
     let name = c
         .src
         .called_function()
@@ -627,7 +627,7 @@ fn rust_realloc_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     let dealloc = rust_dealloc_name(&name);
     call_dealloc(
         c.b,
-        c.session.module,
+        c.env.module(),
         &dealloc,
         new_shadow,
         &[new_size, align],

@@ -5,17 +5,36 @@
 //! or a replacement, and any shadow) and may save one pointer-sized value for the adjoint sweep,
 //! which the tape carries. The contract that keeps tape pushes and pops paired lives in
 //! `reverse/needs.rs`: the rule's [`CustomNeeds`] say statically what is taped.
+//!
+//! A rule sees the engine only through [`RuleEnv`]: the module, the user's rules, the type
+//! analysis and the shadows of constant data. It never names the session, the derived-function
+//! cache or the visitors (checked by `crate::layers`' tests), so `rules/` sits below the engine.
 
-use crate::cache::Session;
+use super::user::UserRules;
+use crate::analysis::types::TypeInfo;
 use crate::diag::Result;
-use crate::ir::{Builder, Val};
+use crate::ir::{Builder, Module, Val};
+
+/// What the engine lends a rule at a call site: the narrow view of the differentiation session
+/// a rule may use. Implemented by the session (`crate::cache`).
+pub trait RuleEnv {
+    /// The module being transformed.
+    fn module(&self) -> Module;
+    /// The user's rules for this module (inactive functions, registrations, ...).
+    fn user_rules(&self) -> &UserRules;
+    /// Which bytes hold floats, in the type context of the derived function being built.
+    fn types(&self) -> TypeInfo<'_>;
+    /// A zero-filled internal constant with the type of constant global `g` (one per `g`): the
+    /// shadow of read-only data.
+    fn zero_shadow_of_constant(&mut self, g: Val) -> Val;
+}
 
 /// What a forward rule sees at a call site. The primal call has already been emitted.
 pub struct ForwardCall<'a> {
     /// Emits the tangent code (positioned after the primal call).
     pub b: &'a mut Builder,
-    /// The session (for shadows of constant data and the like).
-    pub session: &'a mut Session,
+    /// The engine's view for rules (for shadows of constant data and the like).
+    pub env: &'a mut dyn RuleEnv,
     /// The call in the user's function (for error locations).
     pub src: Val,
     /// The primal call in the derived function.
@@ -34,8 +53,8 @@ pub type ForwardRule = fn(&mut ForwardCall) -> Result<Option<Val>>;
 pub struct AugmentCall<'a> {
     /// Positioned where the call belongs in the augmented sweep.
     pub b: &'a mut Builder,
-    /// The session.
-    pub session: &'a mut Session,
+    /// The engine's view for rules.
+    pub env: &'a mut dyn RuleEnv,
     /// The call in the user's function.
     pub src: Val,
     /// The primal arguments.
@@ -65,7 +84,7 @@ impl AugmentCall<'_> {
     pub fn forward_shadow(&mut self, call: Val) -> Result<Option<Val>> {
         let mut fc = ForwardCall {
             b: self.b,
-            session: self.session,
+            env: &mut *self.env,
             src: self.src,
             call,
             args: self.args.clone(),
@@ -101,8 +120,8 @@ pub struct Augmented {
 pub struct AdjointCall<'a> {
     /// Positioned at the call's mirrored place in the adjoint sweep.
     pub b: &'a mut Builder,
-    /// The session.
-    pub session: &'a mut Session,
+    /// The engine's view for rules.
+    pub env: &'a mut dyn RuleEnv,
     /// The call in the user's function.
     pub src: Val,
     /// The primal arguments (those in [`CustomNeeds::args`]; poison otherwise).

@@ -26,13 +26,12 @@
 //! `csqrt`, `cpow` have poles there and `clog`, `csqrt`, `carg`, `cpow` jump across the
 //! negative real axis, where the one-sided derivative of the branch libm takes is returned.
 
-use super::calls::primal_only;
+use super::calls::{primal_only, RuleEnv};
 use super::linear;
 use super::{
     AdjointCall, Area, ArgAdjoints, ArgNeeds, Callee, CustomNeeds, CustomReverse, Effects,
     ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
 };
-use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, RealPred, Ty, TyKind, Val};
 
@@ -464,8 +463,8 @@ fn pack_lanes(b: &mut Builder, ty: Ty, z: C) -> Val {
 
 /// The derivative and layout of complex call `src`, or an error when its signature does not
 /// have the shape of the function its rule is for.
-fn resolve(session: &Session, src: Val) -> Result<(Deriv, Abi)> {
-    let Callee::Rule(rule) = super::classify(src, &session.rules) else {
+fn resolve(env: &dyn RuleEnv, src: Val) -> Result<(Deriv, Abi)> {
+    let Callee::Rule(rule) = super::classify(src, env.user_rules()) else {
         return Err(Error::internal(src, "complex rule at a call without one"));
     };
     let Some((arity, d)) = deriv(rule.name) else {
@@ -523,7 +522,7 @@ fn tidy(b: &Builder, before: &linear::Mark, keep: &[Val]) {
 
 /// The forward half: `dw = Σ f'_k(z) · dz_k`, a missing tangent part a structural zero.
 fn forward(c: &mut ForwardCall) -> Result<Option<Val>> {
-    let (d, abi) = resolve(c.session, c.src)?;
+    let (d, abi) = resolve(c.env, c.src)?;
     let b = &mut *c.b;
     let dz = abi.tangents(b, &c.tangents);
     if dz.iter().flatten().all(Option::is_none) {
@@ -580,7 +579,7 @@ fn adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     let Some(dw) = c.d_result else {
         return Ok(out);
     };
-    let (d, abi) = resolve(c.session, c.src)?;
+    let (d, abi) = resolve(c.env, c.src)?;
     let b = &mut *c.b;
     let before = linear::mark(b);
     let z = abi.operands(b, &c.args);

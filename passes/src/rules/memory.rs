@@ -9,7 +9,7 @@
 //! Copying differentiable data into memory without a shadow is an error, never a silent loss of
 //! derivative.
 
-use super::calls::primal_only;
+use super::calls::{primal_only, RuleEnv};
 use super::{
     AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
     Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
@@ -20,7 +20,6 @@ use crate::analysis::contents::{
 };
 use crate::analysis::lanes::{lanes_disjoint, lanes_uniform};
 use crate::analysis::types::bytes::PARTIAL_ADVICE;
-use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
 use crate::rules::user::is_inactive_memory;
@@ -189,7 +188,7 @@ fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
         (Some(sd), Some(ss)) => {
             shadow_call(c, &[(0, sd), (1, ss)]);
         }
-        (Some(sd), None) if crate::devirt::is_code_only_constant(c.src.operand(1)) => {
+        (Some(sd), None) if crate::analysis::objects::is_code_only_constant(c.src.operand(1)) => {
             // A table of functions (a local copy of one): its own shadow, as its pointers are.
             let source = c.args[1];
             shadow_call(c, &[(0, sd), (1, source)]);
@@ -197,10 +196,10 @@ fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
         (Some(sd), None) if holds_pointers(c.args[1]) => {
             // A constant table of pointers to read-only data: the tangents of what they point
             // at are zeros (read-only copies). Null shadow pointers would be read through.
-            let m = c.session.module;
-            let session = &mut *c.session;
+            let m = c.env.module();
+            let env = &mut *c.env;
             let zeros = stand_in_table(m, c.args[1], "tangent_zeros", &mut |base| {
-                session.zero_shadow_of_constant(base)
+                env.zero_shadow_of_constant(base)
             })
             .ok_or_else(|| {
                 Error::at(
@@ -215,7 +214,7 @@ fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
             let len = c.args[2];
             c.b.memset_zero(sd, len, 1);
         }
-        (None, Some(_)) if !is_inactive_memory(c.src.operand(0), &c.session.rules) => {
+        (None, Some(_)) if !is_inactive_memory(c.src.operand(0), c.env.user_rules()) => {
             return Err(Error::at(
                 c.src,
                 "copies memory with derivatives into memory without a shadow (a constant argument or global); pass the destination as dup",
@@ -255,7 +254,7 @@ fn returned_pointer(c: &ForwardCall, shadow_dst: Option<Val>) -> Option<Val> {
 fn copy_augment(c: &mut AugmentCall) -> Result<Augmented> {
     if c.shadows[0].is_none()
         && c.shadows[1].is_some()
-        && !is_inactive_memory(c.src.operand(0), &c.session.rules)
+        && !is_inactive_memory(c.src.operand(0), c.env.user_rules())
     {
         return Err(Error::at(
             c.src,
@@ -276,9 +275,9 @@ fn copy_augment(c: &mut AugmentCall) -> Result<Augmented> {
 /// Where a copy moves pointers and floats: from the other accesses to the same memory in its
 /// function, or, when it has none (a helper that only copies what it is given), from the
 /// module-wide type analysis of what its callers pass.
-fn copy_layout(session: &Session, f: Val, copy: Val) -> Result<Option<PointerLayout>> {
+fn copy_layout(env: &dyn RuleEnv, f: Val, copy: Val) -> Result<Option<PointerLayout>> {
     // The copy's own `!tbaa.struct` says it best, wherever the memory is accessed.
-    if let Some(layout) = tbaa_struct_layout(session.module, copy) {
+    if let Some(layout) = tbaa_struct_layout(env.module(), copy) {
         return Ok(layout);
     }
     if accessed_locally(f, copy) {
@@ -286,7 +285,7 @@ fn copy_layout(session: &Session, f: Val, copy: Val) -> Result<Option<PointerLay
         // larger object, Eigen's expression objects); the module-wide type analysis may,
         // byte by byte. Only when neither can is the copy refused.
         return match infer_pointer_layout(f, copy) {
-            Err(local) => layout_from_types(session.types(), session.module, copy)
+            Err(local) => layout_from_types(env.types(), env.module(), copy)
                 .map(Some)
                 .map_err(|_| local),
             Ok(found) if !local_floats(f, copy, &found) => {
@@ -294,12 +293,12 @@ fn copy_layout(session: &Session, f: Val, copy: Val) -> Result<Option<PointerLay
                 // to other bytes of them (libstdc++'s map copy clones a node's value with a
                 // memcpy where it touches only the links and the colour): where the type
                 // analysis places floats in the copied bytes themselves, those need adjoints.
-                Ok(typed_floats(session, copy).map(Some).unwrap_or(found))
+                Ok(typed_floats(env, copy).map(Some).unwrap_or(found))
             }
             found => found,
         };
     }
-    layout_from_types(session.types(), session.module, copy).map(Some)
+    layout_from_types(env.types(), env.module(), copy).map(Some)
 }
 
 /// Whether the local inference placed floats in what `copy` moves: the float slots of its
@@ -314,8 +313,8 @@ fn local_floats(f: Val, copy: Val, found: &Option<PointerLayout>) -> bool {
 }
 
 /// The type analysis's layout of what `copy` moves, when it has floats.
-fn typed_floats(session: &Session, copy: Val) -> Option<PointerLayout> {
-    match layout_from_types(session.types(), session.module, copy) {
+fn typed_floats(env: &dyn RuleEnv, copy: Val) -> Option<PointerLayout> {
+    match layout_from_types(env.types(), env.module(), copy) {
         Ok(l @ PointerLayout::Strided { .. }) if matches!(&l, PointerLayout::Strided { floats, .. } if !floats.is_empty()) => {
             Some(l)
         }
@@ -413,19 +412,19 @@ fn copy_pointer_shadows(c: &mut AugmentCall, sd: Val) -> Result<()> {
         .src
         .parent_function()
         .ok_or_else(|| Error::internal(c.src, "a copy outside a function"))?;
-    let Some(layout) = copy_layout(c.session, f, c.src)? else {
+    let Some(layout) = copy_layout(c.env, f, c.src)? else {
         return Ok(());
     };
     if matches!(&layout, PointerLayout::Strided { pointers, .. } if pointers.is_empty()) {
         return Ok(());
     }
-    let code_only_source = crate::devirt::is_code_only_constant(c.src.operand(1));
+    let code_only_source = crate::analysis::objects::is_code_only_constant(c.src.operand(1));
     // A table of functions (copied into a local table) is its own shadow, as its pointers are.
     // A constant table of pointers to read-only data (clang -O0 initialises a local
     // `const double *s[] = {wa, wb}` by copying one) stands in with a table of pointers to
     // adjoint sinks ([`sink_table`]).
     let substitute = match c.shadows[1] {
-        None if !code_only_source => sink_table(c.session.module, c.args[1]),
+        None if !code_only_source => sink_table(c.env.module(), c.args[1]),
         _ => None,
     };
     let Some(ss) = c.shadows[1]
@@ -451,7 +450,7 @@ fn copy_pointer_shadows(c: &mut AugmentCall, sd: Val) -> Result<()> {
         PointerLayout::Strided {
             stride, pointers, ..
         } => {
-            let m = c.session.module;
+            let m = c.env.module();
             let ptr = Ty::ptr(m.context());
             let slots: Vec<(u64, Ty)> = pointers.into_iter().map(|o| (o, ptr)).collect();
             let helper = slot_helper(m, stride, &slots, SlotOp::Copy);
@@ -476,11 +475,11 @@ fn copy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         .ok_or_else(|| Error::internal(c.src, "a copy outside a function"))?;
     // Where pointers were copied, the destination's shadow holds their shadows (which stay for
     // the user's shadow memory): only the float slots get adjoint semantics.
-    match copy_layout(c.session, f, c.src)? {
+    match copy_layout(c.env, f, c.src)? {
         Some(PointerLayout::OnlyPointers) => return Ok(adj),
         Some(PointerLayout::Strided { stride, floats, .. }) => {
             if !floats.is_empty() {
-                let m = c.session.module;
+                let m = c.env.module();
                 let slots: Vec<(u64, u64, Ty)> = floats
                     .iter()
                     .map(|&(o, t)| (o, m.store_size(t), t))
@@ -499,9 +498,9 @@ fn copy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     }
     if let Some(ss) = c.shadows[1] {
         if let Contents::Floats(elem) = infer_contents(f, c.src)? {
-            let size = c.session.module.alloc_size(elem);
+            let size = c.env.module().alloc_size(elem);
             check_whole_floats(c, len, size, &[(0, size, elem)])?;
-            let helper = adjoint_copy_helper(c.session.module, elem);
+            let helper = adjoint_copy_helper(c.env.module(), elem);
             c.b.call_function(helper, &[sd, ss, len]);
             return Ok(adj);
         }
@@ -544,7 +543,7 @@ fn check_whole_floats(
     if slots.iter().all(|&(o, sz, _)| o + sz <= stride) && multiple_of(len, stride) {
         return Ok(()); // whole elements: `n * sizeof(T)`
     }
-    let m = c.session.module;
+    let m = c.env.module();
     let i64t = Ty::int(m.context(), 64);
     let i1 = Ty::int(m.context(), 1);
     let len = c.b.zext_or_trunc(len, i64t);
@@ -648,7 +647,7 @@ fn is_gather_or_scatter(c: &AdjointCall) -> bool {
 /// True when no two lanes of the gather's or scatter's address vector (operand `k` of the
 /// primal call) touch the same memory: then one masked access serves every lane at once.
 fn lanes_apart(c: &AdjointCall, k: u32, vty: Ty) -> bool {
-    let m = c.session.module;
+    let m = c.env.module();
     lanes_disjoint(m, c.src.operand(k), m.store_size(vty.element()))
 }
 
@@ -702,7 +701,7 @@ fn masked_load_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         return Ok(adj);
     };
     let gather = is_gather_or_scatter(c);
-    if gather && lanes_uniform(c.session.module, c.src.operand(0)) {
+    if gather && lanes_uniform(c.env.module(), c.src.operand(0)) {
         return gather_one_address_adjoint(c, d, shadow, mask).map(|()| adj);
     }
     let lanes: Vec<Val> = if gather && !lanes_apart(c, 0, d.ty()) {

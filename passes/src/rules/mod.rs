@@ -61,7 +61,7 @@ use std::sync::OnceLock;
 
 pub use calls::{
     AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
-    ForwardCall, ForwardRule,
+    ForwardCall, ForwardRule, RuleEnv,
 };
 
 /// The area a rule belongs to (its file under `rules/`).
