@@ -422,8 +422,15 @@ impl crate::rules::RuleEnv for Session {
         self.module
     }
 
-    fn user_rules(&self) -> &UserRules {
-        &self.rules
+    fn rule_name(&self, call: Val) -> Option<&'static str> {
+        match crate::rules::classify(call, &self.rules) {
+            crate::rules::Callee::Rule(rule) => Some(rule.name),
+            _ => None,
+        }
+    }
+
+    fn is_inactive_memory(&self, p: Val) -> bool {
+        crate::rules::user::is_inactive_memory(p, &self.rules)
     }
 
     fn types(&self) -> crate::analysis::types::TypeInfo<'_> {

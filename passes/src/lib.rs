@@ -24,6 +24,8 @@ pub mod devirt;
 pub mod diag;
 pub mod forward;
 pub mod ir;
+#[cfg(test)]
+mod layers;
 pub mod openmp;
 pub mod options;
 pub mod preprocess;

@@ -32,7 +32,7 @@ pub fn reoptimize(module: Module, level: u8, untouched: &[Val]) -> Result<(), St
 pub fn run_pipeline(
     module: Module,
     level: u8,
-    tm: inkwell::llvm_sys::target_machine::LLVMTargetMachineRef,
+    tm: crate::ir::RawTargetMachine,
     untouched: &[Val],
 ) -> Result<(), String> {
     if level > 0 {

@@ -1,9 +1,9 @@
-//! Lowering `__enzyme_batch` requests (decoded by [`super::batch_args`]): a call of the
+//! Lowering `__enzyme_batch` requests (decoded by [`super::request::batch_args`]): a call of the
 //! batched function [`crate::batch`] builds, its N results handed to the caller as the
 //! aggregate the request is declared to return.
 
-use super::batch_args::BatchArg;
 use super::lower::{deliver, finish};
+use super::request::batch_args::BatchArg;
 use super::Request;
 use crate::cache::Session;
 use crate::diag::{Error, Result};

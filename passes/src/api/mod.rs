@@ -9,7 +9,6 @@
 //! no definition at link time.
 
 pub mod batch;
-pub mod batch_args;
 pub mod dispatch;
 pub mod lower;
 mod markers;
@@ -19,5 +18,6 @@ mod split;
 
 pub use crate::vocab::{Activity, Mode};
 pub use markers::Marker;
-pub use names::{classify, ApiName};
-pub use request::{find_requests, inner_first, redecode, ArgPlan, Request, Split, Sweep};
+pub use names::{classify, ApiName, Sweep};
+pub use request::batch_args;
+pub use request::{find_requests, inner_first, redecode, ArgPlan, Request, Split};

@@ -8,7 +8,32 @@
 //! Any other function whose name contains `__enzyme_` or `__umbra_` is an API Umbra does not
 //! implement; calling one is an error rather than an undefined reference at link time.
 
-use super::{Mode, Sweep};
+use crate::vocab::Mode;
+
+/// Which part of a split-mode gradient a request asks for: Enzyme's `__enzyme_augmentsize`
+/// (the bytes the caller must allocate for the tape), `__enzyme_augmentfwd` (the augmented
+/// forward sweep, leaving the tape behind) and `__enzyme_reverse` (the adjoint sweep, consuming
+/// it), for programs that run the two sweeps at different times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Sweep {
+    /// `__enzyme_augmentsize`.
+    Size,
+    /// `__enzyme_augmentfwd`.
+    Forward,
+    /// `__enzyme_reverse`.
+    Reverse,
+}
+
+impl Sweep {
+    /// Enzyme's name of the entry point, for messages.
+    pub fn entry(self) -> &'static str {
+        match self {
+            Sweep::Size => "__enzyme_augmentsize",
+            Sweep::Forward => "__enzyme_augmentfwd",
+            Sweep::Reverse => "__enzyme_reverse",
+        }
+    }
+}
 
 /// What a function name means to the API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -71,6 +71,10 @@ pub type Context = sys::prelude::LLVMContextRef;
 /// The raw module handle the C ABI passes in.
 pub type RawModule = sys::prelude::LLVMModuleRef;
 
+/// A raw target machine handle (null for none), as the driver and the plugin pass one to
+/// [`crate::reoptimize::run_pipeline`].
+pub type RawTargetMachine = sys::target_machine::LLVMTargetMachineRef;
+
 /// The module a function or global lives in, and module-level queries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Module(pub sys::prelude::LLVMModuleRef);

@@ -7,11 +7,11 @@
 
 use super::bytes::ByteOp;
 use super::cfg::ReverseCfg;
+use super::classify::call_activity;
 use super::classify::{reverse_callee, ReverseCallee};
 use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, RegionSlot};
 use super::needs::{user_tape, Need};
 use super::plan::ReversePlan;
-use super::{call_activity, returns_adjoint};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::types;
 use crate::analysis::types::bytes::{self, byte_copy, ByteCopy};
@@ -21,6 +21,7 @@ use crate::ir::{Block, Builder, Opcode, RealPred, Ty, TyKind, Val};
 use crate::rules::instructions::{inputs_read, instruction_rule, InstructionKind, InstructionRule};
 use crate::rules::user::{is_float_value, UserRule};
 use crate::rules::{self, linear, AdjointCall, Callee, CustomReverse, RuleKind};
+use crate::signature::returns_adjoint;
 use crate::tape;
 use crate::vocab::Activity;
 use std::collections::HashMap;

@@ -5,7 +5,7 @@ use crate::analysis::activity::ActiveSet;
 use crate::ir::Val;
 use crate::rules::user::{UserRule, UserRules};
 use crate::rules::{Callee, CustomReverse, Reverse, Rule, RuleKind};
-use crate::vocab::Mode;
+use crate::vocab::{Activity, Mode};
 
 /// A call site as reverse mode sees it.
 #[derive(Clone, Copy)]
@@ -53,5 +53,23 @@ pub fn reverse_callee(i: Val, active: &ActiveSet, rules: &UserRules) -> ReverseC
                 Reverse::NotYet(why) => ReverseCallee::Unsupported(why),
             },
         },
+    }
+}
+
+/// The activity a callee parameter gets from the caller's argument `a`: pointers with shadows
+/// are duplicated, floating-point values with adjoints are active (`out`), and so are integers
+/// the parameter receives as float bits (`float_bits`, [`crate::signature::FloatBits`]); the
+/// rest constant.
+pub(crate) fn call_activity(a: Val, float_bits: bool, is_active: impl Fn(Val) -> bool) -> Activity {
+    if !is_active(a) {
+        return Activity::Const;
+    }
+    let ty = a.ty();
+    if ty.is_ptr() {
+        Activity::Dup
+    } else if ty.contains_float() && !ty.contains_ptr() || ty.is_int() && float_bits {
+        Activity::Out
+    } else {
+        Activity::Const
     }
 }

@@ -42,8 +42,6 @@ pub use unread_primal::remove_unread_primal;
 
 use crate::cache::{Derived, Job, Session};
 use crate::diag::Result;
-use crate::ir::Val;
-use crate::vocab::Activity;
 
 pub use crate::signature::{returns_adjoint, returns_shadow};
 
@@ -67,22 +65,4 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
     );
     augmented::AugmentedFn::new(session, key, augmented, plan.clone()).run()?;
     adjoint::AdjointFn::new(session, key, adjoint, plan).run()
-}
-
-/// The activity a callee parameter gets from the caller's argument `a`: pointers with shadows
-/// are duplicated, floating-point values with adjoints are active (`out`), and so are integers
-/// the parameter receives as float bits (`float_bits`, [`crate::signature::FloatBits`]); the
-/// rest constant.
-pub(crate) fn call_activity(a: Val, float_bits: bool, is_active: impl Fn(Val) -> bool) -> Activity {
-    if !is_active(a) {
-        return Activity::Const;
-    }
-    let ty = a.ty();
-    if ty.is_ptr() {
-        Activity::Dup
-    } else if ty.contains_float() && !ty.contains_ptr() || ty.is_int() && float_bits {
-        Activity::Out
-    } else {
-        Activity::Const
-    }
 }

@@ -17,7 +17,7 @@
 
 use super::adjoint::AdjointFn;
 use super::augmented::AugmentedFn;
-use super::call_activity;
+use super::classify::call_activity;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Ty, Val};
 use crate::tape::{free_tape, tape_type};

@@ -4,7 +4,7 @@
 //! emitted from the loop's entry values where the loop tape reserves its region
 //! ([`super::loop_tape`]).
 
-use super::plan::{constant_step, StructuredLoop};
+use super::plan::loops::{constant_step, StructuredLoop};
 use crate::ir::{inverse_pred, swapped_pred, Block, Builder, IntPred, Opcode, Ty, Val};
 
 /// The exit test `v PRED bound` (true: the loop goes on) of a header phi `p` stepping by

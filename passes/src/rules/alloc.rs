@@ -15,10 +15,11 @@
 //! `__rustc::__rust_alloc`; see [`rust_shim_name`]); a shadow from a mangled `__rust_alloc` is
 //! released through the `__rust_dealloc` of the same mangling, the only one that links.
 
-use super::{
-    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
-    Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+use super::calls::{
+    AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    ForwardCall, ForwardRule,
 };
+use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Ty, Val};
 

@@ -6,11 +6,10 @@
 //! which the tape carries. The contract that keeps tape pushes and pops paired lives in
 //! `reverse/needs.rs`: the rule's [`CustomNeeds`] say statically what is taped.
 //!
-//! A rule sees the engine only through [`RuleEnv`]: the module, the user's rules, the type
-//! analysis and the shadows of constant data. It never names the session, the derived-function
+//! A rule sees the engine only through [`RuleEnv`]: the module, what the user's rules say
+//! about a call or a pointer, the type analysis and the shadows of constant data. It never names the session, the derived-function
 //! cache or the visitors (checked by `crate::layers`' tests), so `rules/` sits below the engine.
 
-use super::user::UserRules;
 use crate::analysis::types::TypeInfo;
 use crate::diag::Result;
 use crate::ir::{Builder, Module, Val};
@@ -20,8 +19,12 @@ use crate::ir::{Builder, Module, Val};
 pub trait RuleEnv {
     /// The module being transformed.
     fn module(&self) -> Module;
-    /// The user's rules for this module (inactive functions, registrations, ...).
-    fn user_rules(&self) -> &UserRules;
+    /// The name of the built-in rule call `call` is differentiated by (the user's registrations
+    /// and inactive declarations considered), if any.
+    fn rule_name(&self, call: Val) -> Option<&'static str>;
+    /// True when the user declared the memory `p` points into inactive
+    /// (`crate::rules::user::is_inactive_memory`).
+    fn is_inactive_memory(&self, p: Val) -> bool;
     /// Which bytes hold floats, in the type context of the derived function being built.
     fn types(&self) -> TypeInfo<'_>;
     /// A zero-filled internal constant with the type of constant global `g` (one per `g`): the

@@ -27,11 +27,11 @@
 //! negative real axis, where the one-sided derivative of the branch libm takes is returned.
 
 use super::calls::{primal_only, RuleEnv};
-use super::linear;
-use super::{
-    AdjointCall, Area, ArgAdjoints, ArgNeeds, Callee, CustomNeeds, CustomReverse, Effects,
-    ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+use super::calls::{
+    AdjointCall, ArgAdjoints, ArgNeeds, CustomNeeds, CustomReverse, ForwardCall, ForwardRule,
 };
+use super::linear;
+use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, RealPred, Ty, TyKind, Val};
 
@@ -464,10 +464,10 @@ fn pack_lanes(b: &mut Builder, ty: Ty, z: C) -> Val {
 /// The derivative and layout of complex call `src`, or an error when its signature does not
 /// have the shape of the function its rule is for.
 fn resolve(env: &dyn RuleEnv, src: Val) -> Result<(Deriv, Abi)> {
-    let Callee::Rule(rule) = super::classify(src, env.user_rules()) else {
+    let Some(name) = env.rule_name(src) else {
         return Err(Error::internal(src, "complex rule at a call without one"));
     };
-    let Some((arity, d)) = deriv(rule.name) else {
+    let Some((arity, d)) = deriv(name) else {
         return Err(Error::internal(src, "complex rule without a derivative"));
     };
     let fty = src.call_function_type();
@@ -482,7 +482,7 @@ fn resolve(env: &dyn RuleEnv, src: Val) -> Result<(Deriv, Abi)> {
                 src,
                 format!(
                     "'{callee}' is differentiated as the complex function '{}' but its signature `{}` is not the x86-64 one (each complex operand as two scalars or one <2 x T>, the result as {{T, T}}, <2 x T> or T); long double complex, passed in memory, has no rule",
-                    rule.name,
+                    name,
                     fty.print()
                 ),
             ))

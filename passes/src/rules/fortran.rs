@@ -27,10 +27,11 @@
 //! checked by the `-O0` runs of `test/integration/fortran/*-runtime-intrinsics.f90` (driver and
 //! plugin), against finite differences.
 
-use super::{
-    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
-    Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+use super::calls::{
+    AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    ForwardCall, ForwardRule,
 };
+use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
 

@@ -8,7 +8,7 @@
 //! sweep only when nothing in the function can have written memory since, so calls that may
 //! write through a pointer (`sprintf`, `time`, ...) are listed as writing.
 
-use super::{Area, Effects, Rule, RuleKind};
+use super::rule::{Area, Effects, Rule, RuleKind};
 
 /// The name prefix of Umbra's own bookkeeping helpers ([`crate::tape::owned`]): their calls
 /// run in the primal only.

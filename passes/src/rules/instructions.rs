@@ -16,7 +16,7 @@
 //! [`super::vector`]. Integer bit operations on floating-point bits (`or`, shifts) move shadow
 //! bits rather than compute derivatives; forward mode handles them as data movement.
 
-use super::Partials;
+use super::rule::Partials;
 use crate::ir::{Builder, Opcode, Ty, Val};
 
 /// How an instruction differentiates.

@@ -34,10 +34,11 @@
 //! write barriers; run derivatives that allocate Julia objects with the collector unable to
 //! free them (`GC.enable(false)` around the call, or roots kept by the embedder).
 
-use super::{
-    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
-    Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+use super::calls::{
+    AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    ForwardCall, ForwardRule,
 };
+use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
 use crate::diag::Result;
 use crate::ir::{Builder, IntPred, Opcode, Ty, Val};
 

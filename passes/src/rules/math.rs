@@ -11,7 +11,7 @@
 //! lacks, so it is emitted as an internal helper function with a plain-IR body (differentiable
 //! again); the Bessel functions' derivatives are other Bessel functions, called from libm.
 
-use super::{Area, Effects, Partials, Rule, RuleKind};
+use super::rule::{Area, Effects, Partials, Rule, RuleKind};
 use crate::ir::{Builder, IntPred, Module, RealPred, Ty, Val};
 use std::f64::consts::{LN_10, LN_2, PI};
 

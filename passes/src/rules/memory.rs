@@ -10,10 +10,11 @@
 //! derivative.
 
 use super::calls::{primal_only, RuleEnv};
-use super::{
-    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
-    Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+use super::calls::{
+    AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    ForwardCall, ForwardRule,
 };
+use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
 use crate::analysis::contents::{
     accessed_locally, infer_contents, infer_pointer_layout, layout_from_types, tbaa_struct_layout,
     Contents, PointerLayout,
@@ -22,7 +23,6 @@ use crate::analysis::lanes::{lanes_disjoint, lanes_uniform};
 use crate::analysis::types::bytes::PARTIAL_ADVICE;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
-use crate::rules::user::is_inactive_memory;
 
 macro_rules! mem {
     ($name:literal, [$($alias:literal),*], $fwd:expr, $rev:expr, $effects:expr) => {
@@ -214,7 +214,7 @@ fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
             let len = c.args[2];
             c.b.memset_zero(sd, len, 1);
         }
-        (None, Some(_)) if !is_inactive_memory(c.src.operand(0), c.env.user_rules()) => {
+        (None, Some(_)) if !c.env.is_inactive_memory(c.src.operand(0)) => {
             return Err(Error::at(
                 c.src,
                 "copies memory with derivatives into memory without a shadow (a constant argument or global); pass the destination as dup",
@@ -254,7 +254,7 @@ fn returned_pointer(c: &ForwardCall, shadow_dst: Option<Val>) -> Option<Val> {
 fn copy_augment(c: &mut AugmentCall) -> Result<Augmented> {
     if c.shadows[0].is_none()
         && c.shadows[1].is_some()
-        && !is_inactive_memory(c.src.operand(0), c.env.user_rules())
+        && !c.env.is_inactive_memory(c.src.operand(0))
     {
         return Err(Error::at(
             c.src,
@@ -598,7 +598,7 @@ fn multiple_of(len: Val, stride: u64) -> bool {
 /// `void umbra.check.copy(i1 partial, ptr text, intptr len)`: prints `text` and aborts when
 /// `partial` (inactive when derived code is differentiated again, as every `umbra.check.`).
 fn partial_copy_check(m: Module) -> Val {
-    let name = format!("{}copy", crate::rules::inactive::CHECK_PREFIX);
+    let name = format!("{}copy", super::inactive::CHECK_PREFIX);
     if let Some(f) = m.function(&name) {
         return f;
     }

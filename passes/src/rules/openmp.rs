@@ -16,10 +16,11 @@
 //! errors (dynamic schedules, tasks, ...), and reverse mode refuses synchronisation it cannot
 //! mirror ([`crate::openmp::check_reverse`]).
 
-use super::{
-    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
-    Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+use super::calls::{
+    AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    ForwardCall, ForwardRule,
 };
+use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
 use crate::diag::Result;
 use crate::ir::{Ty, Val};
 

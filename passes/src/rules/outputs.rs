@@ -21,10 +21,10 @@
 //! derivative code is differentiable again.
 
 use super::calls::primal_only;
-use super::{
-    AdjointCall, Area, ArgAdjoints, ArgNeeds, CustomNeeds, CustomReverse, Effects, ForwardCall,
-    ForwardRule, Reverse, Rule, RuleKind,
+use super::calls::{
+    AdjointCall, ArgAdjoints, ArgNeeds, CustomNeeds, CustomReverse, ForwardCall, ForwardRule,
 };
+use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, RealPred, Ty, Val};
 

@@ -27,10 +27,11 @@
 //! Layout (`_Rb_tree_node_base`): the colour (an `int` enum) at offset 0, then the parent, left
 //! and right pointers, one pointer size apart starting at one pointer size.
 
-use super::{
-    AdjointCall, Area, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
-    Effects, ForwardCall, ForwardRule, Reverse, Rule, RuleKind,
+use super::calls::{
+    AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    ForwardCall, ForwardRule,
 };
+use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Ty, Val};
 

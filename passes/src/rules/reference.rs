@@ -1,7 +1,8 @@
 //! The rule reference: every built-in rule as a row (name, area, modes, matched names), printed
 //! by `umbra rules` and kept in README.md, where a test checks the two never drift apart.
 
-use super::{all, Area, Reverse, Rule, RuleKind};
+use super::all;
+use super::rule::{Area, Reverse, Rule, RuleKind};
 
 /// One rule as the user sees it.
 pub struct RuleRow {

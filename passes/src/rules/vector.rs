@@ -9,10 +9,10 @@
 //! differentiated by the scalar function's math rule, whose partials work lane by lane.
 
 use super::calls::primal_only;
-use super::{
-    AdjointCall, Area, ArgAdjoints, ArgNeeds, CustomNeeds, CustomReverse, Effects, ForwardCall,
-    ForwardRule, Reverse, Rule, RuleKind,
+use super::calls::{
+    AdjointCall, ArgAdjoints, ArgNeeds, CustomNeeds, CustomReverse, ForwardCall, ForwardRule,
 };
+use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
 use crate::diag::Result;
 use crate::ir::{Builder, Opcode, RealPred, Ty, Val};
 

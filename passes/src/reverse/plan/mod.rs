@@ -28,12 +28,12 @@
 //! the adjoint's counter holds the right iteration, or after it as an [`ExitValue`].
 
 mod after_loops;
-mod loops;
+pub(super) mod loops;
 
 use after_loops::safe_division;
 pub use after_loops::ExitValue;
+pub(super) use loops::dominators;
 use loops::{blocks_on_cycles, structured_loop};
-pub(super) use loops::{constant_step, dominators};
 pub use loops::{SecondaryIv, StructuredLoop};
 
 use super::cfg::ReverseCfg;

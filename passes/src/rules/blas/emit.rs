@@ -8,7 +8,7 @@
 //! derivative code can be differentiated again.
 
 use super::routines::{AXPY, COPY, DOT, GEMM, GEMV, GER, SCAL};
-use super::{Role, Signature};
+use super::signature::{Role, Signature};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
 
 // ----- CBLAS constants -----

@@ -11,10 +11,10 @@ use super::site::Site;
 use super::tape::{adjoint_site, augmented, save, Keep};
 use crate::diag::Result;
 use crate::ir::{Builder, IntPred, RealPred, Val};
-use crate::rules::{
-    AdjointCall, Area, ArgAdjoints, AugmentCall, Augmented, CustomReverse, Effects, ForwardCall,
-    ForwardRule, Reverse, Rule, RuleKind,
+use crate::rules::calls::{
+    AdjointCall, ArgAdjoints, AugmentCall, Augmented, CustomReverse, ForwardCall, ForwardRule,
 };
+use crate::rules::rule::{Area, Effects, Reverse, Rule, RuleKind};
 
 custom!(DOT_REV, dot_augment, dot_adjoint);
 custom!(NRM2_REV, nrm2_augment, nrm2_adjoint);
@@ -62,7 +62,7 @@ pub(super) static RULES: &[Rule] = &[
 ];
 
 #[cfg(test)]
-pub(super) static SIGNATURES: &[&super::Signature] = &[&DOT, &NRM2, &AXPY, &SCAL, &COPY];
+pub(super) static SIGNATURES: &[&super::signature::Signature] = &[&DOT, &NRM2, &AXPY, &SCAL, &COPY];
 
 // ----- dot: r = x . y -----
 

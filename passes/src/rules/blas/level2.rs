@@ -11,10 +11,10 @@ use super::site::Site;
 use super::tape::{adjoint_site, augmented, save, Keep};
 use crate::diag::Result;
 use crate::ir::{Builder, Val};
-use crate::rules::{
-    AdjointCall, Area, ArgAdjoints, AugmentCall, Augmented, CustomReverse, Effects, ForwardCall,
-    ForwardRule, Reverse, Rule, RuleKind,
+use crate::rules::calls::{
+    AdjointCall, ArgAdjoints, AugmentCall, Augmented, CustomReverse, ForwardCall, ForwardRule,
 };
+use crate::rules::rule::{Area, Effects, Reverse, Rule, RuleKind};
 
 custom!(GEMV_REV, gemv_augment, gemv_adjoint);
 custom!(GER_REV, ger_augment, ger_adjoint);
@@ -38,7 +38,7 @@ pub(super) static RULES: &[Rule] = &[
 ];
 
 #[cfg(test)]
-pub(super) static SIGNATURES: &[&super::Signature] = &[&GEMV, &GER];
+pub(super) static SIGNATURES: &[&super::signature::Signature] = &[&GEMV, &GER];
 
 // ----- gemv: y = alpha op(A) x + beta y -----
 

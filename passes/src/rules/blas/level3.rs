@@ -11,10 +11,10 @@ use super::site::Site;
 use super::tape::{adjoint_site, augmented, save, Keep};
 use crate::diag::Result;
 use crate::ir::{Builder, Val};
-use crate::rules::{
-    AdjointCall, Area, ArgAdjoints, AugmentCall, Augmented, CustomReverse, Effects, ForwardCall,
-    ForwardRule, Reverse, Rule, RuleKind,
+use crate::rules::calls::{
+    AdjointCall, ArgAdjoints, AugmentCall, Augmented, CustomReverse, ForwardCall, ForwardRule,
 };
+use crate::rules::rule::{Area, Effects, Reverse, Rule, RuleKind};
 
 custom!(GEMM_REV, gemm_augment, gemm_adjoint);
 
@@ -28,7 +28,7 @@ pub(super) static RULES: &[Rule] = &[blas!(
 )];
 
 #[cfg(test)]
-pub(super) static SIGNATURES: &[&super::Signature] = &[&GEMM];
+pub(super) static SIGNATURES: &[&super::signature::Signature] = &[&GEMM];
 
 // ----- gemm: C = alpha op(A) op(B) + beta C -----
 

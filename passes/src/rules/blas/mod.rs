@@ -32,7 +32,7 @@
 //! Limitations: BLAS's aliasing rules are assumed (outputs overlap no input); products of
 //! dimensions (`m * n` for temporaries) are computed in the BLAS integer type.
 
-use super::{ArgNeeds, CustomNeeds, Rule};
+use crate::rules::rule::Rule;
 
 /// A BLAS rule row: both interfaces and precisions share one forward rule and one reverse half.
 macro_rules! blas {
@@ -55,7 +55,7 @@ macro_rules! custom {
         static $static: CustomReverse = CustomReverse {
             augment: $augment,
             adjoint: $adjoint,
-            needs: super::NEEDS,
+            needs: super::tape::NEEDS,
         };
     };
 }
@@ -70,16 +70,6 @@ mod site;
 mod tape;
 #[cfg(test)]
 mod testing;
-
-use signature::{Param, Role, Signature};
-
-/// Every BLAS rule saves one buffer and needs the shadows of its pointer arguments.
-const NEEDS: CustomNeeds = CustomNeeds {
-    args: ArgNeeds::All,
-    result: false,
-    saved: true,
-    shadows_only: ArgNeeds::None,
-};
 
 /// Every BLAS rule, level by level (the order `umbra rules` lists them in).
 pub fn rules() -> impl Iterator<Item = &'static Rule> {

@@ -2,7 +2,7 @@
 //! rules from them, and [`super::emit`] emits calls through them (derivative code calling BLAS),
 //! without either depending on the other.
 
-use super::{Param, Signature};
+use super::signature::{Param, Signature};
 
 pub(super) static DOT: Signature = Signature {
     name: "dot",

@@ -8,10 +8,10 @@
 //! nothing there), and each Fortran read is one load.
 
 use super::emit::{Blas, COL_MAJOR, NO_TRANS, TRANS};
-use super::{Role, Signature};
+use super::signature::{Role, Signature};
 use crate::diag::Error;
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
-use crate::rules::ArgAdjoints;
+use crate::rules::calls::ArgAdjoints;
 use std::ops::Index;
 
 /// A BLAS call site: its routine's signature, its interface and its arguments.

@@ -11,7 +11,15 @@ use super::signature::RESULT;
 use super::site::{Scalars, Site};
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, Ty, Val};
-use crate::rules::{AdjointCall, Augmented};
+use crate::rules::calls::{AdjointCall, ArgNeeds, Augmented, CustomNeeds};
+
+/// Every BLAS rule saves one buffer and needs the shadows of its pointer arguments.
+pub(super) const NEEDS: CustomNeeds = CustomNeeds {
+    args: ArgNeeds::All,
+    result: false,
+    saved: true,
+    shadows_only: ArgNeeds::None,
+};
 
 /// An input array copied for the adjoint sweep.
 pub(super) enum Keep {
@@ -190,7 +198,7 @@ impl Saved {
 
 /// The adjoint's view of its call: the site and the saved buffer.
 pub(super) fn adjoint_site(
-    sig: &'static super::Signature,
+    sig: &'static super::signature::Signature,
     c: &AdjointCall,
 ) -> Result<(Site, Saved)> {
     let s = Site::new(sig, c.b.module(), c.src, &c.args);

@@ -1,37 +1,14 @@
 //! Finding derivative requests and decoding their arguments into an [`ArgPlan`] per parameter of
 //! the function to differentiate.
 
+pub mod batch_args;
+
 use super::markers::{self, Marker};
-use super::names::{self, ApiName};
+use super::names::{self, ApiName, Sweep};
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{Module, TyKind, Val};
 use crate::vocab::{Activity, Mode};
 use std::collections::HashSet;
-
-/// Which part of a split-mode gradient a request asks for: Enzyme's `__enzyme_augmentsize`
-/// (the bytes the caller must allocate for the tape), `__enzyme_augmentfwd` (the augmented
-/// forward sweep, leaving the tape behind) and `__enzyme_reverse` (the adjoint sweep, consuming
-/// it), for programs that run the two sweeps at different times.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Sweep {
-    /// `__enzyme_augmentsize`.
-    Size,
-    /// `__enzyme_augmentfwd`.
-    Forward,
-    /// `__enzyme_reverse`.
-    Reverse,
-}
-
-impl Sweep {
-    /// Enzyme's name of the entry point, for messages.
-    pub fn entry(self) -> &'static str {
-        match self {
-            Sweep::Size => "__enzyme_augmentsize",
-            Sweep::Forward => "__enzyme_augmentfwd",
-            Sweep::Reverse => "__enzyme_reverse",
-        }
-    }
-}
 
 /// The split-mode part of a request.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,7 +61,7 @@ pub struct Request {
     /// Split mode (`mode` is then `Reverse`).
     pub split: Option<Split>,
     /// `__enzyme_batch`: the values of each parameter (`args` is then empty, `mode` unused).
-    pub batch: Option<Vec<super::batch_args::BatchArg>>,
+    pub batch: Option<Vec<batch_args::BatchArg>>,
 }
 
 impl Request {
@@ -328,7 +305,7 @@ fn decode(call: Val, kind: Kind) -> Result<Request> {
         return decode_size(call, function, &args);
     }
     if let Kind::Batch = kind {
-        return super::batch_args::decode(call, function, &args, sret);
+        return batch_args::decode(call, function, &args, sret);
     }
     let mut split = sweep.map(|sweep| Split {
         sweep,

@@ -2,10 +2,10 @@
 //! argument sets at once): each parameter of `f` takes N values (one per lane, the default, or
 //! after `enzyme_vector`), one value shared by every lane (`enzyme_scalar`), or a byte stride
 //! and a pointer (`enzyme_buffer, stride, pointer`: lane `k` at `pointer + k * stride`).
-//! Lowering is in [`super::batch`].
+//! Lowering is in [`crate::api::batch`].
 
-use super::markers::{self, BatchMarker, Marker};
 use super::Request;
+use crate::api::markers::{self, BatchMarker, Marker};
 use crate::diag::{Error, Result};
 use crate::ir::{Ty, Val};
 
@@ -150,7 +150,7 @@ pub(super) fn decode(
     }
     Ok(Request {
         call,
-        mode: super::Mode::Forward,
+        mode: crate::vocab::Mode::Forward,
         function,
         args: Vec::new(),
         marker_loads,

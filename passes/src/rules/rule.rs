@@ -1,0 +1,234 @@
+//! What a rule is: the row type of the table ([`Rule`]), how it differentiates ([`RuleKind`],
+//! [`Reverse`]), what its callee does to memory ([`Effects`]), and which inputs a rule's
+//! partials read ([`partials_read_for`]). The vocabulary every file of `rules/` shares; it
+//! depends on nothing in `rules/` but [`super::calls`], so each area's file can name it without
+//! depending on the table that assembles them all (`rules/mod.rs`).
+
+use super::calls::{CustomReverse, ForwardRule};
+use crate::ir::{Builder, Val};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// The area a rule belongs to (its file under `rules/`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Area {
+    /// `rules/math.rs`, `rules/outputs.rs`
+    Math,
+    /// `rules/vector.rs`
+    Vector,
+    /// `rules/complex.rs`
+    Complex,
+    /// `rules/memory.rs`
+    Memory,
+    /// `rules/alloc.rs`
+    Alloc,
+    /// `rules/julia.rs`
+    Julia,
+    /// `rules/blas/` (one file per BLAS level)
+    Blas,
+    /// `rules/inactive.rs`
+    Inactive,
+    /// `rules/openmp.rs`
+    OpenMp,
+    /// `rules/sort.rs`
+    Sort,
+    /// `rules/fortran.rs`
+    Fortran,
+    /// `rules/rbtree.rs`
+    Tree,
+}
+
+/// Partial derivatives of a scalar function: given the builder, the primal arguments and the
+/// primal result, one partial per argument (`None` where the argument is not differentiable,
+/// e.g. an integer exponent, or the partial is identically zero).
+pub type Partials = fn(&mut Builder, &[Val], Val) -> Vec<Option<Val>>;
+
+/// The reverse half of a hand-written rule: which adjoint the reverse sweep emits. (Math rules
+/// need none: their partials give both modes.)
+#[derive(Clone, Copy, Debug)]
+pub enum Reverse {
+    /// Hand-written: the rule emits both sweeps (copies, reductions, allocations, BLAS, ...).
+    Custom(&'static CustomReverse),
+    /// `free` and its kin: the shadow stays alive for the adjoint sweep, which releases it at
+    /// the allocation.
+    Free,
+    /// Not available in reverse mode yet; the message says why.
+    NotYet(&'static str),
+}
+
+/// How a rule differentiates.
+#[derive(Clone, Copy)]
+pub enum RuleKind {
+    /// Declarative scalar math: the partials generate every mode.
+    Math(Partials),
+    /// No derivative: the call runs in the primal only.
+    Inactive,
+    /// A hand-written rule: its forward half and its reverse half.
+    Forward(ForwardRule, Reverse),
+}
+
+/// One primitive rule.
+pub struct Rule {
+    /// Canonical name (the libm or intrinsic name).
+    pub name: &'static str,
+    /// Further names it matches (intrinsic spellings, C++/runtime aliases).
+    pub aliases: &'static [&'static str],
+    /// True when the libm `f` (float) and `l` (long double) suffixed names match too.
+    pub libm_variants: bool,
+    /// Its area.
+    pub area: Area,
+    /// How it differentiates.
+    pub kind: RuleKind,
+    /// What the callee does to memory.
+    pub effects: Effects,
+}
+
+/// What a rule's callee does besides computing its result: memory it reads or writes through
+/// its arguments, and whether it allocates or frees. Reverse mode replays loads only across
+/// calls that write nothing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Effects {
+    /// Reads memory through its arguments.
+    pub reads: bool,
+    /// Writes memory through its arguments.
+    pub writes: bool,
+    /// Returns (or stores) fresh memory.
+    pub allocates: bool,
+    /// Releases memory.
+    pub frees: bool,
+}
+
+impl Effects {
+    /// A pure function of its arguments.
+    pub const NONE: Effects = Effects {
+        reads: false,
+        writes: false,
+        allocates: false,
+        frees: false,
+    };
+    /// Reads only.
+    pub const READS: Effects = Effects {
+        reads: true,
+        ..Effects::NONE
+    };
+    /// Reads and writes (copies, sets, BLAS updates, I/O into buffers).
+    pub const READS_WRITES: Effects = Effects {
+        reads: true,
+        writes: true,
+        ..Effects::NONE
+    };
+    /// Writes only (`memset`).
+    pub const WRITES: Effects = Effects {
+        writes: true,
+        ..Effects::NONE
+    };
+    /// An allocator.
+    pub const ALLOCATES: Effects = Effects {
+        allocates: true,
+        ..Effects::NONE
+    };
+    /// A deallocator.
+    pub const FREES: Effects = Effects {
+        frees: true,
+        ..Effects::NONE
+    };
+}
+
+impl Rule {
+    /// Every callee name this rule matches (intrinsics also match with overload suffixes).
+    pub fn names(&self) -> Vec<String> {
+        let mut out = vec![self.name.to_string()];
+        if self.libm_variants {
+            out.push(format!("{}f", self.name));
+            out.push(format!("{}l", self.name));
+        }
+        out.extend(self.aliases.iter().map(|s| s.to_string()));
+        out
+    }
+}
+
+/// Which inputs each partial of `partials` reads, for a call or instruction of function type
+/// `fty`: per partial, one flag per argument and then one for the result. Found by building the
+/// partials once on placeholder values and following each partial's operands back to them, so
+/// reverse mode tapes only what the partials of the active operands need (`fmul`'s adjoint for
+/// `a` needs only `b`; `fmuladd` needs neither its addend nor its result). Cached per `key`
+/// (rule name) and types.
+fn partial_inputs(key: &str, partials: Partials, fty: crate::ir::Ty) -> Vec<Vec<bool>> {
+    use std::sync::Mutex;
+    static CACHE: OnceLock<Mutex<HashMap<String, Vec<Vec<bool>>>>> = OnceLock::new();
+    let key = format!("{key} {}", fty.print());
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(v) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return v;
+    }
+    let ctx = fty.context();
+    let scratch = crate::ir::Module::scratch(ctx);
+    let m = scratch.0;
+    let mut params = fty.param_types();
+    params.push(fty.return_type());
+    let f = m.add_function(
+        "probe",
+        crate::ir::Ty::function(crate::ir::Ty::void(ctx), &params, false),
+    );
+    let mut b = Builder::new(m);
+    b.position_at_end(f.append_block("entry"));
+    let ps = f.params();
+    let (args, result) = ps.split_at(ps.len() - 1);
+    let produced = partials(&mut b, args, result[0]);
+    b.ret_void();
+    let reads: Vec<Vec<bool>> = produced
+        .iter()
+        .map(|p| {
+            let mut read = vec![false; ps.len()];
+            let mut stack: Vec<Val> = p.iter().copied().collect();
+            let mut seen = std::collections::HashSet::new();
+            while let Some(v) = stack.pop() {
+                if !seen.insert(v) {
+                    continue;
+                }
+                if let Some(k) = ps.iter().position(|&q| q == v) {
+                    read[k] = true;
+                } else if v.is_instruction() {
+                    stack.extend(v.operands());
+                }
+            }
+            read
+        })
+        .collect();
+    drop(b);
+    drop(scratch);
+    if let Ok(mut c) = cache.lock() {
+        c.insert(key, reads.clone());
+    }
+    reads
+}
+
+/// Which inputs the partials of the `active` operands read: one flag per operand, then one for
+/// the result. `partials` of `key` (a rule name), for function type `fty`.
+pub fn partials_read_for(
+    key: &str,
+    partials: Partials,
+    fty: crate::ir::Ty,
+    active: &[bool],
+) -> Vec<bool> {
+    let per_partial = partial_inputs(key, partials, fty);
+    let n = fty.param_types().len() + 1;
+    let mut read = vec![false; n];
+    for (k, r) in per_partial.iter().enumerate() {
+        if active.get(k).copied().unwrap_or(false) {
+            for (x, &y) in read.iter_mut().zip(r) {
+                *x |= y;
+            }
+        }
+    }
+    read
+}
+
+/// Which inputs a math rule's partials read at `call` when the arguments marked `active` carry
+/// derivatives (see [`partials_read_for`]).
+pub fn partials_read(rule: &'static Rule, call: Val, active: &[bool]) -> Vec<bool> {
+    let RuleKind::Math(partials) = rule.kind else {
+        return Vec::new();
+    };
+    partials_read_for(rule.name, partials, call.call_function_type(), active)
+}
