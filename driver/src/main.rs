@@ -101,8 +101,8 @@ fn list_rules() -> ExitCode {
         .collect::<Vec<_>>()
         .as_slice()
     {
-        [] => print!("{}", umbra_passes::rules::reference::text()),
-        ["--markdown"] => print!("{}", umbra_passes::rules::reference::markdown()),
+        [] => print!("{}", umbra_passes::reference::text()),
+        ["--markdown"] => print!("{}", umbra_passes::reference::markdown()),
         _ => {
             diagnostics::report_error("usage: umbra rules [--markdown]");
             return ExitCode::from(EXIT_ERROR);

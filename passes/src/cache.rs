@@ -270,13 +270,6 @@ impl Session {
         self.cache.keys()
     }
 
-    /// True when `f` is an augmented forward or adjoint sweep derived in this session.
-    pub fn is_reverse_derived(&self, f: Val) -> bool {
-        self.cache.values().any(|d| {
-            matches!(d, Derived::Reverse { augmented, adjoint } if *augmented == f || *adjoint == f)
-        })
-    }
-
     /// The augmented forward sweeps derived in this session.
     pub fn augmented_functions(&self) -> Vec<Val> {
         self.cache

@@ -243,8 +243,7 @@ pub(crate) fn is_math_value(call: Val) -> bool {
         && call.called_function().is_some_and(|f| {
             f.is_declaration()
                 && crate::rules::lookup(&f.name()).is_some_and(|r| {
-                    matches!(r.kind, crate::rules::RuleKind::Math(_))
-                        && r.effects == crate::rules::Effects::NONE
+                    matches!(r.kind, crate::rules::RuleKind::Math(_)) && !r.effects.touches_memory()
                 })
         })
 }

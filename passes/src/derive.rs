@@ -19,6 +19,7 @@ use crate::vocab::Activity;
 
 /// The forward-mode derivative of `f` for `activity`, with its body and the bodies of every
 /// derived function it needs built.
+#[cfg(test)]
 pub fn forward_function(session: &mut Session, f: Val, activity: &[Activity]) -> Result<Val> {
     forward_function_wide(session, f, activity, 1, 0)
 }

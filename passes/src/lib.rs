@@ -3,43 +3,56 @@
 //! (through [`capi`]) are thin shells around [`differentiate_module`].
 //!
 //! The flow for one module:
-//! 1. [`api`] finds the `__umbra_fwddiff`/`__enzyme_fwddiff` calls and decodes their activity
-//!    markers into [`api::Request`]s;
-//! 2. [`preprocess`] canonicalises (SROA, mem2reg) the functions to be differentiated;
-//! 3. [`forward`] builds one derived function per (function, activity), lazily and cached in
-//!    [`cache`], calling [`rules`] for functions without a body;
-//! 4. each request call is replaced by a call to its derived function; `__enzyme_batch`
-//!    requests by a call to a [`batch`]ed function.
+//! 1. `api` finds the `__umbra_fwddiff`/`__enzyme_autodiff`/... calls and decodes their
+//!    activity markers into requests;
+//! 2. `preprocess` canonicalises (SROA, mem2reg) the functions to be differentiated;
+//! 3. `derive` builds one derived function per (function, mode, activity), lazily and cached in
+//!    `cache::Session`: the visitors of `forward`, `reverse` (augmented and adjoint sweeps
+//!    sharing a `tape`) and `batch` fill in the bodies, calling [`rules`] for functions without
+//!    a body;
+//! 4. each request call is replaced by a call to its derived function;
+//! 5. the driver or the plugin re-optimises the module ([`reoptimize`]).
+//!
+//! The crate map, its layers and their invariants (`ir` at the bottom, then the IR facts, the
+//! `tape` and the [`rules`], then the differentiation analyses, the engine and the visitors,
+//! then `api`) are in `docs/internals/ARCHITECTURE.md`; `layers.rs`'s tests check what a
+//! machine can (no import cycle, `rules` never names the session, only `ir` names
+//! `llvm_sys`).
 #![deny(missing_docs)]
 
-pub mod analysis;
-pub mod api;
-pub mod batch;
-pub mod cache;
+pub(crate) mod analysis;
+pub(crate) mod api;
+pub(crate) mod batch;
+pub(crate) mod cache;
 pub mod capi;
-pub mod clone;
+pub(crate) mod clone;
 mod contraction;
-pub mod derive;
-pub mod devirt;
+pub(crate) mod derive;
+pub(crate) mod devirt;
 pub mod diag;
-pub mod forward;
+pub(crate) mod forward;
 pub mod ir;
 #[cfg(test)]
 mod layers;
-pub mod openmp;
+pub(crate) mod openmp;
 pub mod options;
-pub mod preprocess;
+pub(crate) mod preprocess;
 pub mod reoptimize;
-pub mod reverse;
-pub mod rules;
-pub mod rustlib;
-pub mod signature;
-pub mod tape;
-pub mod untouched;
-pub mod unwind;
-pub mod vocab;
+pub(crate) mod reverse;
+pub(crate) mod rules;
+pub(crate) mod rustlib;
+pub(crate) mod signature;
+pub(crate) mod tape;
+pub(crate) mod untouched;
+pub(crate) mod unwind;
+pub(crate) mod vocab;
 
 pub use diag::{Error, ErrorKind, Result};
+
+/// The rule reference `umbra rules` prints: every built-in rule as a row.
+pub mod reference {
+    pub use crate::rules::reference::{markdown, text};
+}
 pub use ir::{Module, Val};
 pub use options::Options;
 

@@ -41,13 +41,3 @@ pub enum Mode {
     /// Gradients (`__umbra_autodiff`, `__enzyme_autodiff`).
     Reverse,
 }
-
-impl Mode {
-    /// Human-readable name used in messages.
-    pub fn describe(self) -> &'static str {
-        match self {
-            Mode::Forward => "forward",
-            Mode::Reverse => "reverse",
-        }
-    }
-}

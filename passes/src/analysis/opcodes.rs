@@ -133,3 +133,53 @@ pub fn inactive_only_refusal(i: Val) -> &'static str {
         _ => "va_arg on differentiable data cannot be differentiated",
     }
 }
+
+/// What an integer `and`/`or`/`xor` with a constant does to the sign bit of a float held in
+/// the other operand ([`sign_bit_op`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SignBit {
+    /// `and` with every bit but the sign: an integer `fabs`.
+    Clear,
+    /// `or` with the sign bit alone: an integer `-fabs`.
+    Set,
+    /// `xor` with the sign bit alone: an integer negation.
+    Flip,
+}
+
+/// An integer operation on the sign bit of a float packed into an integer of the float's width
+/// (16, 32 or 64 bits: `half`/`bfloat`, `float`, `double`), and the operand holding the float:
+/// the one predicate both modes use, so they agree on which bit operations have a derivative of
+/// their own (the sign of the float times the tangent or adjoint) rather than moving bits. The
+/// constant mask may be either operand (LLVM puts it second, hand-written IR need not).
+pub fn sign_bit_op(i: Val) -> Option<(SignBit, u32)> {
+    let ty = i.ty();
+    if !ty.is_int()
+        || !matches!(
+            i.opcode(),
+            Opcode::LLVMAnd | Opcode::LLVMOr | Opcode::LLVMXor
+        )
+    {
+        return None;
+    }
+    let w = ty.int_width();
+    if !matches!(w, 16 | 32 | 64) {
+        return None;
+    }
+    let (float, c) = match (
+        i.operand(0).const_int_value(),
+        i.operand(1).const_int_value(),
+    ) {
+        (None, Some(c)) => (0, c),
+        (Some(c), None) => (1, c),
+        _ => return None,
+    };
+    let sign = 1u64 << (w - 1);
+    let all = if w == 64 { u64::MAX } else { (1u64 << w) - 1 };
+    let op = match i.opcode() {
+        Opcode::LLVMAnd if c == all & !sign => SignBit::Clear,
+        Opcode::LLVMOr if c == sign => SignBit::Set,
+        Opcode::LLVMXor if c == sign => SignBit::Flip,
+        _ => return None,
+    };
+    Some((op, float))
+}

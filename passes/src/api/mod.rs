@@ -16,8 +16,6 @@ mod names;
 mod request;
 mod split;
 
-pub use crate::vocab::{Activity, Mode};
-pub use markers::Marker;
-pub use names::{classify, ApiName, Sweep};
-pub use request::batch_args;
-pub use request::{find_requests, inner_first, redecode, ArgPlan, Request, Split};
+pub use crate::vocab::Mode;
+pub use names::Sweep;
+pub use request::{find_requests, inner_first, redecode, Request, Split};

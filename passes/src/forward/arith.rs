@@ -3,6 +3,7 @@
 //! through integers by `-O2` code: packing two floats into an `i64`, say).
 
 use super::function::{gather, lane, ForwardFn};
+use crate::analysis::opcodes::{sign_bit_op, SignBit};
 use crate::analysis::types;
 use crate::diag::{Error, Result};
 use crate::ir::{Opcode, RealPred, Val};
@@ -45,6 +46,16 @@ impl ForwardFn<'_> {
             return Ok(());
         }
         let (x, y) = (i.operand(0), i.operand(1));
+        // Clearing or setting a float's sign bit: the tangent is the float's, times the sign.
+        // (Flipping it is a bit operation on the tangent as well: `xor` moves it exactly.)
+        match sign_bit_op(i) {
+            Some((op @ (SignBit::Clear | SignBit::Set), float)) => {
+                let t = self.integer_sign(i, i.operand(float), op == SignBit::Set)?;
+                self.set_tangent(i, Some(t));
+                return Ok(());
+            }
+            Some((SignBit::Flip, _)) | None => {}
+        }
         let t = match i.opcode() {
             Opcode::LLVMShl | Opcode::LLVMLShr | Opcode::LLVMAShr => {
                 if self.tangent(x).is_none() {
@@ -61,12 +72,7 @@ impl ForwardFn<'_> {
                         "bitwise and/xor of two values that both hold floating-point bits cannot be differentiated",
                     ));
                 }
-                let (active, other) = if ax { (0, y) } else { (1, x) };
-                if i.opcode() == Opcode::LLVMAnd && clears_sign_bit(other) {
-                    let t = self.integer_fabs(i, i.operand(active))?;
-                    self.set_tangent(i, Some(t));
-                    return Ok(());
-                }
+                let active = if ax { 0 } else { 1 };
                 self.emit_with_tangents(i, &[active])?
             }
         };
@@ -78,26 +84,37 @@ impl ForwardFn<'_> {
 impl ForwardFn<'_> {
     /// The tangent of an integer `and` clearing the sign bit of `x`'s float (a hand-written
     /// fabs, as a union does it): the float tangent's sign flips where `x` is negative, and
-    /// travels on as bits. The float format is the one the type analysis finds in `x`; without
+    /// travels on as bits; with `set` (an `or` setting the sign bit, `-fabs`) it flips where
+    /// `x` is not negative. The float format is the one the type analysis finds in `x`; without
     /// one the tangent bits need not be a float's, so that is refused.
-    fn integer_fabs(&mut self, i: Val, x: Val) -> Result<Val> {
+    fn integer_sign(&mut self, i: Val, x: Val, set: bool) -> Result<Val> {
         let m = self.session.module;
         let fty = match types::float_bits(self.session.types(), m, x) {
             // The mask clears one sign bit: several floats packed into the integer would
             // keep their signs but one.
             Some(t) if t.is_vector() => {
+                let what = if set {
+                    "'or' setting"
+                } else {
+                    "'and' clearing"
+                };
                 return Err(Error::at(
                     i,
-                    "integer 'and' clearing the top bit of several floating-point values packed into one integer cannot be differentiated; use fabs()",
-                ))
+                    format!("integer {what} the top bit of several floating-point values packed into one integer cannot be differentiated; use fabs()"),
+                ));
             }
             Some(t) => t,
             // Not known to be a float: its tangent bits may not be a float's either.
             None => {
+                let what = if set {
+                    "'or' setting"
+                } else {
+                    "'and' clearing"
+                };
                 return Err(Error::at(
                     i,
-                    "integer 'and' clearing the sign bit of data the type analysis cannot show to be one floating-point value (an integer fabs) cannot be differentiated; use fabs()",
-                ))
+                    format!("integer {what} the sign bit of data the type analysis cannot show to be one floating-point value (an integer fabs) cannot be differentiated; use fabs()"),
+                ));
             }
         };
         let px = self.map(x);
@@ -110,7 +127,11 @@ impl ForwardFn<'_> {
                 let l = self.lane(tx, k);
                 let tf = self.b.cast(Opcode::LLVMBitCast, l, fty);
                 let flipped = self.b.fneg(tf);
-                let t = self.b.select(neg, flipped, tf);
+                let t = if set {
+                    self.b.select(neg, tf, flipped)
+                } else {
+                    self.b.select(neg, flipped, tf)
+                };
                 self.b.cast(Opcode::LLVMBitCast, t, i.ty())
             })
             .collect();
@@ -159,13 +180,4 @@ pub(super) fn apply_partials(
     // Every lane has the same partials, so either all lanes have a tangent or none has.
     let lanes: Option<Vec<Val>> = lanes.into_iter().collect();
     lanes.map(|l| gather(b, l))
-}
-
-/// True for the masks `0x7fffffff` / `0x7fffffffffffffff` that clear a float's sign bit.
-fn clears_sign_bit(mask: Val) -> bool {
-    let Some(m) = mask.const_int_value() else {
-        return false;
-    };
-    let w = mask.ty().int_width();
-    (w == 32 && m == 0x7fff_ffff) || (w == 64 && m == 0x7fff_ffff_ffff_ffff)
 }

@@ -257,3 +257,6 @@ pub(crate) fn parse_test_module<'c>(
         Err(e) => panic!("invalid test IR: {e}\n{text}"),
     }
 }
+
+#[cfg(test)]
+mod tests;

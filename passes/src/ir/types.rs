@@ -196,8 +196,11 @@ impl Ty {
         Val(unsafe { c::LLVMConstInt(self.0, x, 0) })
     }
 
-    /// Bit width of an integer type.
+    /// Bit width of an integer type. Panics for any other type (LLVM would read another
+    /// type's storage as an integer type's).
     pub fn int_width(self) -> u32 {
+        assert!(self.is_int(), "int_width of a non-integer type");
+        // SAFETY: an integer type, as LLVMGetIntTypeWidth requires.
         unsafe { c::LLVMGetIntTypeWidth(self.0) }
     }
 

@@ -1,7 +1,7 @@
 //! Reverse mode: gradients.
 //!
 //! For a function `f` and an activity per parameter, two functions are derived and share one
-//! tape ([`tape`]):
+//! tape ([`crate::tape`]):
 //! - `augfwd.f.<codes>(tape, args...)` runs `f`'s primal, keeps pointer shadows up to date
 //!   (shadow allocations, shadow pointers stored into shadow memory) and, right after each
 //!   instruction, pushes what that instruction's adjoint will need ([`needs`]). Blocks with
@@ -37,7 +37,7 @@ mod tape_report;
 mod trip_count;
 mod unread_primal;
 
-pub use crate::tape::{free_tape, new_tape, report_stats, settle, tape_type};
+pub use crate::tape::{free_tape, new_tape, report_stats, settle};
 pub use unread_primal::remove_unread_primal;
 
 use crate::cache::{Derived, Job, Session};

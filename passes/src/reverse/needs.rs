@@ -82,9 +82,9 @@ pub(super) fn needs(
         LLVMLoad if act(i) && i.ty().is_int() && !integer_tbaa(i) => {
             add(Need::Shadow(i.operand(0)))
         }
-        // An integer fabs: the adjoint needs the sign of the float.
-        LLVMAnd if act(i) && i.operand(1).const_int_value().is_some() => {
-            add(Need::Primal(i.operand(0)))
+        // An integer fabs (or -fabs): the adjoint needs the sign of the float.
+        LLVMAnd | LLVMOr if act(i) && sign_needed(i).is_some() => {
+            add(Need::Primal(sign_needed(i).expect("matched")))
         }
         // Pointer stores have no adjoint (their shadows were stored in the forward sweep).
         LLVMStore if act(i.operand(1)) && !i.operand(0).ty().contains_ptr() => {
@@ -190,4 +190,18 @@ fn integer_tbaa(i: Val) -> bool {
             "int" | "long" | "long long" | "short" | "_Bool" | "bool"
         )
     })
+}
+
+/// The float operand whose sign the adjoint of integer bit operation `i` reads: that of a sign
+/// clear or set ([`crate::analysis::opcodes::sign_bit_op`]), and operand 0 of any other `and`
+/// with a constant second operand (taped as before; its adjoint refuses or moves bits).
+fn sign_needed(i: Val) -> Option<Val> {
+    use crate::analysis::opcodes::{sign_bit_op, SignBit};
+    match sign_bit_op(i) {
+        Some((SignBit::Clear | SignBit::Set, float)) => Some(i.operand(float)),
+        _ if i.opcode() == Opcode::LLVMAnd && i.operand(1).const_int_value().is_some() => {
+            Some(i.operand(0))
+        }
+        _ => None,
+    }
 }

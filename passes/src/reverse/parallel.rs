@@ -41,9 +41,7 @@ pub(super) fn atomic_add(b: &mut Builder, sp: Val, d: Val, at: Val) -> Result<()
 pub(super) fn check_parallel_callee(i: Val, callee: super::classify::ReverseCallee) -> Result<()> {
     use super::classify::ReverseCallee::*;
     let refused = match callee {
-        Custom(rule, _) => {
-            rule.area != crate::rules::Area::OpenMp && rule.effects != crate::rules::Effects::NONE
-        }
+        Custom(rule, _) => !rule.effects.synchronises && rule.effects.touches_memory(),
         User(_) => true,
         _ => false,
     };

@@ -39,7 +39,7 @@ macro_rules! inactive {
 
 /// Calls that may write memory through their arguments (or hidden state the function cannot
 /// see, which is the same for replaying loads).
-pub static WRITING: &[Rule] = inactive![Effects::READS_WRITES;
+pub static WRITING: &[Rule] = inactive![Effects::READS_WRITES.capturing();
     // I/O
     "printf", "fprintf", "sprintf", "snprintf", "vprintf", "vfprintf", "vsprintf", "vsnprintf",
     "puts", "fputs", "putchar", "fputc", "putc", "fwrite", "fflush", "perror", "write",

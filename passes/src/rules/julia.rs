@@ -50,7 +50,7 @@ macro_rules! julia {
             libm_variants: false,
             area: Area::Julia,
             kind: RuleKind::Forward($fwd as ForwardRule, Reverse::Custom(&GC_SHADOW)),
-            effects: $effects,
+            effects: $effects.collected(),
         }
     };
 }
@@ -195,7 +195,8 @@ fn owner_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 /// reaches its rule.
 #[cfg(test)]
 mod tests {
-    use super::super::{lookup, Area, Reverse, RuleKind};
+    use super::super::rule::Area;
+    use super::super::{lookup, Reverse, RuleKind};
 
     #[test]
     fn runtime_names_reach_julia_rules() {
@@ -218,7 +219,7 @@ mod tests {
             };
             // Garbage-collected: nothing is carried to the adjoint, which releases nothing.
             assert!(
-                !custom.needs.saved && custom.needs.args == crate::rules::ArgNeeds::None,
+                !custom.needs.saved && custom.needs.args == crate::rules::calls::ArgNeeds::None,
                 "{name}"
             );
         }

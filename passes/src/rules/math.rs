@@ -11,7 +11,7 @@
 //! lacks, so it is emitted as an internal helper function with a plain-IR body (differentiable
 //! again); the Bessel functions' derivatives are other Bessel functions, called from libm.
 
-use super::rule::{Area, Effects, Partials, Rule, RuleKind};
+use super::rule::{Area, Effects, Hidden, Partials, Rule, RuleKind};
 use crate::ir::{Builder, IntPred, Module, RealPred, Ty, Val};
 use std::f64::consts::{LN_10, LN_2, PI};
 
@@ -31,13 +31,13 @@ macro_rules! math {
     // reverse mode must not replay loads across it.
     (writes $name:literal, [$($alias:literal),*], $partials:expr) => {
         Rule {
-            effects: Effects::READS_WRITES,
+            effects: Effects::READS_WRITES.hiding(Hidden::Global("signgam")),
             ..math!($name, [$($alias),*], $partials)
         }
     };
     (writes exact $name:literal, [$($alias:literal),*], $partials:expr) => {
         Rule {
-            effects: Effects::READS_WRITES,
+            effects: Effects::READS_WRITES.hiding(Hidden::Global("signgam")),
             ..math!(exact $name, [$($alias),*], $partials)
         }
     };

@@ -14,7 +14,7 @@ use super::calls::{
     AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
     ForwardCall, ForwardRule,
 };
-use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
+use super::rule::{Area, Effects, Hidden, Reverse, Rule, RuleKind};
 use crate::analysis::contents::{
     accessed_locally, infer_contents, infer_pointer_layout, layout_from_types, tbaa_struct_layout,
     Contents, PointerLayout,
@@ -32,7 +32,7 @@ macro_rules! mem {
             libm_variants: false,
             area: Area::Memory,
             kind: RuleKind::Forward($fwd as ForwardRule, $rev),
-            effects: $effects,
+            effects: $effects.hiding(Hidden::None),
         }
     };
 }

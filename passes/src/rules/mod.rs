@@ -60,13 +60,8 @@ use crate::vocab::Mode;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-pub use calls::{
-    AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
-    ForwardCall, ForwardRule, RuleEnv,
-};
-pub use rule::{
-    partials_read, partials_read_for, Area, Effects, Partials, Reverse, Rule, RuleKind,
-};
+pub use calls::{AdjointCall, AugmentCall, CustomReverse, ForwardCall, RuleEnv};
+pub use rule::{partials_read, partials_read_for, Hidden, Partials, Reverse, Rule, RuleKind};
 
 /// What a call says about the types of its operands, for the type analysis: copies move the
 /// same bytes, allocators return pointers, math functions take floats.
@@ -127,7 +122,7 @@ pub fn lookup(name: &str) -> Option<&'static Rule> {
     // A vector math function (`_ZGVdN4v_sin`): its scalar function's rule, lane by lane; only
     // a rule of partials that touches no memory works that way.
     if let Some(r) = vector::vector_abi_scalar(name).and_then(|scalar| t.get(scalar)) {
-        return (matches!(r.kind, RuleKind::Math(_)) && r.effects == Effects::NONE).then_some(*r);
+        return (matches!(r.kind, RuleKind::Math(_)) && !r.effects.touches_memory()).then_some(*r);
     }
     if name.starts_with("llvm.") {
         // Strip type-overload suffixes (`.f64`, `.v4f32`, `.p0.i64`) one at a time.

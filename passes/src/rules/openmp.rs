@@ -32,7 +32,7 @@ macro_rules! primal_only {
             libm_variants: false,
             area: Area::OpenMp,
             kind: RuleKind::Inactive,
-            effects: $effects,
+            effects: $effects.synchronising(),
         }),*]
     };
 }
@@ -70,7 +70,7 @@ pub static RULES: &[Rule] = &[Rule {
     libm_variants: false,
     area: Area::OpenMp,
     kind: RuleKind::Forward(reduce_forward as ForwardRule, Reverse::Custom(&REDUCE)),
-    effects: Effects::READS_WRITES,
+    effects: Effects::READS_WRITES.synchronising(),
 }];
 
 /// Null `reduce_data` and `reduce_func` in a derived copy of the call: no tree reduction.

@@ -24,7 +24,7 @@ use super::calls::primal_only;
 use super::calls::{
     AdjointCall, ArgAdjoints, ArgNeeds, CustomNeeds, CustomReverse, ForwardCall, ForwardRule,
 };
-use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
+use super::rule::{Area, Effects, Hidden, Reverse, Rule, RuleKind};
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, RealPred, Ty, Val};
 
@@ -36,7 +36,7 @@ macro_rules! outputs {
             libm_variants: $libm,
             area: Area::Math,
             kind: RuleKind::Forward($fwd as ForwardRule, Reverse::Custom(&$rev)),
-            effects: $effects,
+            effects: $effects.hiding(Hidden::Global("signgam")),
         }
     };
 }

@@ -113,6 +113,37 @@ pub fn markdown() -> String {
 
 #[cfg(test)]
 mod tests {
+    /// The effects say everything the analyses used to read off a rule's area (which file it
+    /// lives in): what a writer writes besides its pointer arguments, whether its allocations
+    /// are collected, whether it captures its arguments, whether it synchronises threads.
+    #[test]
+    fn effects_say_what_areas_used_to() {
+        use super::super::rule::{Area, Hidden};
+        for r in super::all() {
+            let e = r.effects;
+            if e.writes {
+                let hidden = match r.area {
+                    Area::Math => Hidden::Global("signgam"),
+                    Area::Memory | Area::Blas | Area::Vector => Hidden::None,
+                    _ => Hidden::Anything,
+                };
+                assert_eq!(e.hidden, hidden, "{}", r.name);
+            }
+            if e.allocates && !e.writes && !e.frees {
+                assert_eq!(e.collected, r.area != Area::Alloc, "{}", r.name);
+            }
+            assert_eq!(
+                e.captures && e.writes,
+                r.area == Area::Inactive && e.writes,
+                "{}",
+                r.name
+            );
+            if e.touches_memory() {
+                assert_eq!(e.synchronises, r.area == Area::OpenMp, "{}", r.name);
+            }
+        }
+    }
+
     #[test]
     fn every_rule_is_listed_once_and_names_are_unique() {
         let rows = super::rows();

@@ -53,6 +53,7 @@ pub enum Reverse {
     /// the allocation.
     Free,
     /// Not available in reverse mode yet; the message says why.
+    #[allow(dead_code)] // No built-in rule lacks its reverse half today; user rules may.
     NotYet(&'static str),
 }
 
@@ -84,8 +85,9 @@ pub struct Rule {
 }
 
 /// What a rule's callee does besides computing its result: memory it reads or writes through
-/// its arguments, and whether it allocates or frees. Reverse mode replays loads only across
-/// calls that write nothing.
+/// its arguments, whether it allocates or frees, and what else it touches. Reverse mode replays
+/// loads only across calls that write nothing. The analyses read a callee's semantics from
+/// here alone (never from the rule's [`Area`] or its name).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Effects {
     /// Reads memory through its arguments.
@@ -96,6 +98,30 @@ pub struct Effects {
     pub allocates: bool,
     /// Releases memory.
     pub frees: bool,
+    /// What a writing callee writes besides the memory its pointer arguments point to.
+    pub hidden: Hidden,
+    /// The fresh memory it returns belongs to a garbage collector (Julia): the program never
+    /// frees it, and it is not a heap block of its own.
+    pub collected: bool,
+    /// It may keep its pointer arguments beyond the call (a stream keeps the buffer it was
+    /// given), so what they point to escapes.
+    pub captures: bool,
+    /// It synchronises the threads of a parallel region (the OpenMP runtime), so its adjoint
+    /// may touch memory other threads share.
+    pub synchronises: bool,
+}
+
+/// State a callee writes that no pointer argument reaches ([`Effects::hidden`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Hidden {
+    /// Nothing: it writes through its pointer arguments only (copies, BLAS, masked stores).
+    None,
+    /// The named global, where the module names it (libm's `signgam`, written by `lgamma`):
+    /// code can reach it only through the global itself.
+    Global(&'static str),
+    /// Anything (I/O state, runtime state): unknown, so assumed.
+    #[default]
+    Anything,
 }
 
 impl Effects {
@@ -105,7 +131,45 @@ impl Effects {
         writes: false,
         allocates: false,
         frees: false,
+        hidden: Hidden::Anything,
+        collected: false,
+        captures: false,
+        synchronises: false,
     };
+
+    /// True when the callee touches memory at all (reads, writes, allocates or frees).
+    pub const fn touches_memory(self) -> bool {
+        self.reads || self.writes || self.allocates || self.frees
+    }
+
+    /// These effects, writing `hidden` besides the pointer arguments.
+    pub const fn hiding(self, hidden: Hidden) -> Effects {
+        Effects { hidden, ..self }
+    }
+
+    /// These effects, the fresh memory owned by a garbage collector.
+    pub const fn collected(self) -> Effects {
+        Effects {
+            collected: true,
+            ..self
+        }
+    }
+
+    /// These effects, keeping pointer arguments beyond the call.
+    pub const fn capturing(self) -> Effects {
+        Effects {
+            captures: true,
+            ..self
+        }
+    }
+
+    /// These effects, synchronising threads.
+    pub const fn synchronising(self) -> Effects {
+        Effects {
+            synchronises: true,
+            ..self
+        }
+    }
     /// Reads only.
     pub const READS: Effects = Effects {
         reads: true,

@@ -12,7 +12,7 @@ use super::calls::primal_only;
 use super::calls::{
     AdjointCall, ArgAdjoints, ArgNeeds, CustomNeeds, CustomReverse, ForwardCall, ForwardRule,
 };
-use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
+use super::rule::{Area, Effects, Hidden, Reverse, Rule, RuleKind};
 use crate::diag::Result;
 use crate::ir::{Builder, Opcode, RealPred, Ty, Val};
 
@@ -51,7 +51,7 @@ macro_rules! reduction {
             libm_variants: false,
             area: Area::Vector,
             kind: RuleKind::Forward($fwd as ForwardRule, Reverse::Custom(&$rev)),
-            effects: Effects::NONE,
+            effects: Effects::NONE.hiding(Hidden::None),
         }
     };
 }

@@ -43,7 +43,7 @@ macro_rules! blas {
             libm_variants: false,
             area: Area::Blas,
             kind: RuleKind::Forward($fwd as ForwardRule, Reverse::Custom($rev)),
-            effects: $effects,
+            effects: $effects.hiding(crate::rules::rule::Hidden::None),
         }
     };
 }

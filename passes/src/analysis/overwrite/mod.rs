@@ -1,0 +1,710 @@
+//! Overwrite analysis (Enzyme's "uncacheable loads"): which loads of a function the adjoint may
+//! *re-read* (load the same address again) instead of taping the loaded value.
+//!
+//! # What it proves
+//! For a load `L` in `f`, [`Overwrites::rereadable`] is true only when the bytes `L` read are
+//! the same when the adjoint of `f` runs, assuming
+//! - the adjoint writes only shadow memory (never primal memory), and a call's augmented
+//!   forward function writes no more primal memory than the callee's body;
+//! - the calls listed in [`Overwrites::deferred_frees`] do not run in the augmented sweep but
+//!   in the adjoint, after every re-read (see there);
+//! - if [`OverwriteContext::memory_stable`], the caller writes nothing between the augmented
+//!   sweep and the adjoint.
+//!
+//! It holds when `L` is neither volatile nor atomic, none of its underlying objects is an
+//! `alloca` (the stack of the augmented function is gone when the adjoint runs) or a
+//! garbage-collected allocation, and no instruction that may run after `L` in `f` (later in its
+//! block, in a block reachable from it, in `L`'s own block again when that lies on a cycle) may
+//! write or free memory that may alias `L`'s bytes. Without `memory_stable`, every object `L` may
+//! read must moreover be a heap allocation made in `f` that never escapes `f`, or a `constant`
+//! global, since the caller could write anything else before the adjoint.
+//!
+//! # Evidence
+//! - *Underlying objects* through GEPs, casts, `freeze`, phis, selects and constant
+//!   expressions ([`underlying_objects`]): allocas, fresh allocations (calls of a rule whose
+//!   effects allocate and neither write nor free, returning a pointer), globals, arguments; any
+//!   other origin (a loaded pointer, `inttoptr`, another call's result) is *unknown*.
+//! - *May-alias* of two objects: distinct allocas, allocation sites and globals never alias; a
+//!   fresh allocation aliases only itself and, if it escapes `f` (stored as a value, returned,
+//!   cast to an integer, passed to a call that may capture it), unknown pointers; two distinct
+//!   arguments alias unless one is `noalias`; a `noalias` argument aliases no global; `constant`
+//!   globals are never written. Same object with constant byte offsets and sizes that do not
+//!   overlap: no alias. Store and load with TBAA access types neither of which is an ancestor of
+//!   the other in one TBAA tree: no alias.
+//! - *Indices across loop nests* ([`super::indices`]): a store whose every execution after the
+//!   load writes bytes the load's execution did not read (affine addresses in the counters of
+//!   the loops around them, their bounds and branch conditions, row-major delinearisation)
+//!   does not clobber it.
+//! - *Allocation sites in loops*: a write to a block of the load's own allocation site is
+//!   harmless when both address the site's latest block without a phi in between and every
+//!   path from the load to the write runs the allocation again (the write hits a newer block;
+//!   the older one is not freed before the adjoint, or the free clobbers the load).
+//! - *Writers*: stores, atomics, `va_arg`, and calls. A call writes what its callee's rule
+//!   effects, LLVM memory attributes (`memory(...)` on the call or callee, `readonly`/`readnone`
+//!   on a parameter) and, for a callee with a body, a recursive summary of that body (which
+//!   parameters it may write or free through, whether it writes anything else, which it may
+//!   capture) allow, whichever is tightest. `memcpy`/`memmove`/`memset` write their destination
+//!   range. Unknown calls write anything reachable (everything but non-escaping fresh
+//!   allocations).
+//! - *Frees*: a `free`-like call (a rule that only frees) of memory that is certainly a fresh
+//!   allocation of `f` is *deferred* rather than counted as a writer, when some re-readable load
+//!   needs it; every other free is a writer of the objects it frees.
+//!
+//! Unsure means "not re-readable": a wrong "re-read" is a silently wrong gradient.
+
+use super::cfg::reverse_post_order;
+use super::indices::Indices;
+pub use super::objects::underlying_objects;
+use crate::ir::{Block, Module, Opcode, Ty, TyKind, Val};
+use crate::rules::user::UserRules;
+use crate::rules::{self, Hidden, Rule};
+use ordering::{reachability, Places};
+use std::collections::{HashMap, HashSet};
+
+mod aliasing;
+mod ordering;
+mod writers;
+
+/// Context of the derived function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OverwriteContext {
+    /// The caller runs the adjoint right after the augmented sweep, writing nothing between.
+    pub memory_stable: bool,
+}
+
+/// The answers for one function: which loads the adjoint may re-read.
+#[derive(Clone)]
+pub struct Overwrites {
+    f: Val,
+    ctx: OverwriteContext,
+    /// Every analysed load → `Ok` (re-readable) or why not.
+    loads: HashMap<Val, Result<(), String>>,
+    /// The re-readable loads some store could only be told apart from by index reasoning.
+    by_index: HashSet<Val>,
+    deferred: Vec<Val>,
+    /// Every instruction that may write or free primal memory (deferred frees excluded).
+    writers: Vec<Val>,
+    /// Stores whose shadow zeroing in the adjoint is dead ([`super::dead_shadow`]).
+    dead_zeroing: HashSet<Val>,
+    /// The calls that may reach a stack slot of `f` (see [`Overwrites::reaches_stack`]).
+    stack_calls: HashSet<Val>,
+    places: Places,
+}
+
+impl Overwrites {
+    /// Analyses `f` (its reachable blocks); `rules` are the module's user rules (a callee
+    /// `function_like` a built-in rule has that rule's effects; calls with a user gradient
+    /// write anything).
+    #[cfg(test)]
+    pub fn analyze(f: Val, ctx: OverwriteContext, rules: &UserRules) -> Overwrites {
+        Overwrites::analyze_for(f, ctx, rules, |_| true)
+    }
+
+    /// Like [`Overwrites::analyze`], deferring only the frees that a re-readable load whose
+    /// value the adjoint needs (`needed`) depends on: a block whose contents the adjoint never
+    /// reads is freed where the primal frees it, so the optimiser can drop work the gradient
+    /// does not use. Loads not `needed` may still be reported re-readable only when no free
+    /// clobbers them either.
+    pub fn analyze_for(
+        f: Val,
+        ctx: OverwriteContext,
+        rules: &UserRules,
+        needed: impl Fn(Val) -> bool,
+    ) -> Overwrites {
+        let mut o = Oracle::new(f.module(), rules);
+        let blocks = reverse_post_order(f);
+        let reach = reachability(&blocks);
+        // Every writer of `f` with its place, and the free-like calls that could be deferred.
+        let mut writes: Vec<(Val, Target)> = Vec::new();
+        let mut candidates: Vec<(Val, Val)> = Vec::new();
+        for &b in &blocks {
+            for i in b.instructions() {
+                let (targets, free) = o.instruction_writes(i);
+                for t in targets {
+                    writes.push((i, t));
+                }
+                if let Some(p) = free {
+                    // The adjoint releases a deferred block by calling the same deallocator
+                    // with the pointer alone.
+                    if o.deferrable(p) && i.num_call_args() == 1 {
+                        candidates.push((i, p));
+                    } else {
+                        writes.push((i, Target::Anywhere(p)));
+                    }
+                }
+            }
+        }
+        let places = Places {
+            position: blocks
+                .iter()
+                .flat_map(|&b| {
+                    b.instructions()
+                        .into_iter()
+                        .enumerate()
+                        .map(move |(k, i)| (i, (b, k)))
+                })
+                .collect(),
+            reach,
+        };
+        let allocas: Vec<Val> = blocks
+            .iter()
+            .flat_map(|b| b.instructions())
+            .filter(|i| i.opcode() == Opcode::LLVMAlloca)
+            .collect();
+        o.stack_escaped = allocas.iter().any(|&a| o.escapes(a));
+        let after = |l: Val, s: Val| places.after(l, s);
+        let mut loads = HashMap::new();
+        let mut indices: Option<Option<Indices>> = None;
+        let mut by_index = HashSet::new();
+        for &b in &blocks {
+            for l in b.instructions() {
+                if !is_memory_read(l) {
+                    continue;
+                }
+                let mut indexed = false;
+                let verdict = o.intrinsic_verdict(l, ctx).and_then(|()| {
+                    let clobbers = |(s, t): &&(Val, Target)| {
+                        if !after(l, *s) || !o.may_clobber(l, *s, t, &places) {
+                            return false;
+                        }
+                        // Aliasing alone cannot tell; the indices may.
+                        let missed = index_miss(&mut indices, f, l, *s, t);
+                        indexed |= missed;
+                        !missed
+                    };
+                    match writes.iter().find(clobbers) {
+                        Some((s, _)) => Err(format!("may be overwritten by {}", s.print())),
+                        None => Ok(()),
+                    }
+                });
+                if indexed && verdict.is_ok() {
+                    by_index.insert(l);
+                }
+                loads.insert(l, verdict);
+            }
+        }
+        // Defer exactly the frees some re-readable load needs deferred; the others stay
+        // writers, which by construction clobber no re-readable load.
+        let mut deferred = Vec::new();
+        for (call, p) in candidates {
+            let mut clobbers =
+                |l: Val| after(l, call) && o.may_clobber(l, call, &Target::Anywhere(p), &places);
+            let wanted = loads
+                .iter()
+                .any(|(&l, v)| v.is_ok() && needed(l) && clobbers(l));
+            if wanted {
+                deferred.push(call);
+            } else {
+                // Not deferred: it is a writer like any other, so the loads it may clobber are
+                // not re-readable (none of them is needed).
+                for (&l, v) in loads.iter_mut() {
+                    if v.is_ok() && clobbers(l) {
+                        *v = Err(format!("its block is freed by {}", call.print()));
+                    }
+                }
+            }
+        }
+        // Shadow stores nothing reads again: blocks of `f` that do not escape it.
+        let dead_zeroing = super::dead_shadow::dead_zeroing(
+            f.module(),
+            &blocks,
+            |x| o.kind(x) == Kind::Heap && !o.escapes(x),
+            |a, s| places.after(a, s),
+            |a, pa, na, s, ps, ns| match indices.get_or_insert_with(|| Indices::new(f)) {
+                Some(ix) => ix.later_writes_miss(a, pa, na, s, ps, ns),
+                None => false,
+            },
+        );
+        let mut writers: Vec<Val> = writes
+            .iter()
+            .map(|(s, _)| *s)
+            .chain(candidates_left(&deferred, &places, &blocks))
+            .collect();
+        writers.dedup();
+        // A call reaches a stack slot of `f` through an argument whose underlying objects
+        // include an alloca, or through memory once any alloca's address escapes.
+        let any_escapes = o.stack_escaped;
+        let mut stack_calls = HashSet::new();
+        if !allocas.is_empty() {
+            for &b in &blocks {
+                for i in b.instructions() {
+                    if !matches!(i.opcode(), Opcode::LLVMCall | Opcode::LLVMInvoke) {
+                        continue;
+                    }
+                    let reaches = any_escapes
+                        || i.call_args().into_iter().any(|a| {
+                            a.ty().contains_ptr()
+                                && o.objects(a).into_iter().any(|x| o.kind(x) == Kind::Alloca)
+                        });
+                    if reaches {
+                        stack_calls.insert(i);
+                    }
+                }
+            }
+        }
+        Overwrites {
+            f,
+            ctx,
+            loads,
+            by_index,
+            deferred,
+            writers,
+            stack_calls,
+            places,
+            dead_zeroing,
+        }
+    }
+
+    /// True when the adjoint of store `s` need not zero the shadow bytes it wrote: nothing
+    /// reads them afterwards ([`super::dead_shadow`]).
+    pub fn zeroing_dead(&self, s: Val) -> bool {
+        self.dead_zeroing.contains(&s)
+    }
+
+    /// True when an instruction that may run after `i` (an instruction of `f`) may write or
+    /// free primal memory: a callee called at `i` then cannot count on stable memory between
+    /// its two sweeps.
+    pub fn writes_after(&self, i: Val) -> bool {
+        if !self.places.position.contains_key(&i) {
+            return true;
+        }
+        self.writers.iter().any(|&s| self.places.after(i, s))
+    }
+
+    /// True when call `call` (an instruction of `f`) may reach a stack slot of `f` (an alloca
+    /// among its arguments' underlying objects, or any alloca whose address escapes): the
+    /// callee's adjoint runs inside `f`'s, after `f`'s augmented sweep has returned and its
+    /// stack is gone, so it cannot count on stable memory between its two sweeps either.
+    pub fn reaches_stack(&self, call: Val) -> bool {
+        self.stack_calls.contains(&call)
+    }
+
+    /// True when the adjoint may load `load`'s address again and get the same bytes (given
+    /// that the [`Overwrites::deferred_frees`] are deferred).
+    pub fn rereadable(&self, load: Val) -> bool {
+        self.loads.get(&load).is_some_and(Result::is_ok)
+    }
+
+    /// Why `load` is not re-readable (`None` when it is, or is not a load of the function).
+    pub fn reason(&self, load: Val) -> Option<&str> {
+        match self.loads.get(&load) {
+            Some(Err(why)) => Some(why),
+            _ => None,
+        }
+    }
+
+    /// The `free`-like calls (rules that only free, of memory certainly allocated in `f` by an
+    /// allocation rule) that the reverse mode must not run in the augmented sweep: it must
+    /// release the block in the adjoint instead, after the last re-read of it (at the latest
+    /// when the adjoint passes the allocation, with the allocator's matching deallocator). The
+    /// [`Overwrites::rereadable`] answers assume exactly these are deferred.
+    pub fn deferred_frees(&self) -> &[Val] {
+        &self.deferred
+    }
+
+    /// A report for lit tests: each load of `f` in reverse post-order, `re-read` or
+    /// `cached: <reason>`, then each deferred free.
+    pub fn describe(&self) -> Vec<String> {
+        let mode = if self.ctx.memory_stable {
+            "memory stable"
+        } else {
+            "caller may write"
+        };
+        let mut out = vec![format!("overwrites of @{} ({mode}):", self.f.name())];
+        for b in reverse_post_order(self.f) {
+            for i in b.instructions() {
+                match self.loads.get(&i) {
+                    Some(Ok(())) if self.by_index.contains(&i) => out.push(format!(
+                        "  {}: re-read (later stores miss it by index)",
+                        i.print()
+                    )),
+                    Some(Ok(())) => out.push(format!("  {}: re-read", i.print())),
+                    Some(Err(why)) => out.push(format!("  {}: cached: {why}", i.print())),
+                    None => {}
+                }
+            }
+        }
+        for &d in &self.deferred {
+            out.push(format!("  deferred free: {}", d.print()));
+        }
+        out
+    }
+}
+
+/// The free-like calls of `blocks` that are not deferred (they free memory like any writer).
+fn candidates_left<'a>(
+    deferred: &'a [Val],
+    places: &'a Places,
+    blocks: &'a [Block],
+) -> impl Iterator<Item = Val> + 'a {
+    blocks
+        .iter()
+        .flat_map(|b| b.instructions())
+        .filter(move |i| places.position.contains_key(i) && !deferred.contains(i))
+        .filter(|i| {
+            i.is_call()
+                && i.called_function()
+                    .and_then(|f| rules::lookup(&f.name()))
+                    .is_some_and(|r| r.effects.frees)
+        })
+}
+
+/// True when index reasoning proves that no execution of `s` (writing target `t`) after one of
+/// load `l` reaches the bytes `l` read (`indices`: the reasoning for `f`, made on first use).
+fn index_miss(indices: &mut Option<Option<Indices>>, f: Val, l: Val, s: Val, t: &Target) -> bool {
+    let Target::At {
+        ptr,
+        size: Some(size_s),
+        ..
+    } = *t
+    else {
+        return false;
+    };
+    if l.opcode() != Opcode::LLVMLoad {
+        return false;
+    }
+    let Some(size_l) = fixed_size(f.module(), l.ty()) else {
+        return false;
+    };
+    match indices.get_or_insert_with(|| Indices::new(f)) {
+        Some(ix) => ix.later_writes_miss(l, l.operand(0), size_l, s, ptr, size_s),
+        None => false,
+    }
+}
+
+/// A read of memory the adjoint may repeat: a `load`, or a masked vector load or gather (the
+/// loop vectoriser's strided and conditional reads), whose address is operand 0 as well.
+pub fn is_memory_read(i: Val) -> bool {
+    match i.opcode() {
+        Opcode::LLVMLoad => true,
+        Opcode::LLVMCall => i.called_function().is_some_and(|f| {
+            let n = f.name();
+            n.starts_with("llvm.masked.load.") || n.starts_with("llvm.masked.gather.")
+        }),
+        _ => false,
+    }
+}
+
+/// What an underlying object is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// `null`, `undef`, `poison`: no memory (accessing it is undefined).
+    Nothing,
+    /// A stack slot.
+    Alloca,
+    /// A heap block from an allocation rule of C, C++ or Rust.
+    Heap,
+    /// A garbage-collected allocation (Julia).
+    Gc,
+    /// A global variable (functions count as constant globals).
+    Global { constant: bool },
+    /// A parameter of the function.
+    Arg { noalias: bool },
+    /// Anything else: a loaded pointer, `inttoptr`, another call's result, ...
+    Unknown,
+}
+
+/// Memory a writer may touch.
+#[derive(Clone, Copy, Debug)]
+enum Target {
+    /// `size` bytes (unknown: any number) from `ptr`; `tbaa`: the instruction whose TBAA tag
+    /// describes the access.
+    At {
+        ptr: Val,
+        size: Option<u64>,
+        tbaa: Option<Val>,
+    },
+    /// Anywhere in the objects of `ptr`.
+    Anywhere(Val),
+    /// Any memory reachable from outside `f`: everything but non-escaping fresh allocations.
+    Everything,
+}
+
+/// What a function with a body may do to memory, seen from its callers.
+#[derive(Clone, Debug)]
+struct Summary {
+    /// Per parameter: may write or free memory through it.
+    writes: Vec<bool>,
+    /// Per parameter: may capture it (store it, return it, ...).
+    captures: Vec<bool>,
+    /// May write or free memory not reached through a parameter directly.
+    other: bool,
+}
+
+impl Summary {
+    fn anything(n: usize) -> Summary {
+        Summary {
+            writes: vec![true; n],
+            captures: vec![true; n],
+            other: true,
+        }
+    }
+}
+
+/// Memoised queries shared by the analysis of one function and its callees.
+struct Oracle<'o> {
+    m: Module,
+    rules: &'o UserRules,
+    /// Whether the address of some stack slot of the function escapes (is stored, passed
+    /// somewhere that may keep it): then a pointer of unknown origin may point into the stack.
+    stack_escaped: bool,
+    objects: HashMap<Val, Vec<Val>>,
+    /// Position of each instruction in its function, for functions whose objects were sorted
+    /// ([`Oracle::objects`]).
+    positions: HashMap<Val, usize>,
+    escapes: HashMap<Val, bool>,
+    summaries: HashMap<Val, Summary>,
+    in_progress: HashSet<Val>,
+}
+
+/// Intrinsics that write nothing a load can observe (lifetime markers only end allocas, which
+/// are never re-read).
+fn harmless_intrinsic(name: &str) -> bool {
+    [
+        "llvm.lifetime.",
+        "llvm.assume",
+        "llvm.dbg.",
+        "llvm.experimental.noalias.scope.decl",
+        "llvm.invariant.start",
+        "llvm.invariant.end",
+        "llvm.prefetch",
+        "llvm.pseudoprobe",
+        "llvm.donothing",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+}
+
+/// Location bits of an LLVM `memory(...)` attribute value: two bits (ref, mod) per location.
+const MEM_ARG: u32 = 0;
+const MEM_ERRNO: u32 = 2;
+const MEM_OTHER: u32 = 3;
+fn mem_writes(me: u64, loc: u32) -> bool {
+    (me >> (2 * loc)) & 2 != 0
+}
+
+impl<'o> Oracle<'o> {
+    fn new(m: Module, rules: &'o UserRules) -> Oracle<'o> {
+        Oracle {
+            m,
+            rules,
+            stack_escaped: false,
+            objects: HashMap::new(),
+            positions: HashMap::new(),
+            escapes: HashMap::new(),
+            summaries: HashMap::new(),
+            in_progress: HashSet::new(),
+        }
+    }
+
+    /// The underlying objects of `p` in a stable order (arguments by position, globals by
+    /// name, instructions by position), so the first one that decides a verdict, and the reason
+    /// `--print-types` gives, are the same in every run.
+    fn objects(&mut self, p: Val) -> Vec<Val> {
+        if let Some(v) = self.objects.get(&p) {
+            return v.clone();
+        }
+        let mut v: Vec<Val> = underlying_objects(p).into_iter().collect();
+        for f in v.iter().filter_map(|o| o.parent_function()) {
+            // The function itself marks it as numbered.
+            if self.positions.insert(f, 0).is_none() {
+                let insts = f.blocks().into_iter().flat_map(|b| b.instructions());
+                self.positions
+                    .extend(insts.enumerate().map(|(k, i)| (i, k)));
+                self.positions
+                    .extend(f.params().into_iter().enumerate().map(|(k, a)| (a, k)));
+            }
+        }
+        let positions = &self.positions;
+        v.sort_by_cached_key(|o| {
+            let class = if o.is_argument() {
+                0
+            } else if o.is_global_variable() || o.is_function() {
+                1
+            } else if o.is_instruction() {
+                2
+            } else {
+                3
+            };
+            let name = if class == 1 { o.name() } else { String::new() };
+            (class, positions.get(o).copied().unwrap_or(0), name)
+        });
+        self.objects.insert(p, v.clone());
+        v
+    }
+
+    /// The built-in rule a call to a declaration follows (directly or as the user's
+    /// `function_like`); `None` for defined callees, user gradients and unknown calls.
+    fn rule_for(&self, call: Val) -> Option<&'static Rule> {
+        let f = call.called_function()?;
+        if !f.is_declaration() {
+            return None;
+        }
+        let name = f.name();
+        if self.rules.gradients.contains_key(&name) {
+            return None;
+        }
+        match self.rules.function_like.get(&name) {
+            Some(like) => rules::lookup(like),
+            None => rules::lookup(&name),
+        }
+    }
+
+    /// The allocation rule that makes call `v` a fresh block, if it is one.
+    fn allocation(&self, v: Val) -> Option<&'static Rule> {
+        if !matches!(v.opcode(), Opcode::LLVMCall | Opcode::LLVMInvoke) || !v.ty().is_ptr() {
+            return None;
+        }
+        self.rule_for(v)
+            .filter(|r| r.effects.allocates && !r.effects.writes && !r.effects.frees)
+    }
+
+    fn kind(&self, o: Val) -> Kind {
+        if o.is_undef() || (o.is_constant() && o.is_null_constant()) {
+            return Kind::Nothing;
+        }
+        if o.is_instruction() {
+            return match o.opcode() {
+                Opcode::LLVMAlloca => Kind::Alloca,
+                _ => match self.allocation(o) {
+                    Some(r) if r.effects.collected => Kind::Gc,
+                    Some(_) => Kind::Heap,
+                    None => Kind::Unknown,
+                },
+            };
+        }
+        if o.is_argument() {
+            let f = o.parent_function();
+            let k = f.and_then(|f| f.params().iter().position(|&p| p == o));
+            let noalias = match (f, k) {
+                (Some(f), Some(k)) => f.param_has_attr(k as u32, "noalias"),
+                _ => false,
+            };
+            return Kind::Arg { noalias };
+        }
+        if o.is_global_variable() {
+            return Kind::Global {
+                constant: o.is_global_constant(),
+            };
+        }
+        if o.is_function() {
+            return Kind::Global { constant: true };
+        }
+        Kind::Unknown
+    }
+
+    /// True when `o`, an object of unknown origin, may be (or point into) a stack slot of the
+    /// function: a call's result when a stack slot reaches the call (`std::array::operator[]`
+    /// at -O0 returns a pointer into its caller's array), or anything once a stack slot's
+    /// address has escaped.
+    fn may_point_into_stack(&mut self, o: Val) -> bool {
+        if self.stack_escaped {
+            return true;
+        }
+        o.is_instruction()
+            && matches!(o.opcode(), Opcode::LLVMCall | Opcode::LLVMInvoke)
+            && o.call_args().into_iter().any(|a| {
+                a.ty().contains_ptr()
+                    && self
+                        .objects(a)
+                        .into_iter()
+                        .any(|x| self.kind(x) == Kind::Alloca)
+            })
+    }
+
+    fn is_fresh(k: Kind) -> bool {
+        matches!(k, Kind::Alloca | Kind::Heap | Kind::Gc)
+    }
+
+    /// True when a free of `p` could be deferred: it frees only heap blocks allocated in the
+    /// function (or null).
+    fn deferrable(&mut self, p: Val) -> bool {
+        let objs = self.objects(p);
+        let kinds: Vec<Kind> = objs.iter().map(|&o| self.kind(o)).collect();
+        kinds.contains(&Kind::Heap)
+            && kinds
+                .iter()
+                .all(|k| matches!(k, Kind::Heap | Kind::Nothing))
+    }
+
+    /// The checks on the load alone: volatility, atomicity, the objects it may read.
+    fn intrinsic_verdict(&mut self, l: Val, ctx: OverwriteContext) -> Result<(), String> {
+        if l.opcode() == Opcode::LLVMLoad && l.is_volatile() {
+            return Err("volatile".into());
+        }
+        if l.opcode() == Opcode::LLVMLoad && l.is_atomic_access() {
+            return Err("atomic".into());
+        }
+        let objs = self.objects(l.operand(0));
+        let mut any = false;
+        for o in objs {
+            match self.kind(o) {
+                Kind::Nothing => {}
+                Kind::Alloca => return Err("reads a stack slot, dead when the adjoint runs".into()),
+                Kind::Gc => {
+                    return Err("reads a garbage-collected allocation (it may be collected before the adjoint runs)".into())
+                }
+                Kind::Global { constant: true } => any = true,
+                Kind::Heap => {
+                    any = true;
+                    if !ctx.memory_stable && self.escapes(o) {
+                        return Err(format!(
+                            "the caller may write {} before the adjoint (it escapes)",
+                            describe_object(o)
+                        ));
+                    }
+                }
+                Kind::Unknown if self.may_point_into_stack(o) => {
+                    return Err(format!(
+                        "reads through {}, which may point into a stack slot (dead when the adjoint runs)",
+                        describe_object(o)
+                    ))
+                }
+                Kind::Global { .. } | Kind::Arg { .. } | Kind::Unknown => {
+                    any = true;
+                    if !ctx.memory_stable {
+                        return Err(format!(
+                            "the caller may write {} before the adjoint",
+                            describe_object(o)
+                        ));
+                    }
+                }
+            }
+        }
+        if !any {
+            return Err("reads no object".into());
+        }
+        Ok(())
+    }
+}
+
+fn describe_object(o: Val) -> String {
+    if o.is_argument() {
+        let name = o.name();
+        if name.is_empty() {
+            let k = o
+                .parent_function()
+                .and_then(|f| f.params().iter().position(|&a| a == o))
+                .unwrap_or(0);
+            format!("argument #{k}")
+        } else {
+            format!("%{name}")
+        }
+    } else if o.is_global_variable() {
+        format!("@{}", o.name())
+    } else {
+        o.print()
+    }
+}
+
+/// Store size of `ty`, unless it is not a constant.
+fn fixed_size(m: Module, ty: Ty) -> Option<u64> {
+    (!ty.is_scalable_vector() && !ty.is_void()).then(|| m.store_size(ty))
+}
+
+fn fixed_alloc_size(m: Module, ty: Ty) -> Option<u64> {
+    (!ty.is_scalable_vector() && !ty.is_void()).then(|| m.alloc_size(ty))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,211 @@
+//! What each instruction of the analysed function may write or free: stores, atomics, `va_arg`
+//! and calls, judged by the callee's rule effects, LLVM memory attributes and a recursive
+//! summary of a callee's body, whichever is tightest.
+
+use super::*;
+
+impl Oracle<'_> {
+    /// What instruction `i` may write, and the pointer it frees when it is a call of a rule
+    /// that only frees (not among the targets).
+    pub(super) fn instruction_writes(&mut self, i: Val) -> (Vec<Target>, Option<Val>) {
+        use Opcode::*;
+        let sized = |ptr: Val, ty: Ty, tbaa: Option<Val>, m: Module| Target::At {
+            ptr,
+            size: fixed_size(m, ty),
+            tbaa,
+        };
+        match i.opcode() {
+            LLVMStore => (
+                vec![sized(i.operand(1), i.operand(0).ty(), Some(i), self.m)],
+                None,
+            ),
+            LLVMAtomicRMW | LLVMAtomicCmpXchg => (
+                vec![sized(i.operand(0), i.operand(1).ty(), None, self.m)],
+                None,
+            ),
+            LLVMVAArg => (vec![Target::Anywhere(i.operand(0))], None),
+            LLVMCall | LLVMInvoke | LLVMCallBr => self.call_writes(i),
+            LLVMLandingPad | LLVMResume | LLVMCatchPad | LLVMCatchRet | LLVMCleanupPad
+            | LLVMCleanupRet | LLVMCatchSwitch => (vec![Target::Everything], None),
+            _ => (Vec::new(), None),
+        }
+    }
+
+    pub(super) fn call_writes(&mut self, call: Val) -> (Vec<Target>, Option<Val>) {
+        let f = call.called_function();
+        let name = f.map(|f| f.name()).unwrap_or_default();
+        if harmless_intrinsic(&name) {
+            return (Vec::new(), None);
+        }
+        // The tightest memory attribute of the call site and the callee.
+        let fn_idx = u32::MAX;
+        let mut me: u64 = u64::MAX;
+        if let Some(v) = call.call_attr_value(fn_idx, "memory") {
+            me &= v;
+        }
+        if let Some(v) = f.and_then(|f| f.fn_attr_value(fn_idx, "memory")) {
+            me &= v;
+        }
+        let attr_args = mem_writes(me, MEM_ARG);
+        let attr_other = mem_writes(me, MEM_OTHER) || mem_writes(me, MEM_ERRNO);
+        if !attr_args && !attr_other {
+            return (Vec::new(), None);
+        }
+        let args = call.call_args();
+        let ptr_args = |only: &dyn Fn(usize) -> bool| -> (Vec<Target>, bool) {
+            let mut out = Vec::new();
+            let mut hidden = false;
+            for (k, &a) in args.iter().enumerate() {
+                if !only(k) {
+                    continue;
+                }
+                let t = a.ty();
+                if t.is_ptr_or_ptr_vector() {
+                    let ro = call.call_arg_has_attr(k as u32, "readonly")
+                        || call.call_arg_has_attr(k as u32, "readnone");
+                    if !ro {
+                        out.push(Target::Anywhere(a));
+                    }
+                } else if t.contains_ptr() {
+                    hidden = true;
+                }
+            }
+            (out, hidden)
+        };
+        // (through which arguments, anything else)
+        let (mut targets, mut other, mut free) = (Vec::new(), false, None);
+        let gradient = self.rules.gradients.contains_key(&name);
+        match f {
+            Some(g) if !g.is_declaration() && !gradient => {
+                let s = self.summary(g);
+                let np = s.writes.len();
+                let (t, hidden) = ptr_args(&|k| k >= np || s.writes[k]);
+                targets = t;
+                other = s.other || hidden;
+            }
+            _ => match self.rule_for(call) {
+                Some(r) if is_copy_or_set(r) => {
+                    let size = args.get(2).and_then(|n| n.const_int_value());
+                    targets.push(Target::At {
+                        ptr: args[0],
+                        size,
+                        tbaa: None,
+                    });
+                }
+                Some(r) if r.effects.frees && !r.effects.allocates && !r.effects.writes => {
+                    free = args.first().copied().filter(|a| a.ty().is_ptr());
+                    if free.is_none() {
+                        other = true;
+                    }
+                }
+                Some(r) if !r.effects.writes && !r.effects.frees => {}
+                // Math functions that write do so through their pointer arguments (`frexp`'s
+                // exponent, `remquo`'s quotient) and, for the `lgamma` family, libm's `int
+                // signgam` (their effects name it). Code can only reach that through the global
+                // itself: when this module names it, the write targets it; when it does not, no
+                // pointer here can point at it (short of forging one from another translation
+                // unit).
+                Some(r) if matches!(r.effects.hidden, Hidden::Global(_)) => {
+                    let Hidden::Global(name) = r.effects.hidden else {
+                        unreachable!("matched")
+                    };
+                    let (t, hidden) = ptr_args(&|_| true);
+                    targets = t;
+                    other = hidden;
+                    if let Some(g) = call.parent_function().and_then(|f| f.module().global(name)) {
+                        targets.push(Target::At {
+                            ptr: g,
+                            size: None,
+                            tbaa: None,
+                        });
+                    }
+                }
+                // Copies, sets and BLAS write through their pointer arguments only; other
+                // writing rules may also write hidden state (I/O): their effects say which.
+                Some(r) => {
+                    let (t, hidden) = ptr_args(&|_| true);
+                    targets = t;
+                    other = hidden || r.effects.hidden == Hidden::Anything;
+                }
+                None => {
+                    let (t, _) = ptr_args(&|_| true);
+                    targets = t;
+                    other = true;
+                }
+            },
+        }
+        // Restrict to what the memory attributes allow.
+        if !attr_args {
+            targets.clear();
+            if free.is_some() && !attr_other {
+                free = None;
+            }
+        }
+        if other && !attr_other {
+            other = false;
+            if attr_args {
+                targets = ptr_args(&|_| true).0;
+            }
+        }
+        if other {
+            targets.push(Target::Everything);
+        }
+        (targets, free)
+    }
+
+    /// The memory effects of function `g`'s body, memoised; recursion is answered
+    /// conservatively.
+    pub(super) fn summary(&mut self, g: Val) -> Summary {
+        let params = g.params();
+        if let Some(s) = self.summaries.get(&g) {
+            return s.clone();
+        }
+        if !self.in_progress.insert(g) {
+            return Summary::anything(params.len());
+        }
+        let mut s = Summary {
+            writes: vec![false; params.len()],
+            captures: vec![false; params.len()],
+            other: g.function_type().is_var_arg(),
+        };
+        for b in g.blocks() {
+            for i in b.instructions() {
+                let (targets, free) = self.instruction_writes(i);
+                let ptrs = targets
+                    .into_iter()
+                    .chain(free.map(Target::Anywhere))
+                    .map(|t| match t {
+                        Target::Everything => None,
+                        Target::Anywhere(p) | Target::At { ptr: p, .. } => Some(p),
+                    });
+                for p in ptrs {
+                    let Some(p) = p else {
+                        s.other = true;
+                        continue;
+                    };
+                    for o in self.objects(p) {
+                        match self.kind(o) {
+                            Kind::Nothing | Kind::Alloca | Kind::Global { constant: true } => {}
+                            Kind::Arg { .. } => match params.iter().position(|&q| q == o) {
+                                Some(k) => s.writes[k] = true,
+                                None => s.other = true,
+                            },
+                            Kind::Heap if !self.escapes(o) => {}
+                            _ => s.other = true,
+                        }
+                    }
+                }
+            }
+        }
+        for (k, &p) in params.iter().enumerate() {
+            s.captures[k] = p.ty().contains_ptr() && self.escapes(p);
+        }
+        self.in_progress.remove(&g);
+        self.summaries.insert(g, s.clone());
+        s
+    }
+}
+
+pub(super) fn is_copy_or_set(r: &Rule) -> bool {
+    matches!(r.name, "llvm.memcpy" | "llvm.memmove" | "llvm.memset")
+}
