@@ -1,4 +1,3 @@
-
 use super::is_memory_read;
 use super::{OverwriteContext, Overwrites};
 use crate::ir::{parse_test_module, Module};

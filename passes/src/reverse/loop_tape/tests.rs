@@ -1,4 +1,3 @@
-
 use super::*;
 use crate::ir::parse_test_module;
 use inkwell::context::Context;
