@@ -46,7 +46,7 @@ for page in sys.argv[1:]:
             fence = not fence
         if fence:
             continue
-        for target in LINK.findall(line):
+        for target in LINK.findall(re.sub(r"`[^`]*`", "", line)):
             if re.match(r"[a-z]+:", target):
                 continue
             path, _, anchor = target.partition("#")
