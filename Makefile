@@ -6,8 +6,9 @@
 #   make plugin   the opt/clang pass plugin, build/plugin/libUmbraPlugin.so
 #   make test     formatting and clippy checks, then unit tests and the lit suite
 #   make lint     formatting and clippy checks only
-#   make demo     build driver and plugin, run examples/run-demo.sh
-#   make rules-doc  regenerate the README's rule reference (`umbra rules --markdown`)
+#   make demo     build driver and plugin, run examples/run-demo.sh (a gradient, a Hessian-vector
+#                 product and a tangent beside finite differences, timed; the other examples)
+#   make rules-doc  regenerate the rule reference, docs/reference/rules.md (`umbra rules --markdown`)
 #   make bench    the benchmark suite (bench/run.sh): table, bench/results/{results.csv,ratios.png}
 #   make bench-check  build the benchmarks and the applications (bench/apps) at small sizes and
 #                 check their gradients (no timing)
@@ -63,7 +64,7 @@ bench-apps: build
 fuzz: plugin
 	bash scripts/fuzz.sh $(SEEDS)
 
-# Regenerates the README's rule reference from `umbra rules --markdown`.
+# Regenerates docs/reference/rules.md's rule reference from `umbra rules --markdown`.
 rules-doc: build
 	bash scripts/rules-doc.sh
 

@@ -3,7 +3,13 @@
 #
 # For every example (default: all examples/*.c): clang-22 -O2 -g -c -emit-llvm,
 # the umbra driver, link with -lm, run.  Each program prints its derivatives
-# beside finite-difference estimates and exits non-zero if they disagree.
+# beside finite-difference estimates and exits non-zero if they disagree:
+#   energy.c    gradient (reverse), Hessian-vector product (forward over reverse) and
+#               tangent (forward) of a particle energy, each timed against the primal
+#   logistic.c  a logistic-regression loss, gradient entries by forward mode
+#   pendulum.c  sensitivities of a simulated pendulum, forward mode
+# Then, with no arguments, the Rust crate examples/rust/ (cargo run --offline, its build.rs
+# differentiating src/model.rs with the driver; built in a scratch directory).
 # Environment: UMBRA_BIN (default <repo>/target/release/umbra), CLANG (clang-22).
 # `make demo` builds the driver (cargo build --release) and runs this script.
 set -euo pipefail
@@ -49,9 +55,23 @@ for src in "${examples[@]}"; do
   fi
 done
 
+ran=${#examples[@]}
+if [[ $# -eq 0 ]]; then
+  echo
+  echo "=================================================================="
+  echo "  rust  ($EX_DIR/rust, cargo run --offline)"
+  echo "=================================================================="
+  ran=$((ran + 1))
+  if ! (cd "$EX_DIR/rust" && UMBRA="$UMBRA_BIN" CARGO_TARGET_DIR="$WORK/rust-target" \
+        cargo run --offline --quiet); then
+    echo "run-demo: rust: failed (build, differentiation or finite-difference check)" >&2
+    failed+=("rust")
+  fi
+fi
+
 echo
 if [[ ${#failed[@]} -gt 0 ]]; then
   echo "run-demo: FAILED: ${failed[*]}" >&2
   exit 1
 fi
-echo "run-demo: all ${#examples[@]} examples OK"
+echo "run-demo: all $ran examples OK"

@@ -18,6 +18,8 @@
 #   %testinc          test/include (helpers shared by tests)
 #   %exec-test        bash test/integration/exec-test.sh
 #   %rustc            rustc (PATH, else ~/.cargo/bin); tests using it say `REQUIRES: rustc`
+#   %run-page         python3 test/docs/run-page.py: runs a documentation page's ```sh blocks
+#   %repo             the root of the repository
 
 import os
 import shutil
@@ -27,7 +29,7 @@ import lit.formats
 
 config.name = "Umbra"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".ll", ".c", ".cpp", ".rs", ".f90"]
+config.suffixes = [".ll", ".c", ".cpp", ".rs", ".f90", ".test"]
 config.excludes = ["Inputs", "include"]
 
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
@@ -73,6 +75,10 @@ exec_test = os.path.join(config.test_source_root, "integration", "exec-test.sh")
 # lit applies substitutions in list order: keep any name before the shorter names it starts with.
 config.substitutions.append(("%opt-umbra", f"opt -load-pass-plugin={plugin} -S"))
 config.substitutions.append(("%runtime-include", runtime_include))
+config.substitutions.append(
+    ("%run-page", "python3 " + os.path.join(config.test_source_root, "docs", "run-page.py"))
+)
+config.substitutions.append(("%repo", root))
 config.substitutions.append(("%exec-test", f"bash {exec_test}"))
 config.substitutions.append(("%testinc", test_include))
 config.substitutions.append(("%plugin", plugin))

@@ -1,28 +1,29 @@
-//! The README's rule reference is `umbra rules --markdown`, verbatim: this fails when a rule is
-//! added, removed or changed without regenerating it (`make rules-doc`).
+//! The rule reference (docs/reference/rules.md, between its BEGIN RULES and END RULES markers) is
+//! `umbra rules --markdown`, verbatim: this fails when a rule is added, removed or changed without
+//! regenerating it (`make rules-doc`).
 
 use std::process::Command;
 
 #[test]
-fn readme_rule_reference_matches_umbra_rules() {
+fn rule_reference_matches_umbra_rules() {
     let out = Command::new(env!("CARGO_BIN_EXE_umbra"))
         .args(["rules", "--markdown"])
         .output()
         .expect("run umbra rules");
     assert!(out.status.success(), "umbra rules failed");
     let table = String::from_utf8(out.stdout).expect("utf-8 output");
-    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"))
-        .expect("read README.md");
-    let begin = readme
+    let page = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/reference/rules.md");
+    let text = std::fs::read_to_string(page).expect("read docs/reference/rules.md");
+    let begin = text
         .find("<!-- BEGIN RULES")
-        .and_then(|b| readme[b..].find('\n').map(|n| b + n + 1))
-        .expect("README has a BEGIN RULES marker");
-    let end = readme
+        .and_then(|b| text[b..].find('\n').map(|n| b + n + 1))
+        .expect("docs/reference/rules.md has a BEGIN RULES marker");
+    let end = text
         .find("<!-- END RULES -->")
-        .expect("README has an END RULES marker");
+        .expect("docs/reference/rules.md has an END RULES marker");
     assert!(
-        readme[begin..end] == table,
-        "README.md's rule reference is out of date: run `make rules-doc`"
+        text[begin..end] == table,
+        "docs/reference/rules.md's rule reference is out of date: run `make rules-doc`"
     );
 }
 
