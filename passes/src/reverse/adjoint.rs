@@ -11,7 +11,7 @@ use super::classify::{reverse_callee, ReverseCallee};
 use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, RegionSlot};
 use super::needs::{user_tape, Need};
 use super::plan::ReversePlan;
-use super::{call_activity, returns_adjoint, tape};
+use super::{arg_activity, returns_adjoint, tape};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::types;
 use crate::analysis::types::bytes::{self, byte_copy, ByteCopy};
@@ -1370,7 +1370,9 @@ impl<'s> AdjointFn<'s> {
         let mut args = vec![self.tape];
         let src_args = i.call_args();
         for (k, &a) in src_args.iter().enumerate() {
-            let act = call_activity(a, self.active.arg_carries(i, k, a), |v| self.is_active(v));
+            let act = arg_activity(i, k, a, self.active.arg_carries(i, k, a), |v| {
+                self.is_active(v)
+            });
             args.push(self.primal(a, i)?);
             if act.has_shadow() {
                 let s = self.shadow(a, i)?;

@@ -11,7 +11,7 @@ use super::classify::{reverse_callee, ReverseCallee};
 use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, RegionSlot};
 use super::needs::Need;
 use super::plan::ReversePlan;
-use super::{call_activity, returns_shadow, tape};
+use super::{arg_activity, returns_shadow, tape};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::{classify, InstClass};
 use crate::analysis::types;
@@ -923,7 +923,9 @@ impl<'s> AugmentedFn<'s> {
         let mut acts = Vec::new();
         let mut args = vec![self.tape];
         for (k, a) in i.call_args().into_iter().enumerate() {
-            let act = call_activity(a, self.active.arg_carries(i, k, a), |v| self.is_active(v));
+            let act = arg_activity(i, k, a, self.active.arg_carries(i, k, a), |v| {
+                self.is_active(v)
+            });
             args.push(self.vals.map(a));
             if act.has_shadow() {
                 let s = self.shadow(a, i)?;
