@@ -65,6 +65,44 @@ impl ActiveSet {
     }
 }
 
+/// True when argument `k` of `call` is a null pointer that the defined callee may store or
+/// merge with pointers that have shadows: Eigen's default evaluator constructs its data
+/// member from `0` into an object that later holds differentiable data (-O0). Such an argument
+/// is passed duplicated, its shadow null like itself, instead of constant, where the callee
+/// could give the store no shadow to write.
+pub fn null_needs_shadow(call: Val, k: usize, a: Val) -> bool {
+    if !(a.ty().is_ptr() && a.is_null_constant()) {
+        return false;
+    }
+    let Some(p) = call
+        .called_function()
+        .filter(|g| !g.is_declaration())
+        .and_then(|g| g.params().get(k).copied())
+    else {
+        return false;
+    };
+    let mut seen = HashSet::new();
+    let mut work = vec![p];
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) {
+            continue;
+        }
+        for u in v.users() {
+            use crate::ir::Opcode::*;
+            match u.opcode() {
+                LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast if u.operand(0) == v => {
+                    work.push(u)
+                }
+                LLVMStore if u.operand(0) == v => return true,
+                LLVMPHI | LLVMSelect | LLVMInsertValue | LLVMInsertElement => return true,
+                LLVMCall | LLVMInvoke if u.call_args().contains(&v) => return true,
+                _ => {}
+            }
+        }
+    }
+    false
+}
+
 /// What the callee's derived signatures carry as float bits ([`crate::signature::FloatBits`]),
 /// asked only for defined callees receiving an active integer.
 pub type FloatBitsOf<'a> = &'a dyn Fn(Val, Val) -> crate::signature::FloatBits;

@@ -87,7 +87,7 @@ impl ForwardFn<'_> {
         let mut args = Vec::new();
         for (k, a) in i.call_args().into_iter().enumerate() {
             args.push(self.map(a));
-            if self.is_active(a) {
+            if self.is_active(a) || crate::analysis::activity::null_needs_shadow(i, k, a) {
                 acts.push(Activity::Dup);
                 let mut t = self.tangent_or_zero(a, i)?;
                 if let Some(fty) = bits.param(k) {

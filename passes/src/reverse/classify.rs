@@ -61,6 +61,30 @@ pub fn reverse_callee(i: Val, active: &ActiveSet, rules: &UserRules) -> ReverseC
 /// the parameter receives as float bits (`float_bits`, [`crate::signature::FloatBits`]); the
 /// rest constant.
 pub(crate) fn call_activity(a: Val, float_bits: bool, is_active: impl Fn(Val) -> bool) -> Activity {
+    call_activity_at(None, a, float_bits, is_active)
+}
+
+/// [`call_activity`] of argument `k` of `call` to a defined callee, where a null pointer the
+/// callee may store is duplicated ([`crate::analysis::activity::null_needs_shadow`]).
+pub(crate) fn arg_activity(
+    call: Val,
+    k: usize,
+    a: Val,
+    float_bits: bool,
+    is_active: impl Fn(Val) -> bool,
+) -> Activity {
+    call_activity_at(Some((call, k)), a, float_bits, is_active)
+}
+
+fn call_activity_at(
+    at: Option<(Val, usize)>,
+    a: Val,
+    float_bits: bool,
+    is_active: impl Fn(Val) -> bool,
+) -> Activity {
+    if at.is_some_and(|(call, k)| crate::analysis::activity::null_needs_shadow(call, k, a)) {
+        return Activity::Dup;
+    }
     if !is_active(a) {
         return Activity::Const;
     }

@@ -356,6 +356,21 @@ pub fn no_seed(_: Val) -> CallSeed {
 /// conflict their own contexts (a helper calling a helper needs one round per level).
 const MAX_SPLIT_ROUNDS: usize = 4;
 
+/// Fixed points cut short to specialise where they climb ([`Analysis::restless`]), before the
+/// last [`MAX_SPLIT_ROUNDS`] that run to the end.
+const MAX_EARLY_SPLITS: usize = 12;
+
+/// Rounds after which a fixed point in which a shared parameter or return still reaches higher
+/// offsets is taken to be climbing ([`Analysis::restless`]). Settling takes a few rounds per
+/// level of calls a type crosses (libstdc++ at -O0 takes up to about a hundred, mostly filling
+/// in what is already within reach).
+const SETTLE_ROUNDS: usize = 150;
+
+/// Rounds all fixed points of one analysis may take together: a bound on the time a module
+/// that keeps climbing costs before the analysis gives up (Eigen's fixed-size products at -O0
+/// settle in about 650).
+const MAX_TOTAL_ROUNDS: usize = 1000;
+
 /// The type analysis of `funcs` in `m`, with calls seeded by `seed`, specialised per call
 /// site where a helper's callers pass differently typed memory. The derivative `requests`
 /// (whose calls must be in `funcs`) are calls of the functions they differentiate. Only the
@@ -375,17 +390,44 @@ pub fn analyze(
         .filter(|s| funcs.contains(&s.function))
         .map(|s| (s.call, s))
         .collect();
-    let mut rounds = 0;
+    let (mut rounds, mut early, mut budget) = (0, 0, MAX_TOTAL_ROUNDS);
     loop {
-        let mut r = fixed_point(m, funcs, seed, callees, contexts, requests);
-        rounds += 1;
-        if !r.converged || rounds > MAX_SPLIT_ROUNDS {
-            return r;
+        let split_early = early < MAX_EARLY_SPLITS;
+        let (mut r, cut, used) = fixed_point(
+            m,
+            funcs,
+            seed,
+            callees,
+            contexts,
+            requests,
+            Limits {
+                split_early,
+                budget,
+            },
+        );
+        budget -= used;
+        let (cut, restless) = match cut {
+            Some(restless) => (true, restless),
+            None => (false, HashSet::new()),
+        };
+        if cut {
+            early += 1;
+        } else {
+            rounds += 1;
+            if !r.converged || rounds > MAX_SPLIT_ROUNDS {
+                return r;
+            }
         }
-        match specialise(&r, funcs) {
+        match specialise(&r, funcs, &restless) {
             Some((c, n)) => {
                 (callees, contexts) = (c, n);
                 requests = std::mem::take(&mut r.requests);
+            }
+            // Not after a cut (its climbing contexts are split), but should it be: run to the end.
+            None if cut => {
+                (callees, contexts) = (r.callees, r.contexts);
+                requests = r.requests;
+                early = MAX_EARLY_SPLITS;
             }
             None => {
                 r.sites = incoming_calls(&r, funcs).into_iter().collect();
@@ -395,7 +437,17 @@ pub fn analyze(
     }
 }
 
+/// What one fixed point may do: stop early to specialise, and take at most `budget` rounds.
+struct Limits {
+    split_early: bool,
+    budget: usize,
+}
+
 /// The fixed point over every context of every function, with the call sites' contexts given.
+/// With `split_early`, it stops past [`SETTLE_ROUNDS`] at the end of the first round in which
+/// a parameter or return of a function context that several call sites reach climbs to higher
+/// offsets: `Some` of those contexts then, for [`specialise`] to split with the conflicting
+/// ones.
 fn fixed_point(
     m: Module,
     funcs: &[Val],
@@ -403,7 +455,12 @@ fn fixed_point(
     callees: HashMap<(u32, Val), u32>,
     contexts: HashMap<Val, u32>,
     requests: HashMap<Val, RequestSite>,
-) -> TypeResults {
+    limits: Limits,
+) -> (TypeResults, Option<HashSet<(Val, u32)>>, usize) {
+    let Limits {
+        split_early,
+        budget,
+    } = limits;
     let mut a = Analysis {
         m,
         info: TypeResults {
@@ -420,9 +477,21 @@ fn fixed_point(
         ctx: 0,
         indices: HashMap::new(),
         ranges: HashMap::new(),
+        shared: HashSet::new(),
+        restless: None,
     };
-    for _ in 0..MAX_ROUNDS {
+    if split_early {
+        a.shared = incoming_calls(&a.info, funcs)
+            .into_iter()
+            .filter(|(_, sites)| sites.len() > 1)
+            .map(|(key, _)| key)
+            .collect();
+    }
+    for round in 0..MAX_ROUNDS.min(budget) {
         a.changed = false;
+        if round >= SETTLE_ROUNDS && !a.shared.is_empty() {
+            a.restless = Some(HashSet::new());
+        }
         for &f in funcs {
             for ctx in 0..a.info.contexts.get(&f).copied().unwrap_or(1) {
                 a.ctx = ctx;
@@ -435,10 +504,21 @@ fn fixed_point(
         }
         if !a.changed {
             a.info.converged = true;
-            break;
+            return (a.info, None, round + 1);
+        }
+        let restless = a.restless.take().unwrap_or_default();
+        if !restless.is_empty() {
+            return (a.info, Some(restless), round + 1);
         }
     }
-    a.info
+    (a.info, None, MAX_ROUNDS.min(budget))
+}
+
+/// The highest offset `t` or any tree it points to says anything about: what climbs when an
+/// analysis does not settle.
+fn extent(t: &Tree) -> u64 {
+    let own = t.at.last_key_value().map_or(0, |(&o, _)| o);
+    own.max(t.pointee.as_deref().map_or(0, extent))
 }
 
 /// True for a type whose values end at its size: not empty, and not a struct ending in an
@@ -461,6 +541,7 @@ fn bounded_type(t: Ty) -> bool {
 fn specialise(
     r: &TypeResults,
     funcs: &[Val],
+    restless: &HashSet<(Val, u32)>,
 ) -> Option<(HashMap<(u32, Val), u32>, HashMap<Val, u32>)> {
     let incoming = incoming_calls(r, funcs);
     let (mut callees, mut contexts) = (r.callees.clone(), r.contexts.clone());
@@ -469,7 +550,8 @@ fn specialise(
         let conflicts = g
             .params()
             .into_iter()
-            .any(|p| r.trees.get(&(k, p)).is_some_and(Tree::has_conflict));
+            .any(|p| r.trees.get(&(k, p)).is_some_and(Tree::has_conflict))
+            || restless.contains(&(g, k));
         if sites.len() < 2 || !conflicts {
             continue;
         }
@@ -537,6 +619,20 @@ struct Analysis {
     indices: HashMap<Val, Option<Indices>>,
     /// [`Analysis::bounded_index`] by GEP: the same in every round.
     ranges: HashMap<Val, Option<(u64, u64, u64)>>,
+    /// The (function, context)s that more than one call site reaches, when the fixed point is
+    /// to stop for [`specialise`] where one of their parameters or returns climbs
+    /// ([`Analysis::restless`]); empty otherwise.
+    shared: HashSet<(Val, u32)>,
+    /// Past [`SETTLE_ROUNDS`], the (function, context)s in [`Analysis::shared`] whose
+    /// parameters or return reached higher offsets this round ([`extent`]). One function
+    /// context reached by one object at two offsets passes what it learns from each caller
+    /// back to the other, shifted by the distance: Eigen's `derived()` returns its parameter
+    /// and is called on an expression `a` and on its member at `a + 8`, so `a` comes to hold
+    /// what it holds 8 bytes up, one step more every round; `MapBase` constructs its two
+    /// empty members at bytes 8 and 9 through one constructor. The object's tree climbs to
+    /// the offset bound and the analysis never settles (-O0). Those call sites get contexts
+    /// of their own.
+    restless: Option<HashSet<(Val, u32)>>,
 }
 
 impl Analysis {
@@ -563,7 +659,23 @@ impl Analysis {
             .trees
             .entry((ctx, v))
             .or_insert_with(|| type_tree(m, v.ty()));
-        self.changed |= cur.merge(t);
+        // Past SETTLE_ROUNDS: a parameter of a shared context, watched for a climb.
+        let watched = match (&self.restless, v.is_argument()) {
+            (Some(_), true) => v
+                .parent_function()
+                .filter(|&f| self.shared.contains(&(f, ctx)))
+                .map(|f| (f, extent(cur))),
+            _ => None,
+        };
+        let changed = cur.merge(t);
+        self.changed |= changed;
+        if let (Some((f, before)), true) = (watched, changed) {
+            if extent(cur) > before {
+                self.restless
+                    .get_or_insert_with(HashSet::new)
+                    .insert((f, ctx));
+            }
+        }
     }
 
     /// Adds `t` to the memory `p` points to.
@@ -681,8 +793,15 @@ impl Analysis {
                 let f = i.parent_block().parent();
                 let t = self.get(i.operand(0));
                 let r = self.info.returns.entry((self.ctx, f)).or_default();
-                self.changed |= r.merge(&t);
+                let before = extent(r);
+                let changed = r.merge(&t);
+                self.changed |= changed;
                 let back = r.clone();
+                if changed && extent(r) > before && self.shared.contains(&(f, self.ctx)) {
+                    if let Some(r) = self.restless.as_mut() {
+                        r.insert((f, self.ctx));
+                    }
+                }
                 self.add(i.operand(0), &back);
             }
             // C++ with exceptions calls through `invoke` (-O0 calls everything so).
@@ -1203,6 +1322,81 @@ mod tests {
                     assert_eq!(t.get(o), Some(Kind::Pointer), "{t}");
                 }
                 assert!(t.at.keys().all(|&o| o < 24), "{t}");
+            },
+        );
+    }
+
+    #[test]
+    fn a_parameter_returned_to_callers_at_different_offsets_settles() {
+        // Eigen at -O0: `derived()` returns its parameter and is called on an expression and
+        // on its member 8 bytes in. Each caller got back what the other passed, so the
+        // expression held what it holds 8 bytes up, one step more every round, all pointers
+        // (no conflict to split on): the analysis climbed to its offset bound and never
+        // settled. Call sites of a context whose parameters still climb after many rounds get
+        // contexts of their own.
+        with_module(
+            r#"
+            define ptr @derived(ptr %p) {
+              ret ptr %p
+            }
+            define double @f(ptr %e) {
+              %a = call ptr @derived(ptr %e)
+              %m = getelementptr inbounds i8, ptr %e, i64 8
+              %b = call ptr @derived(ptr %m)
+              %l = load ptr, ptr %a
+              %r = load ptr, ptr %b
+              %x = load double, ptr %l
+              %y = load double, ptr %r
+              %n = getelementptr inbounds i8, ptr %e, i64 16
+              %k = load i64, ptr %n
+              %kf = sitofp i64 %k to double
+              %s = fadd double %x, %y
+              %t = fadd double %s, %kf
+              ret double %t
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let t = info.pointee(m, f.params()[0]);
+                assert_eq!(t.get(0), Some(Kind::Pointer), "{t}");
+                assert_eq!(t.get(8), Some(Kind::Pointer), "{t}");
+                assert_eq!(t.get(16), Some(Kind::Integer), "{t}");
+                assert!(t.at.keys().all(|&o| o < 24), "{t}");
+            },
+        );
+    }
+
+    #[test]
+    fn empty_members_at_neighbouring_bytes_settle() {
+        // Eigen's `MapBase` at -O0 constructs its two empty `variable_if_dynamic` members at
+        // bytes 8 and 9 of itself through one constructor: its parameter saw the object at two
+        // offsets a byte apart, conflicted, and passed the conflict back to both, a byte
+        // further each round. The two call sites get contexts of their own once the climb
+        // shows, and the object keeps its double.
+        with_module(
+            r#"
+            define void @empty_ctor(ptr %this, i64 %v) {
+              ret void
+            }
+            define double @f(ptr %o) {
+              %r = getelementptr inbounds i8, ptr %o, i64 8
+              call void @empty_ctor(ptr %r, i64 1)
+              %c = getelementptr inbounds i8, ptr %o, i64 9
+              call void @empty_ctor(ptr %c, i64 2)
+              %p = load ptr, ptr %o
+              %x = load double, ptr %p
+              %q = getelementptr inbounds i8, ptr %o, i64 16
+              %y = load double, ptr %q
+              %s = fadd double %x, %y
+              ret double %s
+            }
+            "#,
+            |m, info| {
+                let f = m.function("f").unwrap();
+                let t = info.pointee(m, f.params()[0]);
+                assert_eq!(t.get(0), Some(Kind::Pointer), "{t}");
+                assert_eq!(t.get(16), Some(Kind::Float(FloatKind::Double)), "{t}");
+                assert!(!t.has_conflict(), "{t}");
             },
         );
     }

@@ -200,7 +200,9 @@ impl AdjointFn<'_> {
         let mut args = vec![self.tape];
         let src_args = i.call_args();
         for (k, &a) in src_args.iter().enumerate() {
-            let act = call_activity(a, self.active.arg_carries(i, k, a), |v| self.is_active(v));
+            let act = arg_activity(i, k, a, self.active.arg_carries(i, k, a), |v| {
+                self.is_active(v)
+            });
             args.push(self.primal(a, i)?);
             if act.has_shadow() {
                 let s = self.shadow(a, i)?;

@@ -192,7 +192,9 @@ impl AugmentedFn<'_> {
         let mut acts = Vec::new();
         let mut args = vec![self.tape];
         for (k, a) in i.call_args().into_iter().enumerate() {
-            let act = call_activity(a, self.active.arg_carries(i, k, a), |v| self.is_active(v));
+            let act = arg_activity(i, k, a, self.active.arg_carries(i, k, a), |v| {
+                self.is_active(v)
+            });
             args.push(self.vals.map(a));
             if act.has_shadow() {
                 let s = self.shadow(a, i)?;

@@ -7,7 +7,7 @@
 use super::byte_check::ByteChecks;
 use super::bytes::ByteOp;
 use super::cfg::ReverseCfg;
-use super::classify::call_activity;
+use super::classify::arg_activity;
 use super::classify::{reverse_callee, ReverseCallee};
 use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, RegionSlot};
 use super::needs::Need;
