@@ -254,6 +254,16 @@ impl Ty {
         Ty(unsafe { c::LLVMFloatTypeInContext(ctx) })
     }
 
+    /// `half` (C `_Float16`) in `ctx`.
+    pub fn half(ctx: sys::prelude::LLVMContextRef) -> Ty {
+        Ty(unsafe { c::LLVMHalfTypeInContext(ctx) })
+    }
+
+    /// `bfloat` (C `__bf16`) in `ctx`.
+    pub fn bfloat(ctx: sys::prelude::LLVMContextRef) -> Ty {
+        Ty(unsafe { c::LLVMBFloatTypeInContext(ctx) })
+    }
+
     /// `x86_fp80` (C `long double` on x86-64) in `ctx`.
     pub fn x86_fp80(ctx: sys::prelude::LLVMContextRef) -> Ty {
         Ty(unsafe { c::LLVMX86FP80TypeInContext(ctx) })

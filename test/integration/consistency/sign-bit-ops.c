@@ -11,7 +11,7 @@
 // on). Before, a sign *set* (an 'or' with the sign bit) was a bit operation to forward mode,
 // which returned -|dx| (-1 at x = -1.5, where the derivative of -|x| is +1), while reverse mode
 // refused it as packing floats into an integer. (For _Float16 through a 16-bit integer see
-// test/errors/sign-bit-half.c.)
+// sign-bit-half.c.)
 #include <stdint.h>
 #include "fdcheck.h"
 

@@ -197,7 +197,13 @@ fn float_bits_in(m: Module, t: &Tree, ty: Ty) -> Option<Ty> {
     if (1..n).any(|j| t.get(j * k.size()) != Some(Kind::Float(k))) {
         return None;
     }
-    let f = float_ty(m, k);
+    // Half and bfloat too: a `_Float16` whose sign bit is cleared through an i16 carries its
+    // derivative like a float does (it was dropped, silently, in reverse mode).
+    let f = match k {
+        FloatKind::Half => Ty::half(m.context()),
+        FloatKind::BFloat => Ty::bfloat(m.context()),
+        _ => float_ty(m, k),
+    };
     if f.kind() != TyKind::Float {
         return None;
     }
