@@ -313,7 +313,7 @@ pub fn check_rule(case: &Case) {
 }
 
 /// Differentiates `case`'s forward derivative once more in forward mode, in `double` and
-/// `float`: derivative code must itself be differentiable (docs/RULES.md), so this fails on a
+/// `float`: derivative code must itself be differentiable (docs/reference/writing-rules.md), so this fails on a
 /// missing rule at second order or invalid IR. (Values are checked at first order only.)
 pub fn check_second_order(case: &Case) {
     for p in [Precision::Double, Precision::Float] {

@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 
 /// `p · v` for a partial `p` and a tangent or adjoint `v`; `v_first` orders a product's operands
 /// as written by hand (`da · b` and `a · db` for a product `a · b`, `cos(x) · dx` for a call).
-#[allow(dead_code)] // The entry point docs/RULES.md documents for hand-written rules.
+#[allow(dead_code)] // The entry point docs/reference/writing-rules.md documents for hand-written rules.
 pub fn scale(b: &mut Builder, p: Val, v: Val, v_first: bool) -> Val {
     scale_sharing(b, p, v, v_first, &mut Quotients::default())
 }

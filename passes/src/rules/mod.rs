@@ -24,7 +24,7 @@
 //! - [`user`]: the user's rules (registrations in the source, `--rules` files), which take
 //!   precedence over all of the above; [`reference`]: the listing `umbra rules` prints.
 //!
-//! How to write a rule, and the invariants every rule keeps: `docs/RULES.md`.
+//! How to write a rule, and the invariants every rule keeps: `docs/reference/writing-rules.md`.
 //!
 //! Hand-written rules see a call through the contexts in `calls` (forward, augmented and
 //! adjoint sweeps); [`linear`] is where both modes apply partials to tangents and adjoints. A rule matches callees by name: the exact name, the libm `f`/`l` variants of a libm name, an
