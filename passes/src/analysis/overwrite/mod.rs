@@ -124,9 +124,9 @@ impl Overwrites {
                     writes.push((i, t));
                 }
                 if let Some(p) = free {
-                    // The adjoint releases a deferred block by calling the same deallocator
-                    // with the pointer alone.
-                    if o.deferrable(p) && i.num_call_args() == 1 {
+                    // The adjoint releases a deferred block with the pointer alone (the
+                    // same deallocator, or the unsized form of a sized `operator delete`).
+                    if o.deferrable(p) && rules::alloc::pointer_only_deallocator(i).is_some() {
                         candidates.push((i, p));
                     } else {
                         writes.push((i, Target::Anywhere(p)));

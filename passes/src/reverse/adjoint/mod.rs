@@ -409,7 +409,7 @@ impl<'s> AdjointFn<'s> {
             self.popped.insert((false, v), p);
             return Ok(p);
         }
-        if v.is_instruction() && self.plan.primal_recomputable(v, at.parent_block()) {
+        if v.is_instruction() && self.plan.primal_rebuildable_for(v, at) {
             if let Some(&r) = self.rebuilt.get(&(false, v)) {
                 return Ok(r);
             }
@@ -521,7 +521,7 @@ impl<'s> AdjointFn<'s> {
         if !v.is_instruction() && !v.is_argument() {
             return crate::clone::substitute_shadow(self.session, v, at);
         }
-        if v.is_instruction() && self.plan.shadow_recomputable(v, at.parent_block()) {
+        if v.is_instruction() && self.plan.shadow_rebuildable_for(v, at) {
             if let Some(&r) = self.rebuilt.get(&(true, v)) {
                 return Ok(r);
             }
