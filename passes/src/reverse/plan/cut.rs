@@ -301,3 +301,116 @@ impl Flow {
         seen
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{parse_test_module, Module};
+    use inkwell::context::Context;
+
+    /// The cut of `@f`'s block `body` for the needed values named, loads counting as values the
+    /// plan cannot rebuild and arithmetic as expandable; `shadows` are needed address shadows.
+    fn cut_of(ir: &str, needed: &[&str], shadows: &[&str]) -> Option<(Vec<String>, Vec<String>)> {
+        let ctx = Context::create();
+        let text = format!("target datalayout = \"e-m:e-i64:64-f80:128-n8:16:32:64-S128\"\n{ir}");
+        let module = parse_test_module(&ctx, &text);
+        let m = Module(module.as_mut_ptr());
+        m.verify().expect("valid test IR");
+        let f = m.function("f").expect("@f");
+        let b = f.blocks()[1];
+        let named = |n: &str| {
+            b.instructions()
+                .into_iter()
+                .find(|i| i.name() == n)
+                .unwrap_or_else(|| panic!("no %{n}"))
+        };
+        let mut want: Vec<Node> = needed.iter().map(|n| (named(n), false)).collect();
+        want.extend(shadows.iter().map(|n| (named(n), true)));
+        let facts = Facts {
+            rebuilds: |v: Val| v.parent_block() != b,
+            rebuilds_shadow: |v: Val| v.parent_block() != b,
+            expandable: |v: Val| crate::analysis::opcodes::is_pure(v.opcode()),
+        };
+        let cut = block_cut(m, b, &want, &facts)?;
+        let mut kept: Vec<String> = want
+            .iter()
+            .filter_map(|&x| cut.kept_for(need(x)))
+            .flatten()
+            .map(|n| match *n {
+                Need::Primal(v) => v.name(),
+                Need::Shadow(v) => format!("shadow {}", v.name()),
+                Need::Saved(v) => v.name(),
+            })
+            .collect();
+        kept.sort();
+        kept.dedup();
+        let mut rebuilt: Vec<String> = want
+            .iter()
+            .filter(|&&(v, s)| cut.rebuilds(v, s))
+            .map(|&(v, s)| {
+                if s {
+                    format!("shadow {}", v.name())
+                } else {
+                    v.name()
+                }
+            })
+            .collect();
+        rebuilt.sort();
+        Some((kept, rebuilt))
+    }
+
+    const STENCIL: &str = r#"
+define double @f(ptr %x) {
+entry:
+  br label %body
+body:
+  %a = load double, ptr %x
+  %pb = getelementptr double, ptr %x, i64 1
+  %b = load double, ptr %pb
+  %p = fmul double %a, %b
+  %q = fadd double %a, %b
+  %r = fsub double %a, %b
+  %t = fmul double %p, %q
+  %u = fmul double %t, %r
+  ret double %u
+}
+"#;
+
+    #[test]
+    fn products_of_two_loads_keep_the_loads() {
+        // The adjoints of %t and %u read %p, %q, %t and %r (32 bytes); %a and %b are 16.
+        let (kept, rebuilt) = cut_of(STENCIL, &["p", "q", "t", "r"], &[]).expect("a cut");
+        assert_eq!(kept, ["a", "b"]);
+        assert_eq!(rebuilt, ["p", "q", "r", "t"]);
+    }
+
+    #[test]
+    fn no_cut_when_it_saves_nothing() {
+        // %p alone (8 bytes) costs less than the two loads it is computed from.
+        assert!(cut_of(STENCIL, &["p"], &[]).is_none());
+        // A tie (%p and %q against %a and %b) keeps the needed values.
+        assert!(cut_of(STENCIL, &["p", "q"], &[]).is_none());
+    }
+
+    const GATHER: &str = r#"
+define void @f(ptr %idx, ptr %x, ptr %y, ptr %z) {
+entry:
+  br label %body
+body:
+  %k = load i32, ptr %idx
+  %j = sext i32 %k to i64
+  %px = getelementptr double, ptr %x, i64 %j
+  %py = getelementptr double, ptr %y, i64 %j
+  %pz = getelementptr double, ptr %z, i64 %j
+  ret void
+}
+"#;
+
+    #[test]
+    fn address_shadows_of_a_gather_keep_the_index() {
+        // Three shadow addresses (24 bytes) from one 4-byte index.
+        let (kept, rebuilt) = cut_of(GATHER, &[], &["px", "py", "pz"]).expect("a cut");
+        assert_eq!(kept, ["k"]);
+        assert_eq!(rebuilt, ["shadow px", "shadow py", "shadow pz"]);
+    }
+}
