@@ -528,26 +528,11 @@ fn forbidden_cycles(edges: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<String>
     out
 }
 
-/// Directories whose internal cycles are known and being removed by their owner; a cycle
-/// that leaves such a directory is still an error.
-const KNOWN_INTERNAL_CYCLES: &[&str] = &[
-    // Split into queries, seeding, solving, transfer and GEPs separately (issue 26, item 3).
-    "analysis::types",
-];
-
 #[test]
 fn no_import_cycle_but_mod_and_child() {
     let sources = sources();
     assert!(sources.len() > 50, "found the sources");
-    let mut edges = graph(&sources);
-    for dir in KNOWN_INTERNAL_CYCLES {
-        let dir: ModPath = dir.split("::").map(String::from).collect();
-        for (from, to) in edges.iter_mut() {
-            if from.starts_with(&dir) {
-                to.retain(|t| !t.starts_with(&dir));
-            }
-        }
-    }
+    let edges = graph(&sources);
     let cycles = forbidden_cycles(&edges);
     assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
 }
