@@ -204,7 +204,7 @@ fn is_active(i: Val, set: &ActiveSet, rules: &UserRules) -> bool {
     if let Some(operands) = derivative_operands(i.opcode()) {
         return any(operands);
     }
-    match classify(i.opcode()) {
+    match classify(i) {
         // Every alloca may receive differentiable data, except variables parallel regions
         // only read (`crate::openmp::inactive_capture`).
         InstClass::Alloca => !crate::openmp::inactive_capture(i, |v| active.contains(&v)),
