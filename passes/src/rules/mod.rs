@@ -61,7 +61,10 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 pub use calls::{AdjointCall, AugmentCall, CustomReverse, ForwardCall, RuleEnv};
-pub use rule::{partials_read, partials_read_for, Hidden, Partials, Reverse, Rule, RuleKind};
+pub use rule::{
+    partials_read, partials_read_for, ArgBytes, Effects, Extent, Hidden, Partials, Reverse, Rule,
+    RuleKind,
+};
 
 /// What a call says about the types of its operands, for the type analysis: copies move the
 /// same bytes, allocators return pointers, math functions take floats.
@@ -92,6 +95,8 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(fortran::RULES)
         .chain(inactive::WRITING)
         .chain(inactive::PURE)
+        .chain(inactive::INERT)
+        .chain(inactive::LIFETIME)
         .chain(openmp::RULES)
         .chain(openmp::WRITING)
         .chain(openmp::PURE)
