@@ -719,3 +719,25 @@ fn the_rule_name_check_sees_names() {
     );
     assert_eq!(lits, ["llvm.lifetime.", "x\\\"y"]);
 }
+
+/// A rule's `Area` is which file it lives in, nothing more: only the rule reference reads it
+/// (its tests compare the effects with what areas used to mean).
+#[test]
+fn only_the_reference_reads_areas() {
+    for s in sources() {
+        if s.module == ["rules", "reference"] {
+            continue;
+        }
+        let reads = s.code.match_indices(".area").any(|(k, _)| {
+            !s.code[k + ".area".len()..]
+                .chars()
+                .next()
+                .is_some_and(is_ident_char)
+        });
+        assert!(
+            !reads,
+            "{} reads a rule's area: callee semantics belong in the rule's Effects",
+            s.file.display()
+        );
+    }
+}

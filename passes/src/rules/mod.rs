@@ -74,7 +74,7 @@ pub fn type_seed(call: Val) -> crate::analysis::types::CallSeed {
         Some(r) if memory::is_copy(r) => CallSeed::Copy,
         Some(r) if r.effects.allocates => CallSeed::Allocates,
         Some(r) if matches!(r.kind, RuleKind::Math(_)) => CallSeed::Math,
-        Some(r) if outputs::writes_floats(r) => CallSeed::MathOut,
+        Some(r) if r.effects.float_outputs => CallSeed::MathOut,
         _ => CallSeed::None,
     }
 }

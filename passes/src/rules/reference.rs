@@ -118,7 +118,7 @@ mod tests {
     /// are collected, whether it captures its arguments, whether it synchronises threads.
     #[test]
     fn effects_say_what_areas_used_to() {
-        use super::super::rule::{Area, Hidden};
+        use super::super::rule::{Area, Hidden, RuleKind};
         for r in super::all() {
             let e = r.effects;
             if e.writes {
@@ -141,6 +141,14 @@ mod tests {
             if e.touches_memory() {
                 assert_eq!(e.synchronises, r.area == Area::OpenMp, "{}", r.name);
             }
+            // The type analysis's "pointer arguments receive floats" was the writing
+            // hand-written rules of the math area.
+            assert_eq!(
+                e.float_outputs,
+                r.area == Area::Math && e.writes && matches!(r.kind, RuleKind::Forward(..)),
+                "{}",
+                r.name
+            );
         }
     }
 

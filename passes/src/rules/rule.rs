@@ -121,6 +121,9 @@ pub struct Effects {
     /// It starts or ends the lifetime of the object its last argument points to (LLVM's
     /// lifetime markers): it writes no value there, and what it ends is never read again.
     pub lifetime: bool,
+    /// Its pointer arguments receive floats of its first argument's type (libm's `modf`,
+    /// `sincos`): what the type analysis learns from a call.
+    pub float_outputs: bool,
 }
 
 /// The bytes a callee accesses through one of its pointer arguments ([`Effects::writes_arg`],
@@ -172,6 +175,7 @@ impl Effects {
         reads_arg: None,
         inert: false,
         lifetime: false,
+        float_outputs: false,
     };
 
     /// True when the callee touches memory at all (reads, writes, allocates or frees).
@@ -236,6 +240,14 @@ impl Effects {
     pub const fn lifetime(self) -> Effects {
         Effects {
             lifetime: true,
+            ..self
+        }
+    }
+
+    /// These effects, writing floats of the first argument's type through the pointers.
+    pub const fn writing_floats(self) -> Effects {
+        Effects {
+            float_outputs: true,
             ..self
         }
     }
