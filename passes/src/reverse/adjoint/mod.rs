@@ -13,13 +13,13 @@ use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, Regio
 use super::needs::{user_tape, Need};
 use super::plan::ReversePlan;
 use crate::analysis::activity::ActiveSet;
-use crate::analysis::opcodes::{sign_bit_op, SignBit};
+use crate::analysis::opcodes::{classify, InstClass, SignBit};
 use crate::analysis::types;
 use crate::analysis::types::bytes::{self, byte_copy, ByteCopy};
 use crate::cache::{Key, Session};
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, RealPred, Ty, TyKind, Val};
-use crate::rules::instructions::{inputs_read, instruction_rule, InstructionKind, InstructionRule};
+use crate::rules::instructions::{inputs_read, InstructionKind, InstructionRule};
 use crate::rules::user::{is_float_value, UserRule};
 use crate::rules::{self, linear, AdjointCall, Callee, CustomReverse, RuleKind};
 use crate::signature::returns_adjoint;

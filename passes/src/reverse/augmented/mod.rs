@@ -566,7 +566,7 @@ impl<'s> AugmentedFn<'s> {
         if i.opcode() == Opcode::LLVMIntToPtr && self.is_active(i) && self.visit_int_to_ptr(i)? {
             return Ok(());
         }
-        match classify(i.opcode()) {
+        match classify(i) {
             InstClass::Return => self.visit_ret(i),
             InstClass::Call => self.visit_call(i),
             InstClass::Alloca => self.visit_alloca(i),
@@ -590,15 +590,31 @@ impl<'s> AugmentedFn<'s> {
                 i,
                 "exception handling and indirect branches cannot be differentiated yet",
             )),
-            InstClass::InactiveOnly if i.is_atomic_fadd() && !i.has_uses() => {
+            InstClass::AtomicFAdd if !i.has_uses() => {
                 // An OpenMP reduction's atomic add; its adjoint reads the shared adjoint.
                 self.vals.clone_primal(&mut self.b, i);
                 Ok(())
             }
-            InstClass::InactiveOnly if i.operands().into_iter().any(|v| self.is_active(v)) => Err(
-                Error::at(i, crate::analysis::opcodes::inactive_only_refusal(i)),
-            ),
-            _ => {
+            InstClass::InactiveOnly | InstClass::AtomicFAdd
+                if i.operands().into_iter().any(|v| self.is_active(v)) =>
+            {
+                Err(Error::at(
+                    i,
+                    crate::analysis::opcodes::inactive_only_refusal(i),
+                ))
+            }
+            // Float adjoints flow in the adjoint sweep; here only the primal runs.
+            InstClass::Moves {
+                pointers: false, ..
+            }
+            | InstClass::Rule(_)
+            | InstClass::Bits(_)
+            | InstClass::SignBit(..)
+            | InstClass::Phi
+            | InstClass::Control
+            | InstClass::NoDerivative
+            | InstClass::InactiveOnly
+            | InstClass::AtomicFAdd => {
                 self.vals.clone_primal(&mut self.b, i);
                 Ok(())
             }
