@@ -128,6 +128,7 @@ impl<'s> AugmentedFn<'s> {
         self.vals
             .keep_host_unrolling(self.session.host_optimised(self.src));
         self.vals.map_params(self.src, self.dst, &self.activity, 1);
+        self.vals.map_global_shadows(self.src, &self.session.rules);
         if let Some(p) = self.src.personality() {
             self.dst.set_personality(p);
         }
