@@ -9,6 +9,7 @@
 # Substitutions:
 #   %umbra            the driver (env UMBRA_BIN, default target/release/umbra)
 #   %plugin           build/plugin/libUmbraPlugin.so (env UMBRA_PLUGIN)
+#   %clang-plugin     build/plugin/libUmbraClang.so, the clang plugin (env UMBRA_CLANG_PLUGIN)
 #   %opt-umbra        opt -load-pass-plugin=%plugin -S   (the test adds -passes=umbra...)
 #   %clang            clang-22
 #   %clangxx          clang++-22
@@ -65,8 +66,15 @@ plugin = required(
     "umbra plugin",
     "run `make plugin` or set UMBRA_PLUGIN",
 )
+clang_plugin = required(
+    os.environ.get("UMBRA_CLANG_PLUGIN")
+    or os.path.join(root, "build", "plugin", "libUmbraClang.so"),
+    "umbra clang plugin",
+    "run `make plugin` or set UMBRA_CLANG_PLUGIN",
+)
 config.environment["UMBRA_BIN"] = umbra_bin
 config.environment["UMBRA_PLUGIN"] = plugin
+config.environment["UMBRA_CLANG_PLUGIN"] = clang_plugin
 
 runtime_include = os.path.join(root, "runtime", "include")
 test_include = os.path.join(config.test_source_root, "include")
@@ -81,6 +89,7 @@ config.substitutions.append(
 config.substitutions.append(("%repo", root))
 config.substitutions.append(("%exec-test", f"bash {exec_test}"))
 config.substitutions.append(("%testinc", test_include))
+config.substitutions.append(("%clang-plugin", clang_plugin))
 config.substitutions.append(("%plugin", plugin))
 config.substitutions.append(("%umbra", umbra_bin))
 config.substitutions.append(("%clangxx", "clang++-22"))

@@ -10,6 +10,7 @@ use crate::analysis::cfg::reverse_post_order;
 use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, Ty, TyKind, Val};
+use crate::rules::user::UserRules;
 use crate::vocab::Activity;
 use std::collections::{HashMap, HashSet};
 
@@ -141,6 +142,25 @@ impl Cloner {
         }
     }
 
+    /// Records, for each operand of `src`'s instructions that points into a global the user
+    /// gave a shadow (`enzyme_shadow`), that shadow: such globals are active like duplicated
+    /// arguments ([`UserRules::global_shadow_of`]).
+    pub fn map_global_shadows(&mut self, src: Val, rules: &UserRules) {
+        if rules.global_shadows.is_empty() {
+            return;
+        }
+        for b in src.blocks() {
+            for i in b.instructions() {
+                for k in 0..i.num_operands() {
+                    let o = i.operand(k);
+                    if let Some(s) = rules.global_shadow_of(o) {
+                        self.shadow.insert(o, s);
+                    }
+                }
+            }
+        }
+    }
+
     /// Records the shadow of `v` (ignored for `None`).
     pub fn set_shadow(&mut self, v: Val, s: Option<Val>) {
         if let Some(s) = s {
@@ -258,6 +278,9 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
         }
         if v.is_undef() {
             return Ok(v.ty().poison());
+        }
+        if let Some(s) = session.rules.global_shadow_of(v) {
+            return Ok(s);
         }
         if let Some(s) = zero_shadow_of_constant_data(session, v) {
             return Ok(s);

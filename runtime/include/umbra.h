@@ -152,6 +152,14 @@
  *   UMBRA_FUNCTION_LIKE(my_log1p, "log1p"); differentiate my_log1p with the built-in rule log1p
  *                                          (`umbra rules` lists them)
  *   __attribute__((annotate("umbra_inactive")))   on a function or global: same as the first two
+ *   UMBRA_SHADOW(scale, d_scale);          the global d_scale (same type) holds the derivative of
+ *                                          the global scale: reverse mode adds scale's adjoint
+ *                                          there, forward mode reads its tangent from there
+ *
+ * With the clang plugin (clang -fplugin=build/plugin/libUmbraClang.so), Enzyme's attributes say
+ * the same in the source: __attribute__((enzyme_inactive)), enzyme_function_like("log1p"),
+ * enzyme_shadow(d_scale) (and umbra_inactive, umbra_function_like, umbra_shadow). Without the
+ * plugin clang ignores them with only a warning ("unknown attribute ... ignored").
  *
  *   UMBRA_DERIVATIVE(f, f_fwd);            forward mode calls f_fwd instead of differentiating f
  *   UMBRA_GRADIENT(f, f_aug, f_grad);      reverse mode calls f_aug in the forward sweep and
@@ -264,6 +272,8 @@ extern int enzyme_buffer;
 #define UMBRA_INACTIVE_GLOBAL(g) UMBRA_REGISTRATION_(__enzyme_inactive_global_) = {(void *)&(g)}
 #define UMBRA_FUNCTION_LIKE(fn, rule)                                                          \
   UMBRA_REGISTRATION_(__enzyme_function_like_) = {(void *)(fn), (void *)(rule)}
+#define UMBRA_SHADOW(g, shadow)                                                                \
+  UMBRA_REGISTRATION_(__umbra_shadow_) = {(void *)&(g), (void *)&(shadow)}
 #define UMBRA_DERIVATIVE(fn, fwd)                                                              \
   UMBRA_REGISTRATION_(__enzyme_register_derivative_) = {(void *)(fn), (void *)(fwd)}
 #define UMBRA_GRADIENT(fn, aug, grad)                                                          \

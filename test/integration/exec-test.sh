@@ -17,6 +17,11 @@
 # Environment:
 #   UMBRA_BIN     driver binary   (default <repo>/target/release/umbra)
 #   UMBRA_PLUGIN  pass plugin     (default <repo>/build/plugin/libUmbraPlugin.so)
+#   UMBRA_CLANG_PLUGIN  clang plugin (default <repo>/build/plugin/libUmbraClang.so), for tests
+#                 with an `// EXEC-CLANG-PLUGIN` line: their source attributes (enzyme_inactive,
+#                 ...) need it. driver mode compiles with -fplugin=... -fplugin-arg-umbra-no-pass
+#                 (the attributes only; Umbra differentiates afterwards), plugin mode with
+#                 -fplugin=... beside -fpass-plugin=... (C and C++ only)
 #   CLANG         C compiler      (default clang-22)
 #   CXX           C++ compiler    (default clang++-22), for .cpp sources
 #   FLANG         Fortran compiler (default flang-22), for .f90 sources and EXEC-FSRC files
@@ -68,6 +73,12 @@ fi
 SRC_CFLAGS=$(sed -n 's|^[[:space:]]*//[[:space:]]*EXEC-CFLAGS:||p' "$SRC" | tr '\n' ' ')
 # shellcheck disable=SC2206
 CFLAGS=(-O"$OPT" -g -I "$ROOT/test/include" -I "$ROOT/runtime/include" ${SRC_CFLAGS} ${EXTRA_CFLAGS:-})
+if grep -q '^[[:space:]]*//[[:space:]]*EXEC-CLANG-PLUGIN' "$SRC"; then
+  UMBRA_CLANG_PLUGIN=${UMBRA_CLANG_PLUGIN:-$ROOT/build/plugin/libUmbraClang.so}
+  [[ -f "$UMBRA_CLANG_PLUGIN" ]] || { echo "exec-test: FAILED at step 'setup': UMBRA_CLANG_PLUGIN '$UMBRA_CLANG_PLUGIN' not found" >&2; exit 1; }
+  CFLAGS+=(-fplugin="$UMBRA_CLANG_PLUGIN")
+  [[ $MODE != driver ]] || CFLAGS+=(-fplugin-arg-umbra-no-pass)
+fi
 SRC_LDFLAGS=$(sed -n 's|^[[:space:]]*//[[:space:]]*EXEC-LDFLAGS:||p' "$SRC" | tr '\n' ' ')
 # shellcheck disable=SC2206
 LDFLAGS=(${SRC_LDFLAGS} ${EXTRA_LDFLAGS:-} -lm)

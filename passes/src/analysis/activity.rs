@@ -114,7 +114,7 @@ pub fn forward_activity(
     rules: &UserRules,
     bits: FloatBitsOf,
 ) -> ActiveSet {
-    let active: HashSet<Val> = f
+    let mut active: HashSet<Val> = f
         .params()
         .into_iter()
         .zip(acts)
@@ -125,6 +125,18 @@ pub fn forward_activity(
         .into_iter()
         .flat_map(|b| b.instructions())
         .collect();
+    // Globals the user gave a shadow (`enzyme_shadow`), and addresses inside them, are active
+    // like duplicated arguments.
+    if !rules.global_shadows.is_empty() {
+        for &i in &insts {
+            for k in 0..i.num_operands() {
+                let o = i.operand(k);
+                if rules.global_shadow_of(o).is_some() {
+                    active.insert(o);
+                }
+            }
+        }
+    }
     let mut set = ActiveSet {
         active,
         float_bits_args: HashSet::new(),
@@ -231,7 +243,12 @@ fn call_is_active(call: Val, set: &ActiveSet, rules: &UserRules) -> bool {
     let any_arg = set.call_receives(call);
     match rules::classify(call, rules) {
         Callee::Inactive | Callee::Unknown => false,
-        Callee::Defined(_) | Callee::User(_) => any_arg || call.ty().contains_ptr(),
+        // A callee that uses a global with a user shadow carries its derivative without
+        // active arguments.
+        Callee::Defined(g) => {
+            any_arg || call.ty().contains_ptr() || rules.reaches_shadowed_global(g)
+        }
+        Callee::User(_) => any_arg || call.ty().contains_ptr(),
         Callee::Rule(r) => match r.kind {
             RuleKind::Math(_) => any_arg,
             RuleKind::Inactive => false,

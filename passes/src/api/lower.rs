@@ -182,6 +182,12 @@ pub(super) fn gradient_result(
     } else {
         Vec::new()
     };
+    // A struct whose floats are nested (Enzyme's `struct { double df[3]; }`, returned through
+    // `sret`): its floating-point leaves in order, one per `out` argument.
+    if fields.len() != outs.len() && !outs.is_empty() && float_leaves(want) == Some(outs.len()) {
+        let mut next = 0;
+        return nested_result(b, req, adj, want, &mut next);
+    }
     if fields.len() != outs.len() || outs.is_empty() {
         return Err(Error::user_at(
             req.call,
@@ -204,6 +210,43 @@ pub(super) fn gradient_result(
         let d = b.extract_value(adj, k as u32);
         let d = convert_result(b, req, d, field)?;
         agg = b.insert_value(agg, d, k as u32);
+    }
+    Ok(agg)
+}
+
+/// How many floating-point scalars aggregate `t` is made of, when it is made of nothing else
+/// (structs and arrays of floats, nested).
+fn float_leaves(t: Ty) -> Option<usize> {
+    match t.kind() {
+        TyKind::Struct => t.struct_fields().into_iter().map(float_leaves).sum(),
+        TyKind::Array => Some(float_leaves(t.element())? * t.array_len() as usize),
+        _ if t.is_float() => Some(1),
+        _ => None,
+    }
+}
+
+/// Aggregate `want` ([`float_leaves`]) filled with the adjoints of `adj` from field `*next` on,
+/// leaf by leaf.
+fn nested_result(
+    b: &mut Builder,
+    req: &Request,
+    adj: Val,
+    want: Ty,
+    next: &mut u32,
+) -> Result<Val> {
+    let parts: Vec<Ty> = match want.kind() {
+        TyKind::Struct => want.struct_fields(),
+        TyKind::Array => vec![want.element(); want.array_len() as usize],
+        _ => {
+            let d = b.extract_value(adj, *next);
+            *next += 1;
+            return convert_result(b, req, d, want);
+        }
+    };
+    let mut agg = want.poison();
+    for (k, part) in parts.into_iter().enumerate() {
+        let v = nested_result(b, req, adj, part, next)?;
+        agg = b.insert_value(agg, v, k as u32);
     }
     Ok(agg)
 }

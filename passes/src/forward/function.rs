@@ -92,6 +92,9 @@ impl<'s> ForwardFn<'s> {
         self.vals
             .keep_host_unrolling(self.session.host_optimised(self.src));
         self.vals.map_params(self.src, self.dst, &self.activity, 0);
+        if self.width == 1 {
+            self.vals.map_global_shadows(self.src, &self.session.rules);
+        }
         if let Some(&first) = order.first() {
             if let Some(entry) = self.vals.block(first) {
                 self.b.position_at_end(entry);
@@ -243,6 +246,21 @@ impl<'s> ForwardFn<'s> {
     pub(super) fn require_shadow(&mut self, v: Val, at: Val) -> Result<Val> {
         if let Some(s) = self.tangent(v) {
             return Ok(s);
+        }
+        if self.width > 1 && self.session.rules.global_shadow_of(v).is_some() {
+            // One shadow global holds one tangent, not one per lane.
+            return Err(Error::at(
+                at,
+                format!(
+                    "'{}' points into a global with a shadow (enzyme_shadow), which holds one tangent: batched forward mode (width {}) needs one per lane; differentiate with width 1, or pass the data as a dup argument",
+                    if v.is_global_variable() {
+                        format!("@{}", v.name())
+                    } else {
+                        crate::clone::short(v)
+                    },
+                    self.width
+                ),
+            ));
         }
         let s = self.vals.shadow_or_substitute(self.session, v, at)?;
         Ok(gather(&mut self.b, vec![s; self.width as usize]))

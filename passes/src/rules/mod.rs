@@ -21,6 +21,8 @@
 //! - [`fortran`]: flang's runtime array intrinsics at -O0 (`sum`, `dot_product`), walking
 //!   Fortran array descriptors;
 //! - [`inactive`]: calls with no derivative (I/O, clocks, assumptions, integer intrinsics);
+//! - [`streams`]: libstdc++'s streams, locales and strings, primal only (extraction into a
+//!   floating-point variable zeroes its derivative);
 //! - [`user`]: the user's rules (registrations in the source, `--rules` files), which take
 //!   precedence over all of the above; [`reference`]: the listing `umbra rules` prints.
 //!
@@ -49,6 +51,7 @@ pub mod rbtree;
 pub mod reference;
 mod rule;
 pub mod sort;
+pub mod streams;
 pub mod user;
 pub mod vector;
 
@@ -97,6 +100,8 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(inactive::PURE)
         .chain(inactive::INERT)
         .chain(inactive::LIFETIME)
+        .chain(streams::PRIMAL_ONLY)
+        .chain(streams::EXTRACT)
         .chain(openmp::RULES)
         .chain(openmp::WRITING)
         .chain(openmp::PURE)

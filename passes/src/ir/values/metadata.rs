@@ -261,6 +261,39 @@ unsafe fn md_first_string(node: sys::prelude::LLVMValueRef) -> Option<String> {
     (!s.is_null()).then(|| string_from(s, len as usize))
 }
 
+impl Val {
+    /// The operands of a global's metadata node of kind `kind` (`!enzyme_shadow !{ptr @s}` on
+    /// a global variable gives `[@s]`); `None` without such metadata.
+    pub fn global_md_operands(self, kind: &str) -> Option<Vec<Val>> {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let want =
+                c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
+            let mut n = 0usize;
+            let all = c::LLVMGlobalCopyAllMetadata(self.0, &mut n);
+            if all.is_null() {
+                return None;
+            }
+            let mut out = None;
+            for k in 0..n as u32 {
+                if c::LLVMValueMetadataEntriesGetKind(all, k) == want {
+                    let node =
+                        c::LLVMMetadataAsValue(ctx, c::LLVMValueMetadataEntriesGetMetadata(all, k));
+                    out = Some(
+                        md_operands(node)
+                            .into_iter()
+                            .filter(|v| !v.is_null())
+                            .map(Val)
+                            .collect(),
+                    );
+                }
+            }
+            c::LLVMDisposeValueMetadataEntries(all);
+            out
+        }
+    }
+}
+
 /// The operands of a metadata node (as values).
 unsafe fn md_operands(node: sys::prelude::LLVMValueRef) -> Vec<sys::prelude::LLVMValueRef> {
     let n = c::LLVMGetMDNodeNumOperands(node) as usize;

@@ -1,0 +1,439 @@
+//===- UmbraClang.cpp - clang plugin: Enzyme's source attributes for Umbra ===//
+//
+// Registers the declaration attributes Enzyme's clang plugin (ClangEnzyme-NN.so)
+// registers, with Enzyme's spellings and meanings, plus Umbra spellings, and
+// lowers them into the IR forms Enzyme's plugin emits, which the passes library
+// reads (passes/src/rules/user.rs):
+//
+//   enzyme_inactive / umbra_inactive        on a function: annotate("enzyme_inactivefn")
+//                                           on a global:   annotate("enzyme_inactive")
+//   enzyme_inactive_noblock                 on a function: annotate("enzyme_inactivenoblockfn")
+//   enzyme_function_like("log1p")           annotate("enzyme_function_like=log1p")
+//     / umbra_function_like("log1p")
+//   enzyme_shadow(g) / umbra_shadow(g)      on a global: annotate("enzyme_shadow", &g)
+//
+// Each has the GNU spelling __attribute__((enzyme_inactive)), the C23/C++11
+// spelling [[enzyme_inactive]] and the namespaced [[enzyme::inactive]]; clang
+// 22 passes no arguments to the namespaced spelling of a plugin attribute, so
+// [[enzyme::function_like("log1p")]] is an error saying to write
+// [[enzyme_function_like("log1p")]].
+//
+// clang emits annotations only for what a translation unit defines, so a
+// function or global that is only declared here gets Enzyme's registration
+// global instead: `__enzyme_inactivefn_autoreg_NAME = &f` (and
+// `__enzyme_inactive_global_autoreg_NAME = &g`), kept with `used`.
+//
+// Functions with an inactive or function-like attribute are also marked
+// noinline: the optimiser must not inline them into their callers before Umbra
+// sees the calls, or the derivative would come from their bodies (-O1 and up).
+//
+// Like Enzyme's plugin, loading this one also loads the pass plugin: unless a
+// libUmbraPlugin.so is already given with -fpass-plugin, the one next to this
+// library is loaded into clang's pipeline, so `clang -fplugin=libUmbraClang.so` replaces
+// `clang -fplugin=ClangEnzyme-22.so`. `-fplugin-arg-umbra-no-pass` turns that
+// off (to differentiate later with the `umbra` driver or opt).
+//
+//===----------------------------------------------------------------------===//
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/Decl.h"
+#include "clang/AST/DeclGroup.h"
+#include "clang/AST/Expr.h"
+#include "clang/Basic/CodeGenOptions.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/FrontendPluginRegistry.h"
+#include "clang/Sema/ParsedAttr.h"
+#include "clang/Sema/Sema.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Plugins/PassPlugin.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/Path.h"
+
+#include <dlfcn.h>
+#include <string>
+
+using namespace clang;
+
+namespace {
+
+// The annotation texts: Enzyme's, so IR from either plugin reads the same.
+constexpr llvm::StringLiteral InactiveFnNote = "enzyme_inactivefn";
+constexpr llvm::StringLiteral InactiveNoblockFnNote = "enzyme_inactivenoblockfn";
+constexpr llvm::StringLiteral InactiveGlobalNote = "enzyme_inactive";
+constexpr llvm::StringLiteral FunctionLikeNote = "enzyme_function_like=";
+constexpr llvm::StringLiteral ShadowNote = "enzyme_shadow";
+
+bool isGlobalVar(const Decl *D) {
+  auto *VD = dyn_cast<VarDecl>(D);
+  return VD && VD->hasGlobalStorage();
+}
+
+/// Reports that attribute `Attr` does not apply to `D`; `What` names what it
+/// applies to ("functions", "functions and globals", "globals").
+void wrongSubject(Sema &S, const ParsedAttr &Attr, const char *What) {
+  unsigned ID = S.getDiagnostics().getCustomDiagID(
+      DiagnosticsEngine::Warning, "'%0' attribute only applies to %1; ignored");
+  S.Diag(Attr.getLoc(), ID) << Attr.getAttrName()->getName() << What;
+}
+
+void error(Sema &S, const ParsedAttr &Attr, llvm::StringRef Text) {
+  unsigned ID =
+      S.getDiagnostics().getCustomDiagID(DiagnosticsEngine::Error, "%0");
+  S.Diag(Attr.getLoc(), ID) << Text;
+}
+
+/// clang 22 drops the arguments of a plugin attribute spelled with a scope
+/// (`[[enzyme::function_like("log1p")]]` arrives without "log1p"): say so
+/// rather than that the argument is missing. True when that happened.
+bool lostScopedArgs(Sema &S, const ParsedAttr &Attr, const std::string &Name) {
+  if (Attr.getNumArgs() != 0 || !Attr.hasScope())
+    return false;
+  error(S, Attr,
+        "clang passes no arguments to a plugin attribute written with a "
+        "scope: spell it __attribute__((" +
+            Name + "(...))) or [[" + Name + "(...)]]");
+  return true;
+}
+
+/// Marks a function noinline (see the file comment); a no-op for globals.
+void keepOutOfLine(Sema &S, Decl *D) {
+  if (isa<FunctionDecl>(D) && !D->hasAttr<NoInlineAttr>() &&
+      !D->hasAttr<AlwaysInlineAttr>())
+    D->addAttr(NoInlineAttr::CreateImplicit(S.Context));
+}
+
+void annotate(Sema &S, Decl *D, const ParsedAttr &Attr, llvm::StringRef Text,
+              llvm::MutableArrayRef<Expr *> Args = {}) {
+  D->addAttr(AnnotateAttr::Create(S.Context, Text, Args.data(), Args.size(),
+                                  Attr.getRange()));
+}
+
+/// The spellings of one attribute: GNU, C23 and C++11, each plain (`Name`) and
+/// namespaced (`Ns::Short`).
+struct SpellingSet {
+  std::string Name, Scoped;
+  ParsedAttrInfo::Spelling S[5];
+  SpellingSet(const char *Ns, const char *Short)
+      : Name(std::string(Ns) + "_" + Short),
+        Scoped(std::string(Ns) + "::" + Short),
+        S{{ParsedAttr::AS_GNU, Name.c_str()},
+          {ParsedAttr::AS_C23, Name.c_str()},
+          {ParsedAttr::AS_C23, Scoped.c_str()},
+          {ParsedAttr::AS_CXX11, Name.c_str()},
+          {ParsedAttr::AS_CXX11, Scoped.c_str()}} {}
+};
+
+/// `inactive` and `inactive_noblock`: no derivative flows through calls to the
+/// function, or through the global's contents.
+struct InactiveAttr : public ParsedAttrInfo {
+  SpellingSet Sp;
+  llvm::StringRef FnNote;
+  InactiveAttr(const char *Ns, const char *Short, llvm::StringRef FnNote)
+      : Sp(Ns, Short), FnNote(FnNote) {
+    Spellings = Sp.S;
+  }
+
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
+                            const Decl *D) const override {
+    if (isa<FunctionDecl>(D) || isGlobalVar(D))
+      return true;
+    wrongSubject(S, Attr, "functions and global variables");
+    return false;
+  }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D,
+                                   const ParsedAttr &Attr) const override {
+    if (Attr.getNumArgs() != 0) {
+      error(S, Attr, "'" + Sp.Name + "' takes no arguments");
+      return AttributeNotApplied;
+    }
+    annotate(S, D, Attr, isa<FunctionDecl>(D) ? FnNote : InactiveGlobalNote);
+    keepOutOfLine(S, D);
+    return AttributeApplied;
+  }
+};
+
+/// `function_like("name")`: calls to the function are differentiated by the
+/// built-in rule `name` (`umbra rules` lists them).
+struct FunctionLikeAttr : public ParsedAttrInfo {
+  SpellingSet Sp;
+  FunctionLikeAttr(const char *Ns) : Sp(Ns, "function_like") {
+    // One argument, checked by the handler (as OptArgs: a required argument
+    // is diagnosed before the handler can name what it should be).
+    OptArgs = 1;
+    Spellings = Sp.S;
+  }
+
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
+                            const Decl *D) const override {
+    if (isa<FunctionDecl>(D))
+      return true;
+    wrongSubject(S, Attr, "functions");
+    return false;
+  }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D,
+                                   const ParsedAttr &Attr) const override {
+    auto *Lit = Attr.getNumArgs() == 1 && Attr.isArgExpr(0)
+                    ? dyn_cast<StringLiteral>(
+                          Attr.getArgAsExpr(0)->IgnoreParenCasts())
+                    : nullptr;
+    if (lostScopedArgs(S, Attr, Sp.Name))
+      return AttributeNotApplied;
+    if (!Lit) {
+      error(S, Attr,
+            "'" + Sp.Name +
+                "' takes one string literal, the name of a built-in rule "
+                "(\"log1p\")");
+      return AttributeNotApplied;
+    }
+    annotate(S, D, Attr, (FunctionLikeNote + Lit->getString()).str());
+    keepOutOfLine(S, D);
+    return AttributeApplied;
+  }
+};
+
+/// `shadow(g)` on a global: `g` (a global of the same type) holds its
+/// derivative: reverse mode accumulates the adjoint there, forward mode reads
+/// the tangent from there.
+struct ShadowAttr : public ParsedAttrInfo {
+  SpellingSet Sp;
+  ShadowAttr(const char *Ns) : Sp(Ns, "shadow") {
+    // One argument, checked by the handler (as OptArgs: a required argument
+    // is diagnosed before the handler can name what it should be).
+    OptArgs = 1;
+    Spellings = Sp.S;
+  }
+
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
+                            const Decl *D) const override {
+    if (isGlobalVar(D))
+      return true;
+    wrongSubject(S, Attr, "global variables");
+    return false;
+  }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D,
+                                   const ParsedAttr &Attr) const override {
+    // clang hands a lone name over as an identifier argument: look it up where
+    // the attribute is (a static member finds its class's members).
+    VarDecl *Shadow = nullptr;
+    if (Attr.getNumArgs() == 1 && Attr.isArgIdent(0)) {
+      IdentifierLoc *Id = Attr.getArgAsIdent(0);
+      Shadow = dyn_cast_or_null<VarDecl>(
+          S.LookupSingleName(S.getCurScope(), Id->getIdentifierInfo(),
+                             Id->getLoc(), Sema::LookupOrdinaryName));
+    } else if (Attr.getNumArgs() == 1 && Attr.isArgExpr(0)) {
+      auto *Ref =
+          dyn_cast<DeclRefExpr>(Attr.getArgAsExpr(0)->IgnoreParenImpCasts());
+      Shadow = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    }
+    if (lostScopedArgs(S, Attr, Sp.Name))
+      return AttributeNotApplied;
+    if (!Shadow || !Shadow->hasGlobalStorage()) {
+      error(S, Attr,
+            "'" + Sp.Name + "' takes one global variable, the shadow");
+      return AttributeNotApplied;
+    }
+    auto *VD = cast<VarDecl>(D);
+    if (Shadow == VD || !S.Context.hasSameUnqualifiedType(
+                            Shadow->getType(), VD->getType())) {
+      error(S, Attr,
+            "the shadow named by '" + Sp.Name +
+                "' must be another global of the same type");
+      return AttributeNotApplied;
+    }
+    ExprResult Ref = S.BuildDeclarationNameExpr(
+        CXXScopeSpec(), DeclarationNameInfo(Shadow->getDeclName(), Attr.getLoc()),
+        Shadow);
+    if (Ref.isInvalid())
+      return AttributeNotApplied;
+    ExprResult Addr =
+        S.CreateBuiltinUnaryOp(Attr.getLoc(), UO_AddrOf, Ref.get());
+    if (Addr.isInvalid())
+      return AttributeNotApplied;
+    Expr *Args[1] = {Addr.get()};
+    // Annotation arguments must be folded constants (what codegen emits).
+    if (!S.ConstantFoldAttrArgs(Attr, Args))
+      return AttributeNotApplied;
+    annotate(S, D, Attr, ShadowNote, Args);
+    return AttributeApplied;
+  }
+};
+
+struct EnzymeInactive : InactiveAttr {
+  EnzymeInactive() : InactiveAttr("enzyme", "inactive", InactiveFnNote) {}
+};
+struct EnzymeInactiveNoblock : InactiveAttr {
+  EnzymeInactiveNoblock()
+      : InactiveAttr("enzyme", "inactive_noblock", InactiveNoblockFnNote) {}
+};
+struct UmbraInactive : InactiveAttr {
+  UmbraInactive() : InactiveAttr("umbra", "inactive", InactiveFnNote) {}
+};
+struct EnzymeFunctionLike : FunctionLikeAttr {
+  EnzymeFunctionLike() : FunctionLikeAttr("enzyme") {}
+};
+struct UmbraFunctionLike : FunctionLikeAttr {
+  UmbraFunctionLike() : FunctionLikeAttr("umbra") {}
+};
+struct EnzymeShadow : ShadowAttr {
+  EnzymeShadow() : ShadowAttr("enzyme") {}
+};
+struct UmbraShadow : ShadowAttr {
+  UmbraShadow() : ShadowAttr("umbra") {}
+};
+
+ParsedAttrInfoRegistry::Add<EnzymeInactive> A1("enzyme_inactive", "");
+ParsedAttrInfoRegistry::Add<EnzymeInactiveNoblock> A2("enzyme_inactive_noblock",
+                                                      "");
+ParsedAttrInfoRegistry::Add<UmbraInactive> A3("umbra_inactive", "");
+ParsedAttrInfoRegistry::Add<EnzymeFunctionLike> A4("enzyme_function_like", "");
+ParsedAttrInfoRegistry::Add<UmbraFunctionLike> A5("umbra_function_like", "");
+ParsedAttrInfoRegistry::Add<EnzymeShadow> A6("enzyme_shadow", "");
+ParsedAttrInfoRegistry::Add<UmbraShadow> A7("umbra_shadow", "");
+
+/// The registration-global kind (`__enzyme_KIND_autoreg_...`) for an
+/// annotation of ours on `D`, or "" for any other annotation.
+llvm::StringRef registrationKind(llvm::StringRef Note, const Decl *D) {
+  if (isa<FunctionDecl>(D)) {
+    if (Note == InactiveFnNote)
+      return "inactivefn";
+    if (Note == InactiveNoblockFnNote)
+      return "inactivenoblockfn";
+  } else if (Note == InactiveGlobalNote) {
+    return "inactive_global";
+  }
+  return "";
+}
+
+bool definedHere(const Decl *D) {
+  if (auto *FD = dyn_cast<FunctionDecl>(D))
+    return FD->isThisDeclarationADefinition();
+  if (auto *VD = dyn_cast<VarDecl>(D))
+    return VD->isThisDeclarationADefinition() != VarDecl::DeclarationOnly;
+  return false;
+}
+
+class UmbraConsumer final : public ASTConsumer {
+  CompilerInstance &CI;
+  unsigned Registered = 0;
+
+  /// `__enzyme_KIND_autoreg_NAME_N = &D` at translation-unit scope (C++
+  /// overloads share NAME, hence the counter).
+  void registerDecl(ValueDecl *D, llvm::StringRef Kind) {
+    Sema &S = CI.getSema();
+    ASTContext &AST = CI.getASTContext();
+    SourceLocation Loc = D->getLocation();
+    ExprResult Ref = S.BuildDeclarationNameExpr(
+        CXXScopeSpec(), DeclarationNameInfo(D->getDeclName(), Loc), D);
+    if (Ref.isInvalid())
+      return;
+    ExprResult Addr = S.CreateBuiltinUnaryOp(Loc, UO_AddrOf, Ref.get());
+    if (Addr.isInvalid() || Addr.get()->isValueDependent())
+      return;
+    std::string Name = ("__enzyme_" + Kind + "_autoreg_").str() +
+                       D->getNameAsString() + "_" +
+                       std::to_string(Registered++);
+    auto *V = VarDecl::Create(AST, AST.getTranslationUnitDecl(), Loc, Loc,
+                              &AST.Idents.get(Name), Addr.get()->getType(),
+                              nullptr, SC_None);
+    V->addAttr(UsedAttr::CreateImplicit(AST));
+    V->setInit(Addr.get());
+    AST.getTranslationUnitDecl()->addDecl(V);
+    S.getASTConsumer().HandleTopLevelDecl(DeclGroupRef(V));
+  }
+
+public:
+  UmbraConsumer(CompilerInstance &CI, bool LoadPassPlugin) : CI(CI) {
+    if (LoadPassPlugin)
+      addPassPlugin();
+  }
+
+  /// Loads the sibling libUmbraPlugin.so into clang's optimisation pipeline
+  /// unless -fpass-plugin loaded one already. clang 22 loads -fpass-plugin
+  /// libraries before any AST consumer exists, so this one is loaded here and
+  /// registered through CodeGenOptions::PassBuilderCallbacks (as Enzyme does).
+  void addPassPlugin() {
+    for (const auto &P : CI.getPassPlugins())
+      if (llvm::sys::path::stem(P->getFilename()) == "libUmbraPlugin")
+        return;
+    Dl_info Info;
+    if (!dladdr(reinterpret_cast<void *>(&registrationKind), &Info) ||
+        !Info.dli_fname)
+      return;
+    llvm::SmallString<256> Path(Info.dli_fname);
+    llvm::sys::path::remove_filename(Path);
+    llvm::sys::path::append(Path, "libUmbraPlugin.so");
+    auto Plugin = llvm::PassPlugin::Load(std::string(Path));
+    if (!Plugin) {
+      unsigned ID = CI.getDiagnostics().getCustomDiagID(
+          DiagnosticsEngine::Warning,
+          "umbra: cannot load %0 (%1): derivative requests are not "
+          "differentiated by clang (pass -fpass-plugin=... or run the umbra "
+          "driver)");
+      CI.getDiagnostics().Report(ID)
+          << Path << llvm::toString(Plugin.takeError());
+      return;
+    }
+    // The plugin stays loaded for the process's life (a PassPlugin holds the
+    // library open); the callback keeps its own copy.
+    CI.getCodeGenOpts().PassBuilderCallbacks.push_back(
+        [P = *Plugin](llvm::PassBuilder &PB) {
+          P.registerPassBuilderCallbacks(PB);
+        });
+  }
+
+  bool HandleTopLevelDecl(DeclGroupRef DG) override {
+    for (Decl *D : DG) {
+      if (!(isa<FunctionDecl>(D) || isGlobalVar(D)) || definedHere(D) ||
+          D->isTemplated())
+        continue;
+      for (auto *A : D->specific_attrs<AnnotateAttr>()) {
+        llvm::StringRef Kind = registrationKind(A->getAnnotation(), D);
+        if (!Kind.empty()) {
+          registerDecl(cast<ValueDecl>(D), Kind);
+          break;
+        }
+      }
+    }
+    return true;
+  }
+};
+
+class UmbraAction final : public PluginASTAction {
+  bool LoadPassPlugin = true;
+
+protected:
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 llvm::StringRef) override {
+    return std::make_unique<UmbraConsumer>(CI, LoadPassPlugin);
+  }
+
+  bool ParseArgs(const CompilerInstance &CI,
+                 const std::vector<std::string> &Args) override {
+    for (const std::string &A : Args) {
+      if (A == "no-pass") {
+        LoadPassPlugin = false;
+      } else {
+        unsigned ID = CI.getDiagnostics().getCustomDiagID(
+            DiagnosticsEngine::Error,
+            "umbra clang plugin: unknown argument '%0' (known: no-pass)");
+        CI.getDiagnostics().Report(ID) << A;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  ActionType getActionType() override { return AddBeforeMainAction; }
+};
+
+FrontendPluginRegistry::Add<UmbraAction>
+    Action("umbra", "Umbra: Enzyme's source attributes");
+
+} // namespace

@@ -1,0 +1,201 @@
+//! libstdc++'s I/O streams, locales and the `std::string`s streams hand out: calls that run in
+//! the primal only. What goes out (`std::cout << x`, `std::wcout`, `std::cerr`, `std::clog`,
+//! string streams) has no derivative: printing a value consumes it and gives nothing back that
+//! depends on it. Stream objects, locales, `std::allocator<char>` and `std::string`s hold
+//! characters, integers and pointers into the library's own state, never data a derivative
+//! flows through; these functions are listed by their mangled names, each a non-inline member
+//! or function of the library that `#include <iostream>` and `<sstream>` leave as calls
+//! (`extern template`), at `-O0` (`operator<<`) and above (`_M_insert`). String streams and
+//! strings are covered as `-O0` calls them only: optimised code inlines parts of their
+//! constructors and destructors, which would run on shadows these calls never construct.
+//!
+//! What comes in is different: `stream >> x` for a floating-point `x` overwrites `x` with a value
+//! parsed from characters, whose derivative is zero. Its rule does what a store of a constant
+//! does to the shadow: forward mode zeroes `x`'s tangent, reverse mode zeroes `x`'s adjoint where
+//! the value was overwritten, so neither a tangent nor an adjoint from before the read survives
+//! it. Extraction into integers, characters and strings writes nothing with a derivative.
+
+use super::calls::{
+    AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
+    ForwardCall, ForwardRule,
+};
+use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
+use crate::diag::{Error, Result};
+use crate::ir::{Ty, Val};
+
+macro_rules! primal_only {
+    ($($name:literal),* $(,)?) => {
+        &[$(Rule {
+            name: $name,
+            aliases: &[],
+            libm_variants: false,
+            area: Area::Inactive,
+            kind: RuleKind::Inactive,
+            // They write the stream's (or locale's, or string's) own state, and may keep
+            // pointers to what they are given.
+            effects: Effects::READS_WRITES.capturing(),
+        }),*]
+    };
+}
+
+/// Output, locales, allocators, string and string-stream bookkeeping: primal only.
+pub static PRIMAL_ONLY: &[Rule] = primal_only![
+    // Insertion into `std::ostream` (`char`): strings, characters, numbers (the numbers through
+    // `operator<<` at -O0, `_M_insert<T>` once that is inlined), `std::string`, manipulators.
+    "_ZSt16__ostream_insertIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_PKS3_l",
+    "_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_PKc",
+    "_ZStlsISt11char_traitsIcEERSt13basic_ostreamIcT_ES5_c",
+    "_ZStlsIcSt11char_traitsIcESaIcEERSt13basic_ostreamIT_T0_ES7_RKNSt7__cxx1112basic_stringIS4_S5_T1_EE",
+    "_ZNSolsEd", "_ZNSolsEf", "_ZNSolsEe", "_ZNSolsEi", "_ZNSolsEj", "_ZNSolsEl", "_ZNSolsEm",
+    "_ZNSolsEs", "_ZNSolsEt", "_ZNSolsEx", "_ZNSolsEy", "_ZNSolsEb", "_ZNSolsEPKv",
+    "_ZNSo9_M_insertIdEERSoT_", "_ZNSo9_M_insertIeEERSoT_", "_ZNSo9_M_insertIlEERSoT_",
+    "_ZNSo9_M_insertImEERSoT_", "_ZNSo9_M_insertIxEERSoT_", "_ZNSo9_M_insertIyEERSoT_",
+    "_ZNSo9_M_insertIbEERSoT_", "_ZNSo9_M_insertIPKvEERSoT_",
+    "_ZNSo3putEc", "_ZNSo5writeEPKcl", "_ZNSo5flushEv",
+    "_ZSt4endlIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_",
+    "_ZSt5flushIcSt11char_traitsIcEERSt13basic_ostreamIT_T0_ES6_",
+    // The same for `std::wostream` (`wchar_t`).
+    "_ZSt16__ostream_insertIwSt11char_traitsIwEERSt13basic_ostreamIT_T0_ES6_PKS3_l",
+    "_ZStlsIwSt11char_traitsIwEERSt13basic_ostreamIT_T0_ES6_PKS3_",
+    "_ZStlsIwSt11char_traitsIwEERSt13basic_ostreamIT_T0_ES6_PKc",
+    "_ZStlsIwSt11char_traitsIwEERSt13basic_ostreamIT_T0_ES6_S3_",
+    "_ZStlsIwSt11char_traitsIwEERSt13basic_ostreamIT_T0_ES6_c",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEElsEd",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEElsEf",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEElsEe",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEElsEi",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEElsEl",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEElsEm",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEE9_M_insertIdEERS2_T_",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEE9_M_insertIeEERS2_T_",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEE9_M_insertIlEERS2_T_",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEE9_M_insertImEERS2_T_",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEE3putEw",
+    "_ZNSt13basic_ostreamIwSt11char_traitsIwEE5flushEv",
+    "_ZSt4endlIwSt11char_traitsIwEERSt13basic_ostreamIT_T0_ES6_",
+    // Stream state and configuration.
+    "_ZNSt8ios_base15sync_with_stdioEb",
+    "_ZNSt9basic_iosIcSt11char_traitsIcEE5clearESt12_Ios_Iostate",
+    "_ZNSt9basic_iosIwSt11char_traitsIwEE5clearESt12_Ios_Iostate",
+    "_ZNSt9basic_iosIcSt11char_traitsIcEE5imbueERKSt6locale",
+    "_ZNSt9basic_iosIwSt11char_traitsIwEE5imbueERKSt6locale",
+    "_ZNSt8ios_base5imbueERKSt6locale",
+    // Locales.
+    "_ZNSt6localeC1Ev", "_ZNSt6localeC2Ev", "_ZNSt6localeC1EPKc", "_ZNSt6localeC1ERKS_",
+    "_ZNSt6localeD1Ev", "_ZNSt6localeD2Ev", "_ZNSt6localeaSERKS_", "_ZNSt6locale6globalERKS_",
+    "_ZNSt6locale7classicEv",
+    // `std::allocator<char>` (and `wchar_t`): empty objects.
+    "_ZNSaIcEC1Ev", "_ZNSaIcEC2Ev", "_ZNSaIcED1Ev", "_ZNSaIcED2Ev", "_ZNSaIcEC1ERKS_",
+    "_ZNSaIwEC1Ev", "_ZNSaIwED1Ev",
+    // `std::string` (`char`): whole-object construction and destruction, as -O0 calls them.
+    // Not its buffer management (`_M_create`, `_M_assign`, ...), which optimised code calls
+    // from inlined members that would also run on the string's shadow, which these calls leave
+    // unconstructed: a call without a rule stays a compile-time error there.
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1EPKcRKS3_",
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC2EPKcRKS3_",
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1ERKS4_",
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEED1Ev",
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEED2Ev",
+    // String streams: construction, destruction, the text (-O0; optimised code inlines parts
+    // of their constructors and destructors, which Umbra refuses: a vtable pointer loaded from
+    // a `_ZTT` table has no shadow).
+    "_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEEC1Ev",
+    "_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEED1Ev",
+    "_ZNKSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEE3strEv",
+    "_ZNSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEEC1Ev",
+    "_ZNSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEEC1ERKNS_12basic_stringIcS2_S3_EESt13_Ios_Openmode",
+    "_ZNSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEED1Ev",
+    "_ZNKSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEE3strEv",
+    "_ZNSt7__cxx1119basic_istringstreamIcSt11char_traitsIcESaIcEEC1ERKNS_12basic_stringIcS2_S3_EESt13_Ios_Openmode",
+    "_ZNSt7__cxx1119basic_istringstreamIcSt11char_traitsIcESaIcEED1Ev",
+    // Extraction of what carries no derivative: integers, characters, skipping.
+    "_ZNSirsERi", "_ZNSirsERj", "_ZNSirsERl", "_ZNSirsERm", "_ZNSirsERs", "_ZNSirsERt",
+    "_ZNSirsERx", "_ZNSirsERy", "_ZNSirsERb",
+    "_ZNSi10_M_extractIlEERSiRT_", "_ZNSi10_M_extractImEERSiRT_",
+    "_ZNSi10_M_extractIjEERSiRT_", "_ZNSi10_M_extractItEERSiRT_",
+    "_ZNSi10_M_extractIxEERSiRT_", "_ZNSi10_M_extractIyEERSiRT_",
+    "_ZNSi10_M_extractIbEERSiRT_",
+    "_ZNSi3getERc", "_ZNSi3getEv", "_ZNSi3getEPclc", "_ZNSi3getEPcl", "_ZNSi7getlineEPclc",
+    "_ZNSi7getlineEPcl", "_ZNSi6ignoreEv", "_ZNSi6ignoreEl", "_ZNSi6ignoreEli", "_ZNSi4peekEv",
+    "_ZStrsIcSt11char_traitsIcEERSt13basic_istreamIT_T0_ES6_RS3_",
+];
+
+/// Extraction into a floating-point variable (`stream >> x`): the value read has no
+/// derivative, so `x`'s tangent and adjoint are zeroed where it is overwritten.
+pub static EXTRACT: &[Rule] = &[
+    extract("_ZNSirsERd"),
+    extract("_ZNSirsERf"),
+    extract("_ZNSirsERe"),
+    extract("_ZNSi10_M_extractIdEERSiRT_"),
+    extract("_ZNSi10_M_extractIfEERSiRT_"),
+    extract("_ZNSi10_M_extractIeEERSiRT_"),
+];
+
+const fn extract(name: &'static str) -> Rule {
+    Rule {
+        name,
+        aliases: &[],
+        libm_variants: false,
+        area: Area::Inactive,
+        kind: RuleKind::Forward(extract_forward as ForwardRule, Reverse::Custom(&EXTRACTED)),
+        effects: Effects::READS_WRITES.capturing(),
+    }
+}
+
+static EXTRACTED: CustomReverse = CustomReverse {
+    augment: extract_augment,
+    adjoint: extract_adjoint,
+    needs: CustomNeeds {
+        args: ArgNeeds::None,
+        result: false,
+        saved: false,
+        shadows_only: ArgNeeds::Positions(&[1]),
+    },
+};
+
+/// The floating-point type an extraction writes, from the last letter of its mangled name's
+/// argument (`d` double, `f` float, `e` long double).
+fn extracted_type(call: Val) -> Result<Ty> {
+    let name = call.called_function().map(|f| f.name()).unwrap_or_default();
+    let ctx = call.ty().context();
+    let code = name
+        .strip_suffix("EERSiRT_")
+        .or_else(|| name.strip_prefix("_ZNSirsER"))
+        .and_then(|s| s.chars().last());
+    match code {
+        Some('d') => Ok(Ty::double(ctx)),
+        Some('f') => Ok(Ty::float(ctx)),
+        Some('e') => Ok(Ty::x86_fp80(ctx)),
+        _ => Err(Error::at(
+            call,
+            format!("'{name}': not a floating-point extraction (internal)"),
+        )),
+    }
+}
+
+fn extract_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
+    if let Some(sx) = c.tangents[1] {
+        let ty = extracted_type(c.src)?;
+        c.b.store(ty.zero(), sx, 0);
+    }
+    // The stream is returned: the result stands for it, shadow and all.
+    Ok(c.tangents[0])
+}
+
+fn extract_augment(c: &mut AugmentCall) -> Result<Augmented> {
+    let call = c.primal_call();
+    Ok(Augmented {
+        result: Some(call),
+        shadow: c.shadows[0],
+        saved: None,
+    })
+}
+
+fn extract_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    if let Some(sx) = c.shadows[1] {
+        // The value the call overwrote is gone, and the value it read has no derivative.
+        let ty = extracted_type(c.src)?;
+        c.b.store(ty.zero(), sx, 0);
+    }
+    Ok(vec![None; c.args.len()])
+}
