@@ -14,8 +14,9 @@
 //! any other OpenMP runtime call in a reverse-mode region is an error ([`check_reverse`]), never
 //! a silently unsynchronised adjoint.
 
+use crate::cache::Session;
 use crate::diag::{Error, Result};
-use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
+use crate::ir::{Builder, IntPred, Module, Opcode, Ty, TyKind, Val};
 use std::collections::HashSet;
 
 /// The runtime entry that runs a parallel region.
@@ -28,6 +29,58 @@ pub fn outlined(call: Val) -> Option<Val> {
     }
     let f = *call.call_args().get(2)?;
     (f.is_function() && !f.is_declaration()).then_some(f)
+}
+
+/// The floating-point type that argument `k` of the `__kmpc_fork_call` `call`, a variable
+/// captured by value (`firstprivate`, or a scalar clang passes in a pointer-sized integer),
+/// carries into the region: `None` for integer data, which never has a derivative, however
+/// the activity analysis reached it (an `int` loaded from differentiable memory).
+///
+/// A `double` travels as the bits of an `i64` (the type analysis finds them on both sides:
+/// the caller's `bitcast` or spill, the outlined function's reload); the derivative then
+/// travels the same way, in the same slot. Anything else carrying float bits (a `float` in the
+/// low half of an `i64`, a value the analysis cannot place) is refused: dropping its
+/// derivative would be a silently wrong result.
+pub fn captured_float(session: &Session, call: Val, k: usize, active: bool) -> Result<Option<Ty>> {
+    let a = call.call_args()[k];
+    if !active || a.ty().is_ptr() {
+        return Ok(None);
+    }
+    let Some(f) = outlined(call) else {
+        return Ok(None);
+    };
+    let refuse = |what: &str| {
+        Err(Error::at(
+            call,
+            format!(
+                "cannot differentiate this OpenMP parallel region: it captures '{}' by value, {what} (captures by value are supported for integers and `double`s; capture it by address, e.g. `shared`, or as a `double`)",
+                crate::clone::short(a)
+            ),
+        ))
+    };
+    if !a.ty().is_int() {
+        return refuse("a value that is not passed in a pointer-sized integer");
+    }
+    let (info, m) = (session.types(), session.module);
+    let param = f.params()[k - 1];
+    let caller = crate::analysis::types::float_bits(info, m, a);
+    let callee = session.float_bits_of(f, 0).param(k - 1);
+    let whole = |t: Ty| t.kind() == TyKind::Float && m.alloc_size(t) == m.alloc_size(a.ty());
+    match (caller, callee) {
+        (Some(t), Some(u)) if t == u && whole(t) => Ok(Some(t)),
+        (None, None) => {
+            // Integer data on both sides, unless either holds float bits only in part.
+            let kinds = [info.kind(m, a), info.kind(m, param)];
+            if kinds
+                .iter()
+                .any(|k| matches!(k, Some(crate::analysis::types::Kind::Float(_))))
+            {
+                return refuse("floating-point data that does not fill the pointer-sized integer it travels in (a `float`?)");
+            }
+            Ok(None)
+        }
+        _ => refuse("floating-point data the region and its caller do not agree on"),
+    }
 }
 
 /// True when `call` is a call to `__kmpc_fork_call`.

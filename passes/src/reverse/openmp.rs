@@ -26,21 +26,28 @@ use crate::vocab::Activity;
 /// Bytes before the first tape in the per-thread tape block: the capacity and the team size.
 const HEADER: u64 = 16;
 
+/// Bytes per sum of a captured variable's adjoint (room for any scalar floating-point type).
+const SUM: u64 = 16;
+
 /// The activities of the outlined function's parameters for call `i`: the runtime's thread ids
-/// carry nothing; captured variables with shadows are duplicated.
-fn activities(i: Val, is_active: impl Fn(Val) -> bool) -> Result<Vec<Activity>> {
+/// carry nothing; captured variables with shadows are duplicated; a `double` captured by value
+/// is active (its adjoint summed over the threads, [`microtask`]); integers never are.
+fn activities(
+    session: &crate::cache::Session,
+    i: Val,
+    is_active: impl Fn(Val) -> bool,
+) -> Result<Vec<Activity>> {
     let mut acts = vec![Activity::Const, Activity::Const];
-    for a in i.call_args().into_iter().skip(3) {
-        let act = call_activity(a, false, &is_active);
-        if act == Activity::Out || (is_active(a) && !a.ty().is_ptr()) {
-            return Err(Error::at(
-                i,
-                format!(
-                    "cannot differentiate this OpenMP parallel region: it captures '{}' by value, which carries a derivative (only variables captured by address are supported)",
-                    crate::clone::short(a)
-                ),
-            ));
-        }
+    for (k, a) in i.call_args().into_iter().enumerate().skip(3) {
+        let active = is_active(a);
+        let float = crate::openmp::captured_float(session, i, k, active)?;
+        let act = if a.ty().is_ptr() {
+            call_activity(a, false, &is_active)
+        } else if float.is_some() {
+            Activity::Out
+        } else {
+            Activity::Const
+        };
         acts.push(act);
     }
     Ok(acts)
@@ -75,20 +82,32 @@ fn tape_at(b: &mut Builder, tapes: Val, t: Val) -> Val {
 
 /// A microtask `name(gtid, btid, tapes, args...)` that calls `sweep(tape, gtid, btid, args...)`
 /// with the calling thread's tape: `augment` (record the team size, check the capacity) or the
-/// adjoint (every tape `t, t + team, ...`).
+/// adjoint (every tape `t, t + team, ...`). An adjoint returning the adjoints of variables
+/// captured by value (a struct) gets a last parameter, a block of [`SUM`]-byte sums, into which
+/// every tape's adjoints are added atomically: the caller's adjoint of the variable is their
+/// total over the threads.
 fn microtask(m: Module, name: &str, sweep: Val, augment: bool) -> Val {
     if let Some(f) = m.function(name) {
         return f;
     }
     let ctx = m.context();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let ret = sweep.function_type().return_type();
+    let sums = !augment && !ret.is_void();
     let mut params = vec![ptr, ptr, ptr];
     params.extend(sweep.function_type().param_types().into_iter().skip(3));
+    if sums {
+        params.push(ptr);
+    }
     let f = m.add_function(name, Ty::function(Ty::void(ctx), &params, false));
     f.set_internal();
     let p = f.params();
     let (gtid, btid, tapes) = (p[0], p[1], p[2]);
-    let rest = &p[3..];
+    let (rest, sums) = if sums {
+        (&p[3..p.len() - 1], p.last().copied())
+    } else {
+        (&p[3..], None)
+    };
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
     b.position_at_end(entry);
@@ -100,7 +119,19 @@ fn microtask(m: Module, name: &str, sweep: Val, augment: bool) -> Val {
         let tape = tape_at(b, tapes, j);
         let mut args = vec![tape, gtid, btid];
         args.extend_from_slice(rest);
-        b.call_function(sweep, &args);
+        let r = b.call_function(sweep, &args);
+        if let Some(sums) = sums {
+            for k in 0..ret.struct_fields().len() as u32 {
+                let d = b.extract_value(r, k);
+                let at = b.gep(
+                    Ty::int(ctx, 8),
+                    sums,
+                    &[i64t.int_const(SUM * u64::from(k))],
+                    true,
+                );
+                b.atomic_fadd(at, d);
+            }
+        }
         tape
     };
     if augment {
@@ -193,7 +224,7 @@ impl AugmentedFn<'_> {
     /// The region's augmented sweep on per-thread tapes; the tape block is saved for the
     /// adjoint.
     pub(super) fn fork_augmented(&mut self, i: Val, g: Val) -> Result<()> {
-        let acts = activities(i, |v| self.is_active(v))?;
+        let acts = activities(self.session, i, |v| self.is_active(v))?;
         let mut args = Vec::new();
         for (a, act) in i.call_args().into_iter().skip(3).zip(&acts[2..]) {
             args.push(self.vals.map(a));
@@ -225,7 +256,7 @@ impl AugmentedFn<'_> {
 impl AdjointFn<'_> {
     /// The region's adjoint: a team of the recorded size reverses every thread's tape.
     pub(super) fn reverse_fork(&mut self, i: Val, g: Val) -> Result<()> {
-        let acts = activities(i, |v| self.is_active(v))?;
+        let acts = activities(self.session, i, |v| self.is_active(v))?;
         let Some(tapes) = self.saved.take() else {
             return Err(Error::at(
                 i,
@@ -260,8 +291,45 @@ impl AdjointFn<'_> {
             Ty::function(Ty::void(ctx), &[ptr, i32t, i32t], false),
         );
         self.b.call_function(push, &[loc, gtid, count]);
-        fork(&mut self.b, i, micro, tapes, &args);
         let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+        let outs: Vec<Val> = i
+            .call_args()
+            .into_iter()
+            .skip(3)
+            .zip(&acts[2..])
+            .filter(|(_, &act)| act == Activity::Out)
+            .map(|(a, _)| a)
+            .collect();
+        if outs.is_empty() {
+            fork(&mut self.b, i, micro, tapes, &args);
+        } else {
+            // The threads add their adjoints of the variables captured by value into zeroed sums.
+            let calloc = m.get_or_add_function("calloc", Ty::function(ptr, &[i64t, i64t], false));
+            let n = i64t.int_const(outs.len() as u64);
+            let sums = self.b.call_function(calloc, &[n, i64t.int_const(SUM)]);
+            args.push(sums);
+            fork(&mut self.b, i, micro, tapes, &args);
+            for (k, &a) in outs.iter().enumerate() {
+                let Some(t) = adj
+                    .function_type()
+                    .return_type()
+                    .struct_fields()
+                    .get(k)
+                    .copied()
+                else {
+                    return Err(Error::at(i, "internal error: an adjoint of a parallel region returns fewer adjoints than it captures variables by value"));
+                };
+                let at = self.b.gep(
+                    Ty::int(ctx, 8),
+                    sums,
+                    &[i64t.int_const(SUM * k as u64)],
+                    true,
+                );
+                let d = self.b.load(t, at, 8);
+                self.accumulate(a, d);
+            }
+            self.b.call_function(free, &[sums]);
+        }
         self.b.call_function(free, &[tapes]);
         Ok(())
     }
