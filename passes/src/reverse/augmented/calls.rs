@@ -52,7 +52,7 @@ impl AugmentedFn<'_> {
             self.check_call_bits(i)?;
         }
         if self.session.runs_in_parallel(self.src) {
-            crate::reverse::parallel::check_parallel_callee(i, callee)?;
+            crate::reverse::parallel::check_parallel_callee(i, callee, |v| self.is_active(v))?;
         }
         match callee {
             ReverseCallee::Primal | ReverseCallee::Math | ReverseCallee::Free => {
