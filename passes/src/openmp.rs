@@ -116,9 +116,23 @@ pub fn parallel_functions(m: Module) -> HashSet<Val> {
 }
 
 /// OpenMP runtime calls reverse mode mirrors inside a parallel region: scheduling and thread
-/// queries (primal only: the adjoint replays the same iterations from the tape) and the
-/// `nowait` reduction (its critical section's adjoint runs under a lock).
+/// queries (primal only: the adjoint replays the same iterations from the tape), `single`,
+/// `master` and `masked` (primal only: the adjoint follows the branches the primal took, on
+/// the same thread's tape), barriers (a barrier in the adjoint, [`Sync`]), `critical`
+/// sections (reversed one at a time, in the reverse of the order the threads ran them) and
+/// reductions (their critical sections' adjoints run under a lock).
 const REVERSE_SUPPORTED: &[&str] = &[
+    "__kmpc_barrier",
+    "__kmpc_critical",
+    "__kmpc_end_critical",
+    "__kmpc_single",
+    "__kmpc_end_single",
+    "__kmpc_master",
+    "__kmpc_end_master",
+    "__kmpc_masked",
+    "__kmpc_end_masked",
+    "__kmpc_reduce",
+    "__kmpc_end_reduce",
     "__kmpc_for_static_init_4",
     "__kmpc_for_static_init_4u",
     "__kmpc_for_static_init_8",
@@ -146,9 +160,165 @@ pub fn check_reverse(call: Val) -> Result<()> {
     if runtime && !REVERSE_SUPPORTED.contains(&name.as_str()) {
         return Err(Error::at(
             call,
-            format!("reverse mode cannot differentiate the OpenMP construct that calls '{name}' yet: parallel regions are differentiated for `parallel for` loops with a static schedule and `+` reductions only (no barriers, critical/single/master sections, dynamic schedules or tasks)"),
+            format!("reverse mode cannot differentiate the OpenMP construct that calls '{name}' yet: parallel regions are differentiated with static schedules, barriers, critical, single, master and masked sections and `+` reductions only (no dynamic schedules, ordered sections, tasks, copyprivate or locks)"),
         ));
     }
+    Ok(())
+}
+
+/// A runtime call that orders the threads of a region, and what the adjoint does in its place.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Sync {
+    /// `__kmpc_barrier`: a barrier, at the mirrored point.
+    Barrier,
+    /// `__kmpc_critical(loc, gtid, lock)`: going backwards the section ends here; the thread
+    /// passes the turn on ([`release_turn`]).
+    Critical,
+    /// `__kmpc_end_critical`: going backwards the section starts here, once it is this
+    /// thread's turn ([`wait_turn`]).
+    EndCritical,
+    /// `__kmpc_end_reduce` (a blocking reduction): it released the reduction's lock and waited
+    /// at a barrier; the adjoint waits at a barrier and takes the adjoint lock.
+    EndReduce,
+}
+
+/// What `i` is, if it is a runtime call that orders the threads of a region.
+pub fn sync_kind(i: Val) -> Option<Sync> {
+    if i.opcode() != Opcode::LLVMCall {
+        return None;
+    }
+    match i.called_function()?.name().as_str() {
+        "__kmpc_barrier" => Some(Sync::Barrier),
+        "__kmpc_critical" => Some(Sync::Critical),
+        "__kmpc_end_critical" => Some(Sync::EndCritical),
+        "__kmpc_end_reduce" => Some(Sync::EndReduce),
+        _ => None,
+    }
+}
+
+/// True when a thread of a region running `f` may wait for the others (a barrier, a critical
+/// section whose adjoint waits for its turn, a blocking reduction), in `f` or a function it
+/// calls: the adjoint then needs a team of the primal's size, every thread on its own tape.
+pub fn waits_for_others(f: Val) -> bool {
+    let mut todo = vec![f];
+    let mut seen = HashSet::new();
+    while let Some(g) = todo.pop() {
+        if g.is_declaration() || !seen.insert(g) {
+            continue;
+        }
+        for b in g.blocks() {
+            for i in b.instructions() {
+                if sync_kind(i).is_some() {
+                    return true;
+                }
+                if i.is_call() || i.is_invoke() {
+                    todo.extend(i.called_function());
+                }
+            }
+        }
+    }
+    false
+}
+
+/// `__kmpc_barrier(loc, gtid)` with the calling thread's own global id.
+pub fn barrier(b: &mut Builder, loc: Val) {
+    let m = b.module();
+    let ctx = m.context();
+    let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
+    let thread = m.get_or_add_function(
+        "__kmpc_global_thread_num",
+        Ty::function(i32t, &[ptr], false),
+    );
+    let gtid = b.call_function(thread, &[loc]);
+    let f = m.get_or_add_function(
+        "__kmpc_barrier",
+        Ty::function(Ty::void(ctx), &[ptr, i32t], false),
+    );
+    b.call_function(f, &[loc, gtid]);
+}
+
+/// The counter of the critical sections run under `lock` (a `kmp_critical_name` global): the
+/// augmented sweep takes a ticket from it inside each section; the adjoint reverses the
+/// sections from the last ticket down, each giving its ticket back.
+fn ticket_counter(m: Module, lock: Val) -> Result<Val> {
+    if !lock.is_global_variable() {
+        return Err(Error::internal(
+            lock,
+            "an OpenMP critical section whose lock is not a global variable",
+        ));
+    }
+    let name = format!("umbra.omp.turn.{}", lock.name());
+    if let Some(g) = m.global(&name) {
+        return Ok(g);
+    }
+    let i64t = Ty::int(m.context(), 64);
+    let g = m.add_global(i64t, &name);
+    g.set_initializer(i64t.zero());
+    g.set_internal();
+    g.set_alignment(8);
+    Ok(g)
+}
+
+/// Inside the critical section `enter` (a `__kmpc_critical`) began, the thread's ticket: the
+/// number of sections under the same lock before this one, as a pointer-sized tape entry.
+pub fn take_ticket(b: &mut Builder, enter: Val) -> Result<Val> {
+    let m = b.module();
+    let counter = ticket_counter(m, enter.call_args()[2])?;
+    let i64t = Ty::int(m.context(), 64);
+    let t = b.atomic_int_add(counter, i64t.int_const(1), false);
+    Ok(b.cast(Opcode::LLVMIntToPtr, t, Ty::ptr(m.context())))
+}
+
+/// Going backwards into the critical section `end` (a `__kmpc_end_critical`) ended: waits until
+/// every section under its lock with a later ticket than `ticket` is reversed.
+pub fn wait_turn(b: &mut Builder, end: Val, ticket: Val) -> Result<()> {
+    const NAME: &str = "umbra.omp.wait.turn";
+    let m = b.module();
+    let counter = ticket_counter(m, end.call_args()[2])?;
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let helper = match m.function(NAME) {
+        Some(f) => f,
+        None => {
+            // while (*counter != ticket + 1) sched_yield();
+            let f = m.add_function(NAME, Ty::function(Ty::void(ctx), &[ptr, ptr], false));
+            f.set_internal();
+            let mut h = Builder::new(m);
+            let (entry, spin, done) = (
+                f.append_block("entry"),
+                f.append_block("spin"),
+                f.append_block("done"),
+            );
+            let p = f.params();
+            h.position_at_end(entry);
+            let t = h.cast(Opcode::LLVMPtrToInt, p[1], i64t);
+            let want = h.add(t, i64t.int_const(1));
+            h.br(spin);
+            h.position_at_end(spin);
+            let now = h.load_seq_cst(i64t, p[0]);
+            let mine = h.icmp(IntPred::LLVMIntEQ, now, want);
+            let wait = f.append_block("wait");
+            h.cond_br(mine, done, wait);
+            h.position_at_end(wait);
+            let yield_ =
+                m.get_or_add_function("sched_yield", Ty::function(Ty::int(ctx, 32), &[], false));
+            h.call_function(yield_, &[]);
+            h.br(spin);
+            h.position_at_end(done);
+            h.ret_void();
+            f
+        }
+    };
+    b.call_function(helper, &[counter, ticket]);
+    Ok(())
+}
+
+/// Going backwards out of the critical section `enter` began: the next ticket down may go.
+pub fn release_turn(b: &mut Builder, enter: Val) -> Result<()> {
+    let m = b.module();
+    let counter = ticket_counter(m, enter.call_args()[2])?;
+    let i64t = Ty::int(m.context(), 64);
+    b.atomic_int_add(counter, i64t.int_const(1), true);
     Ok(())
 }
 
@@ -192,17 +362,22 @@ pub fn adjoint_critical_begin(b: &mut Builder, loc: Val) {
     critical(b, loc, true);
 }
 
-/// Leaves the adjoint lock when the reduction's critical section ran (`result == 1`), through
-/// an internal helper so the adjoint sweep's own control flow is left alone.
-pub fn adjoint_critical_end(b: &mut Builder, loc: Val, result: Val) {
-    const NAME: &str = "umbra.omp.adjoint.release";
+/// Leaves the adjoint lock when the reduction's critical section ran (`result == 1`; also
+/// `2`, its atomic method, for a blocking reduction, `blocking`), through an internal helper so
+/// the adjoint sweep's own control flow is left alone.
+pub fn adjoint_critical_end(b: &mut Builder, loc: Val, result: Val, blocking: bool) {
+    let name = if blocking {
+        "umbra.omp.adjoint.release.blocking"
+    } else {
+        "umbra.omp.adjoint.release"
+    };
     let m = b.module();
     let ctx = m.context();
-    let helper = match m.function(NAME) {
+    let helper = match m.function(name) {
         Some(f) => f,
         None => {
             let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
-            let f = m.add_function(NAME, Ty::function(Ty::void(ctx), &[ptr, i32t], false));
+            let f = m.add_function(name, Ty::function(Ty::void(ctx), &[ptr, i32t], false));
             f.set_internal();
             let mut h = Builder::new(m);
             let (entry, release, done) = (
@@ -212,7 +387,13 @@ pub fn adjoint_critical_end(b: &mut Builder, loc: Val, result: Val) {
             );
             let p = f.params();
             h.position_at_end(entry);
-            let ran = h.icmp(IntPred::LLVMIntEQ, p[1], i32t.int_const(1));
+            let ran = if blocking {
+                // 1 or 2: (result - 1) <u 2.
+                let r = h.sub(p[1], i32t.int_const(1));
+                h.icmp(IntPred::LLVMIntULT, r, i32t.int_const(2))
+            } else {
+                h.icmp(IntPred::LLVMIntEQ, p[1], i32t.int_const(1))
+            };
             h.cond_br(ran, release, done);
             h.position_at_end(release);
             critical(&mut h, p[0], false);

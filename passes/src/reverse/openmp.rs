@@ -20,6 +20,7 @@ use super::augmented::AugmentedFn;
 use super::classify::call_activity;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Ty, Val};
+use crate::openmp::Sync;
 use crate::tape::{free_tape, tape_type};
 use crate::vocab::Activity;
 
@@ -82,11 +83,12 @@ fn tape_at(b: &mut Builder, tapes: Val, t: Val) -> Val {
 
 /// A microtask `name(gtid, btid, tapes, args...)` that calls `sweep(tape, gtid, btid, args...)`
 /// with the calling thread's tape: `augment` (record the team size, check the capacity) or the
-/// adjoint (every tape `t, t + team, ...`). An adjoint returning the adjoints of variables
+/// adjoint (every tape `t, t + team, ...`; exactly its own with `strict`, for threads that wait
+/// for each other, else a run-time error). An adjoint returning the adjoints of variables
 /// captured by value (a struct) gets a last parameter, a block of [`SUM`]-byte sums, into which
 /// every tape's adjoints are added atomically: the caller's adjoint of the variable is their
 /// total over the threads.
-fn microtask(m: Module, name: &str, sweep: Val, augment: bool) -> Val {
+fn microtask(m: Module, name: &str, sweep: Val, augment: bool, strict: bool) -> Val {
     if let Some(f) = m.function(name) {
         return f;
     }
@@ -157,15 +159,31 @@ fn microtask(m: Module, name: &str, sweep: Val, augment: bool) -> Val {
     } else {
         let team_slot = b.gep(Ty::int(ctx, 8), tapes, &[i64t.int_const(8)], true);
         let count = b.load(i64t, team_slot, 8);
+        if strict {
+            // Threads that wait for each other (barriers, critical sections' turns) must
+            // all run at once, one tape each: a thread reversing two tapes would wait for
+            // itself.
+            let (full, short) = (f.append_block("full"), f.append_block("short"));
+            let same = b.icmp(IntPred::LLVMIntEQ, team, count);
+            b.cond_br(same, full, short);
+            b.position_at_end(short);
+            crate::unwind::emit_fatal_call(
+                &mut b,
+                "umbra: the gradient of an OpenMP parallel region with barriers or critical sections got fewer threads than the region ran with; it needs as many (raise OMP_THREAD_LIMIT, or set OMP_DYNAMIC=false)",
+            );
+            b.unreachable();
+            b.position_at_end(full);
+        }
         let (head, body, done) = (
             f.append_block("head"),
             f.append_block("body"),
             f.append_block("done"),
         );
+        let pre = b.current_block();
         b.br(head);
         b.position_at_end(head);
         let j = b.phi(i64t);
-        j.add_incoming(t, entry);
+        j.add_incoming(t, pre);
         let more = b.icmp(IntPred::LLVMIntSLT, j, count);
         b.cond_br(more, body, done);
         b.position_at_end(body);
@@ -234,7 +252,7 @@ impl AugmentedFn<'_> {
         }
         let (aug, _) = self.session.declare_reverse(g, &acts, false, 0)?;
         let m = self.session.module;
-        let micro = microtask(m, &format!("{}.omp", aug.name()), aug, true);
+        let micro = microtask(m, &format!("{}.omp", aug.name()), aug, true, false);
         let ctx = m.context();
         let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
         let max = query(&mut self.b, "omp_get_max_threads");
@@ -272,7 +290,8 @@ impl AdjointFn<'_> {
         }
         let (_, adj) = self.session.declare_reverse(g, &acts, false, 0)?;
         let m = self.session.module;
-        let micro = microtask(m, &format!("{}.omp", adj.name()), adj, false);
+        let strict = crate::openmp::waits_for_others(g);
+        let micro = microtask(m, &format!("{}.omp", adj.name()), adj, false, strict);
         let ctx = m.context();
         let (ptr, i32t, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 32), Ty::int(ctx, 64));
         let loc = i.call_args()[0];
@@ -346,6 +365,59 @@ impl AdjointFn<'_> {
         let sp = self.shadow(p, i)?;
         let d = self.b.load(v.ty(), sp, i.alignment().max(1));
         self.accumulate(v, d);
+        Ok(())
+    }
+}
+
+impl AdjointFn<'_> {
+    /// The adjoint's side of a runtime call that orders the threads: a barrier where the
+    /// primal had one, a critical section entered once every section with a later ticket is
+    /// reversed and left by handing the turn on, a blocking reduction's barrier and lock.
+    pub(super) fn reverse_sync(&mut self, i: Val, sync: Sync) -> Result<()> {
+        let loc = i.call_args()[0];
+        match sync {
+            Sync::Barrier => crate::openmp::barrier(&mut self.b, loc),
+            Sync::EndCritical => {
+                let Some(ticket) = self.saved.take() else {
+                    return Err(Error::internal(
+                        i,
+                        "the ticket of an OpenMP critical section was not taped",
+                    ));
+                };
+                crate::openmp::wait_turn(&mut self.b, i, ticket)?;
+            }
+            Sync::Critical => crate::openmp::release_turn(&mut self.b, i)?,
+            Sync::EndReduce => {
+                crate::openmp::barrier(&mut self.b, loc);
+                crate::openmp::adjoint_critical_begin(&mut self.b, loc);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl AugmentedFn<'_> {
+    /// After the primal's copy of a critical section's bounds: the thread's ticket, taken
+    /// inside the section and taped where it ends, so the adjoint reverses the sections in the
+    /// reverse of the order the threads ran them (a product or a maximum over the threads
+    /// needs that order; a sum would not).
+    pub(super) fn augment_sync(&mut self, i: Val) -> Result<()> {
+        match crate::openmp::sync_kind(i) {
+            Some(Sync::Critical) => {
+                let ticket = crate::openmp::take_ticket(&mut self.b, i)?;
+                self.tickets.insert(i.call_args()[2], ticket);
+            }
+            Some(Sync::EndCritical) => {
+                let Some(&ticket) = self.tickets.get(&i.call_args()[2]) else {
+                    return Err(Error::at(
+                        i,
+                        "reverse mode cannot differentiate this OpenMP critical section: its end is not reached from its start in the same function",
+                    ));
+                };
+                self.saved.insert(i, ticket);
+            }
+            _ => {}
+        }
         Ok(())
     }
 }

@@ -57,6 +57,7 @@ impl AugmentedFn<'_> {
         match callee {
             ReverseCallee::Primal | ReverseCallee::Math | ReverseCallee::Free => {
                 self.vals.clone_primal(&mut self.b, i);
+                self.augment_sync(i)?;
             }
             ReverseCallee::Custom(rule, custom) => self.call_custom(i, rule, custom)?,
             ReverseCallee::User(u) => self.call_user_augment(i, u)?,
