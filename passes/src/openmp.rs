@@ -1,18 +1,22 @@
 //! What both modes share about OpenMP parallel regions (clang `-fopenmp`, libomp): recognising
-//! `__kmpc_fork_call`, the functions that run inside a parallel region, the lock that
-//! serialises the adjoint of a reduction's critical section, and which runtime calls reverse
-//! mode can mirror.
+//! `__kmpc_fork_call`, the functions that run inside a parallel region, variables captured by
+//! value ([`captured_float`]), the runtime calls that order a region's threads ([`Sync`]:
+//! barriers, critical sections, blocking reductions) and what the adjoint emits for them, the
+//! lock that serialises the adjoint of a reduction's critical section, and which runtime calls
+//! reverse mode can mirror.
 //!
 //! A region is `__kmpc_fork_call(loc, argc, outlined, captured...)`: every thread of the team
-//! runs `outlined(&gtid, &btid, captured...)`, the captured variables passed by address. The
-//! derivatives of a region run through `__kmpc_fork_call` again, with the outlined function's
-//! derivative (`forward/openmp.rs`, `reverse/openmp.rs`).
+//! runs `outlined(&gtid, &btid, captured...)`, the captured variables passed by address, or by
+//! value in pointer-sized integers. The derivatives of a region run through `__kmpc_fork_call`
+//! again, with the outlined function's derivative (`forward/openmp.rs`, `reverse/openmp.rs`).
 //!
 //! Guarantees: a function that may run on several threads at once (an outlined function and
 //! everything it calls, [`parallel_functions`]) accumulates adjoints into memory other threads
-//! may share with atomic adds; the adjoint of a reduction's critical section runs under a lock;
-//! any other OpenMP runtime call in a reverse-mode region is an error ([`check_reverse`]), never
-//! a silently unsynchronised adjoint.
+//! may share with atomic adds; a barrier of the primal is a barrier of the adjoint; critical
+//! sections are reversed one at a time in the reverse of the order the threads ran them; the
+//! adjoint of a reduction's critical section runs under a lock; any other OpenMP runtime call
+//! in a reverse-mode region is an error ([`check_reverse`]), and so is a capture by value whose
+//! float bits cannot travel whole, never a silently unsynchronised or dropped adjoint.
 
 use crate::cache::Session;
 use crate::diag::{Error, Result};

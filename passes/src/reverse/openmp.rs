@@ -13,7 +13,12 @@
 //! - *Races*: adjoints a thread adds into memory other threads may share are atomic adds
 //!   (`adjoint.rs`, [`crate::openmp::parallel_functions`]); a store's adjoint clears the shadow
 //!   of memory only that thread wrote (the primal would race otherwise); a reduction's critical
-//!   section is reversed under a lock ([`crate::openmp`]); other synchronisation is refused.
+//!   section is reversed under a lock ([`crate::openmp`]); barriers are mirrored, critical
+//!   sections reversed in the reverse of their tickets' order ([`AdjointFn::reverse_sync`]);
+//!   an adjoint whose threads wait for each other runs one tape per thread, on a team of the
+//!   primal's size; other synchronisation is refused.
+//! - *Captures by value*: a `double` captured by value is active (`out`); each thread's
+//!   adjoint of it is added atomically into a sum the caller adds to its own adjoint.
 
 use super::adjoint::AdjointFn;
 use super::augmented::AugmentedFn;

@@ -1,6 +1,8 @@
-//! The OpenMP runtime calls that appear inside the outlined body of a `parallel for` (clang
-//! `-fopenmp`): loop scheduling and thread queries run in the primal only, and the `+`
-//! reduction's `__kmpc_reduce_nowait` is made safe to differentiate.
+//! The OpenMP runtime calls that appear inside the outlined body of a parallel region (clang
+//! `-fopenmp`): loop scheduling, thread queries, barriers and the bounds of `critical`,
+//! `single`, `master` and `masked` sections run in the primal only (reverse mode mirrors the
+//! synchronisation itself, [`crate::openmp::Sync`]), and the `+` reductions'
+//! `__kmpc_reduce_nowait` and `__kmpc_reduce` are made safe to differentiate.
 //!
 //! Guarantee: a reduction never takes libomp's tree method, which combines the threads' private
 //! copies through clang's `reduce_func` and so would combine primal values but not their
