@@ -486,11 +486,20 @@ fn only_read(p: Val, depth: u32) -> bool {
     })
 }
 
-/// True when `p` addresses a local variable of the function it is in (through GEPs and casts):
-/// memory only the thread running that function uses, whose adjoints need no atomic add.
+/// True when `p` addresses a local variable of the function it is in (through GEPs and casts),
+/// or a parameter every caller passes such an address in (`float B[3][8]` of an outlined
+/// function, filled by a helper it calls): memory only the thread running that function uses,
+/// whose adjoints need no atomic add.
 pub fn thread_private(p: Val) -> bool {
+    private_at(p, 0)
+}
+
+fn private_at(p: Val, depth: u32) -> bool {
     let mut v = p;
     for _ in 0..32 {
+        if v.is_argument() {
+            return depth < 4 && private_parameter(v, depth);
+        }
         if !v.is_instruction() {
             return false;
         }
@@ -503,4 +512,27 @@ pub fn thread_private(p: Val) -> bool {
         }
     }
     false
+}
+
+/// True when parameter `p` of a function whose every use is a direct call receives a
+/// thread-private address from every call site (callers in other modules do not matter: they
+/// never call its derivatives, which only derived callers in this module do). An outlined
+/// function's parameters come from `__kmpc_fork_call`, which is not a direct call of it: never
+/// private.
+fn private_parameter(p: Val, depth: u32) -> bool {
+    let Some(f) = p.parent_function() else {
+        return false;
+    };
+    let Some(k) = f.params().iter().position(|&q| q == p) else {
+        return false;
+    };
+    let users = f.users();
+    !users.is_empty()
+        && users.into_iter().all(|c| {
+            (c.is_call() || c.is_invoke())
+                && c.called_value() == f
+                && c.call_args()
+                    .get(k)
+                    .is_some_and(|&a| private_at(a, depth + 1))
+        })
 }

@@ -10,8 +10,8 @@
 // Memory intrinsics on a thread's own scratch arrays inside a parallel region (issue 28: a
 // docking kernel's `etot[PPWI]` cleared element by element, which clang turns into a
 // memset, was refused because "its adjoint would add into memory other threads may share"):
-// memset and memcpy of local arrays of the outlined function are differentiated like serial
-// code. Reverse and forward mode, 1, 2 and 3 threads, against finite differences, each other
+// memset and memcpy of local arrays of the outlined function, also through a helper's
+// parameter, are differentiated like serial code. Reverse and forward mode, 1, 2 and 3 threads, against finite differences, each other
 // and the function without OpenMP. (A memcpy out of shared differentiable memory is still
 // refused: errors/openmp-shared-memcpy.c.)
 #include "fdcheck.h"
@@ -22,6 +22,14 @@ void __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
 
 #define PPWI 48
+
+// A helper filling the caller's local array: its parameter is private to the thread because
+// every call passes a local array (a hexahedron's derivatives in a hydrodynamics step).
+__attribute__((noinline)) static void fill(double *b, const double *x, int i, int n) {
+  memset(b, 0, PPWI * sizeof *b);
+  for (int l = 0; l < PPWI; l += 3)
+    b[l] += x[(i + 2 * l) % n] * x[i];
+}
 #define BODY                                                                                   \
   for (int i = 0; i < n; i++) {                                                                \
     double etot[PPWI];                                                                         \
@@ -33,8 +41,10 @@ double __enzyme_fwddiff(void *, ...);
     for (int l = 0; l < PPWI; l++)                                                             \
       loc[l] = sin(x[(i + l) % n]);                                                            \
     memcpy(copy, loc, sizeof loc);                                                             \
+    double filled[PPWI];                                                                       \
+    fill(filled, x, i, n);                                                                     \
     for (int l = 0; l < PPWI; l++)                                                             \
-      s += etot[l] * etot[l] * 0.01 + copy[l] * x[i];                                          \
+      s += etot[l] * etot[l] * 0.01 + copy[l] * x[i] + filled[l] * 0.1;                        \
   }
 
 double kernel(const double *x, int n) {
