@@ -44,10 +44,11 @@ double __enzyme_fwddiff(void *, ...);
 TWO_LOOPS(two_loops, OMP)
 TWO_LOOPS(two_loops_serial, NO)
 
-// Per-thread partial results combined in critical sections: a sum, a product and a maximum.
+// Per-thread partial results combined in critical sections: a sum, a product and a maximum;
+// and a product updated in a critical section in every iteration (threads interleave).
 #define CRITICAL(NAME, P)                                                                      \
   double NAME(const double *x, int n) {                                                        \
-    double sum = 0, prod = 1, max = -1e300;                                                    \
+    double sum = 0, prod = 1, max = -1e300, each = 1;                                          \
     P(omp parallel) {                                                                          \
       double part = 0, pmax = -1e300;                                                          \
       P(omp for)                                                                               \
@@ -56,6 +57,7 @@ TWO_LOOPS(two_loops_serial, NO)
         double v = sin(x[i]) * x[i];                                                           \
         if (v > pmax)                                                                          \
           pmax = v;                                                                            \
+        P(omp critical(each)) { each *= exp(0.05 * v); }                                       \
       }                                                                                        \
       P(omp critical) { sum += part; }                                                         \
       P(omp critical(product)) { prod *= exp(0.1 * part); }                                     \
@@ -64,7 +66,7 @@ TWO_LOOPS(two_loops_serial, NO)
           max = pmax;                                                                          \
       }                                                                                        \
     }                                                                                          \
-    return sum + prod + 3 * max;                                                               \
+    return sum + prod + 3 * max + each;                                                        \
   }
 CRITICAL(critical_sections, OMP)
 CRITICAL(critical_sections_serial, NO)
