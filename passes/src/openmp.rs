@@ -18,7 +18,6 @@
 //! in a reverse-mode region is an error ([`check_reverse`]), and so is a capture by value whose
 //! float bits cannot travel whole, never a silently unsynchronised or dropped adjoint.
 
-use crate::cache::Session;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, TyKind, Val};
 use std::collections::HashSet;
@@ -35,17 +34,34 @@ pub fn outlined(call: Val) -> Option<Val> {
     (f.is_function() && !f.is_declaration()).then_some(f)
 }
 
+/// What the type analysis knows of a variable captured by value: the float type whose bits the
+/// caller's argument and the outlined function's parameter carry whole, and whether either
+/// holds float data in part (`Session::capture_bits` fills it).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CaptureBits {
+    pub caller: Option<Ty>,
+    pub callee: Option<Ty>,
+    pub partly_float: bool,
+}
+
 /// The floating-point type that argument `k` of the `__kmpc_fork_call` `call`, a variable
 /// captured by value (`firstprivate`, or a scalar clang passes in a pointer-sized integer),
 /// carries into the region: `None` for integer data, which never has a derivative, however
-/// the activity analysis reached it (an `int` loaded from differentiable memory).
+/// the activity analysis reached it (an `int` loaded from differentiable memory). `bits` asks
+/// the type analysis about the argument and the outlined function's parameter.
 ///
 /// A `double` travels as the bits of an `i64` (the type analysis finds them on both sides:
 /// the caller's `bitcast` or spill, the outlined function's reload); the derivative then
 /// travels the same way, in the same slot. Anything else carrying float bits (a `float` in the
 /// low half of an `i64`, a value the analysis cannot place) is refused: dropping its
 /// derivative would be a silently wrong result.
-pub fn captured_float(session: &Session, call: Val, k: usize, active: bool) -> Result<Option<Ty>> {
+pub fn captured_float(
+    m: Module,
+    call: Val,
+    k: usize,
+    active: bool,
+    bits: impl FnOnce(Val, Val) -> CaptureBits,
+) -> Result<Option<Ty>> {
     let a = call.call_args()[k];
     if !active || a.ty().is_ptr() {
         return Ok(None);
@@ -58,31 +74,22 @@ pub fn captured_float(session: &Session, call: Val, k: usize, active: bool) -> R
             call,
             format!(
                 "cannot differentiate this OpenMP parallel region: it captures '{}' by value, {what} (captures by value are supported for integers and `double`s; capture it by address, e.g. `shared`, or as a `double`)",
-                crate::clone::short(a)
+                crate::diag::short(a)
             ),
         ))
     };
     if !a.ty().is_int() {
         return refuse("a value that is not passed in a pointer-sized integer");
     }
-    let (info, m) = (session.types(), session.module);
-    let param = f.params()[k - 1];
-    let caller = crate::analysis::types::float_bits(info, m, a);
-    let callee = session.float_bits_of(f, 0).param(k - 1);
+    let b = bits(a, f.params()[k - 1]);
     let whole = |t: Ty| t.kind() == TyKind::Float && m.alloc_size(t) == m.alloc_size(a.ty());
-    match (caller, callee) {
+    match (b.caller, b.callee) {
         (Some(t), Some(u)) if t == u && whole(t) => Ok(Some(t)),
-        (None, None) => {
-            // Integer data on both sides, unless either holds float bits only in part.
-            let kinds = [info.kind(m, a), info.kind(m, param)];
-            if kinds
-                .iter()
-                .any(|k| matches!(k, Some(crate::analysis::types::Kind::Float(_))))
-            {
-                return refuse("floating-point data that does not fill the pointer-sized integer it travels in (a `float`?)");
-            }
-            Ok(None)
-        }
+        // Integer data on both sides, unless either holds float bits only in part.
+        (None, None) if b.partly_float => refuse(
+            "floating-point data that does not fill the pointer-sized integer it travels in (a `float`?)",
+        ),
+        (None, None) => Ok(None),
         _ => refuse("floating-point data the region and its caller do not agree on"),
     }
 }
@@ -128,6 +135,7 @@ pub fn parallel_functions(m: Module) -> HashSet<Val> {
 const REVERSE_SUPPORTED: &[&str] = &[
     "__kmpc_barrier",
     "__kmpc_critical",
+    "__kmpc_critical_with_hint",
     "__kmpc_end_critical",
     "__kmpc_single",
     "__kmpc_end_single",
@@ -193,7 +201,8 @@ pub fn sync_kind(i: Val) -> Option<Sync> {
     }
     match i.called_function()?.name().as_str() {
         "__kmpc_barrier" => Some(Sync::Barrier),
-        "__kmpc_critical" => Some(Sync::Critical),
+        // `critical` with a `hint` clause: the same arguments, then the hint.
+        "__kmpc_critical" | "__kmpc_critical_with_hint" => Some(Sync::Critical),
         "__kmpc_end_critical" => Some(Sync::EndCritical),
         "__kmpc_end_reduce" => Some(Sync::EndReduce),
         _ => None,

@@ -37,7 +37,11 @@ impl ForwardFn<'_> {
             if active && a.ty().is_ptr() {
                 acts.push(Activity::Dup);
                 passed.push(self.tangent_or_zero(a, i)?);
-            } else if crate::openmp::captured_float(self.session, i, k, active)?.is_some() {
+            } else if crate::openmp::captured_float(self.session.module, i, k, active, |a, p| {
+                self.session.capture_bits(a, p)
+            })?
+            .is_some()
+            {
                 // A `double` captured by value: its tangent travels as the same integer's bits.
                 acts.push(Activity::Dup);
                 let t = self.tangent_or_zero(a, i)?;

@@ -46,7 +46,9 @@ fn activities(
     let mut acts = vec![Activity::Const, Activity::Const];
     for (k, a) in i.call_args().into_iter().enumerate().skip(3) {
         let active = is_active(a);
-        let float = crate::openmp::captured_float(session, i, k, active)?;
+        let float = crate::openmp::captured_float(session.module, i, k, active, |a, p| {
+            session.capture_bits(a, p)
+        })?;
         let act = if a.ty().is_ptr() {
             call_activity(a, false, &is_active)
         } else if float.is_some() {
@@ -341,7 +343,10 @@ impl AdjointFn<'_> {
                     .get(k)
                     .copied()
                 else {
-                    return Err(Error::at(i, "internal error: an adjoint of a parallel region returns fewer adjoints than it captures variables by value"));
+                    return Err(Error::internal(
+                        i,
+                        "an adjoint of a parallel region returns fewer adjoints than it captures variables by value",
+                    ));
                 };
                 let at = self.b.gep(
                     Ty::int(ctx, 8),

@@ -47,8 +47,8 @@ pub static WRITING: &[Rule] = primal_only![Effects::READS_WRITES;
     "__kmpc_for_static_init_4", "__kmpc_for_static_init_4u", "__kmpc_for_static_init_8",
     "__kmpc_for_static_init_8u", "__kmpc_for_static_fini", "__kmpc_end_reduce_nowait",
     "__kmpc_end_reduce", "__kmpc_push_num_threads", "__kmpc_barrier", "__kmpc_critical",
-    "__kmpc_end_critical", "__kmpc_single", "__kmpc_end_single", "__kmpc_master",
-    "__kmpc_end_master", "__kmpc_masked", "__kmpc_end_masked",
+    "__kmpc_critical_with_hint", "__kmpc_end_critical", "__kmpc_single", "__kmpc_end_single",
+    "__kmpc_master", "__kmpc_end_master", "__kmpc_masked", "__kmpc_end_masked",
 ];
 
 /// Thread queries.

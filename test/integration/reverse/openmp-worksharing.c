@@ -60,7 +60,7 @@ TWO_LOOPS(two_loops_serial, NO)
         P(omp critical(each)) { each *= exp(0.05 * v); }                                       \
       }                                                                                        \
       P(omp critical) { sum += part; }                                                         \
-      P(omp critical(product)) { prod *= exp(0.1 * part); }                                     \
+      P(omp critical(product) hint(omp_sync_hint_contended)) { prod *= exp(0.1 * part); }    \
       P(omp critical(maximum)) {                                                               \
         if (pmax > max)                                                                        \
           max = pmax;                                                                          \
