@@ -70,7 +70,7 @@ pub struct Args {
     pub print_types: bool,
 
     /// After each gradient, call `void umbra_tape_stats(int64_t bytes)` (which the program
-    /// defines) with the bytes the gradient's tape allocated
+    /// defines) with the bytes the gradient's tape holds at its peak (between the sweeps)
     #[arg(long)]
     pub tape_stats: bool,
 

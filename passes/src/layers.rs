@@ -1,7 +1,8 @@
 //! Machine checks of the crate's architecture (`docs/internals/ARCHITECTURE.md`): the module
 //! graph has no import cycle other than a directory's `mod.rs` with one of its children, and
 //! the layers keep to their boundaries (`rules/` never names the session, only `ir/` names
-//! `llvm_sys`, only `ir/` and the C ABI hold `unsafe` code).
+//! `llvm_sys`, only `ir/` and the C ABI hold `unsafe` code, the analyses name no rule: callee
+//! semantics come from the rules' effects).
 //!
 //! The graph is read from the sources, not from the compiler: every `use` declaration and
 //! every path starting with `crate::`, `super::`, `self::` or a child module's name is an edge
@@ -41,10 +42,23 @@ fn module_of(rel: &Path) -> ModPath {
 
 /// `code` with comments, string and character literals replaced by spaces (newlines kept).
 fn blank_comments_and_literals(code: &str) -> String {
+    blank_comments(code, true)
+}
+
+/// `code` with comments replaced by spaces (newlines kept), and string and character literals
+/// too when `literals`.
+fn blank_comments(code: &str, literals: bool) -> String {
     let b: Vec<char> = code.chars().collect();
     let mut out = String::with_capacity(code.len());
     let mut i = 0;
     let blank = |out: &mut String, c: char| out.push(if c == '\n' { '\n' } else { ' ' });
+    let literal = |out: &mut String, c: char| {
+        if literals {
+            blank(out, c)
+        } else {
+            out.push(c)
+        }
+    };
     while i < b.len() {
         let c = b[i];
         let next = b.get(i + 1).copied();
@@ -100,24 +114,24 @@ fn blank_comments_and_literals(code: &str) -> String {
                 j += 1;
             }
             for &ch in &b[i..j.min(b.len())] {
-                blank(&mut out, ch);
+                literal(&mut out, ch);
             }
             i = j;
         } else if c == '"' {
-            blank(&mut out, c);
+            literal(&mut out, c);
             i += 1;
             while i < b.len() && b[i] != '"' {
                 if b[i] == '\\' {
-                    blank(&mut out, b[i]);
+                    literal(&mut out, b[i]);
                     i += 1;
                 }
                 if i < b.len() {
-                    blank(&mut out, b[i]);
+                    literal(&mut out, b[i]);
                     i += 1;
                 }
             }
             if i < b.len() {
-                blank(&mut out, b[i]);
+                literal(&mut out, b[i]);
                 i += 1;
             }
         } else if c == '\'' {
@@ -132,7 +146,7 @@ fn blank_comments_and_literals(code: &str) -> String {
             match end {
                 Some(e) => {
                     for &ch in &b[i..=e] {
-                        blank(&mut out, ch);
+                        literal(&mut out, ch);
                     }
                     i = e + 1;
                 }
@@ -528,26 +542,11 @@ fn forbidden_cycles(edges: &BTreeMap<ModPath, BTreeSet<ModPath>>) -> Vec<String>
     out
 }
 
-/// Directories whose internal cycles are known and being removed by their owner; a cycle
-/// that leaves such a directory is still an error.
-const KNOWN_INTERNAL_CYCLES: &[&str] = &[
-    // Split into queries, seeding, solving, transfer and GEPs separately (issue 26, item 3).
-    "analysis::types",
-];
-
 #[test]
 fn no_import_cycle_but_mod_and_child() {
     let sources = sources();
     assert!(sources.len() > 50, "found the sources");
-    let mut edges = graph(&sources);
-    for dir in KNOWN_INTERNAL_CYCLES {
-        let dir: ModPath = dir.split("::").map(String::from).collect();
-        for (from, to) in edges.iter_mut() {
-            if from.starts_with(&dir) {
-                to.retain(|t| !t.starts_with(&dir));
-            }
-        }
-    }
+    let edges = graph(&sources);
     let cycles = forbidden_cycles(&edges);
     assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
 }
@@ -648,6 +647,96 @@ fn only_ir_touches_llvm_sys() {
         assert!(
             unsafe_allowed || !names_word(&s.code, "unsafe"),
             "{} holds unsafe code: only ir/ (and the C ABI, capi.rs) may",
+            s.file.display()
+        );
+    }
+}
+
+/// The string literals of `text` (escapes left as written), up to its first test item.
+fn string_literals(text: &str) -> Vec<String> {
+    let text = &text[..text.find("#[cfg(test)]").unwrap_or(text.len())];
+    let t: Vec<char> = blank_comments(text, false).chars().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < t.len() {
+        match t[i] {
+            // A character literal ('"' included) or a lifetime.
+            '\'' if t.get(i + 1) == Some(&'\\') => i += 4,
+            '\'' if t.get(i + 2) == Some(&'\'') => i += 3,
+            '"' => {
+                let mut j = i + 1;
+                while j < t.len() && t[j] != '"' {
+                    j += if t[j] == '\\' { 2 } else { 1 };
+                }
+                out.push(t[i + 1..j.min(t.len())].iter().collect());
+                i = j + 1;
+            }
+            _ => i += 1,
+        }
+    }
+    out
+}
+
+/// Callee semantics come from the rules' effects alone: no analysis (nor reverse mode's
+/// pass deleting unread primal code) spells a name a rule matches, or a prefix of one.
+#[test]
+fn analyses_name_no_rule() {
+    let names: Vec<String> = crate::rules::all().flat_map(|r| r.names()).collect();
+    let root = src_dir();
+    let mut files: Vec<PathBuf> = sources()
+        .into_iter()
+        .filter(|s| s.module.first().is_some_and(|d| d == "analysis"))
+        .map(|s| s.file)
+        .collect();
+    files.push(PathBuf::from("reverse/unread_primal.rs"));
+    assert!(files.len() > 20, "found the analyses");
+    for file in files {
+        let text = std::fs::read_to_string(root.join(&file)).expect("readable source");
+        for lit in string_literals(&text) {
+            let named = names.iter().find(|n| {
+                **n == lit
+                    || (lit.starts_with("llvm.") && n.starts_with(&lit))
+                    || n.strip_prefix(&lit)
+                        .is_some_and(|rest| rest.starts_with('.'))
+                    || lit
+                        .strip_prefix(n.as_str())
+                        .is_some_and(|r| r.starts_with('.'))
+            });
+            assert!(
+                named.is_none(),
+                "{} names the rule '{}' (\"{lit}\"): callee semantics belong in the rule's Effects",
+                file.display(),
+                named.map_or("", |n| n.as_str())
+            );
+        }
+    }
+}
+
+#[test]
+fn the_rule_name_check_sees_names() {
+    let lits = string_literals(
+        "let a = \"llvm.lifetime.\"; // \"not this\"\nlet b = 'x'; let c = \"x\\\"y\";\n#[cfg(test)]\nmod tests { \"free\" }",
+    );
+    assert_eq!(lits, ["llvm.lifetime.", "x\\\"y"]);
+}
+
+/// A rule's `Area` is which file it lives in, nothing more: only the rule reference reads it
+/// (its tests compare the effects with what areas used to mean).
+#[test]
+fn only_the_reference_reads_areas() {
+    for s in sources() {
+        if s.module == ["rules", "reference"] {
+            continue;
+        }
+        let reads = s.code.match_indices(".area").any(|(k, _)| {
+            !s.code[k + ".area".len()..]
+                .chars()
+                .next()
+                .is_some_and(is_ident_char)
+        });
+        assert!(
+            !reads,
+            "{} reads a rule's area: callee semantics belong in the rule's Effects",
             s.file.display()
         );
     }

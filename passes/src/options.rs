@@ -13,7 +13,7 @@ pub struct Options {
     /// Report what each differentiable memory access carries (reverse mode).
     pub print_types: bool,
     /// After each gradient, call `void umbra_tape_stats(int64_t bytes)` (defined by the user,
-    /// e.g. a benchmark harness) with the bytes its tape allocated.
+    /// e.g. a benchmark harness) with the bytes its tape holds at its peak.
     pub tape_stats: bool,
     /// Report what each gradient keeps on its tape, per loop, with source locations and why.
     pub tape_report: bool,

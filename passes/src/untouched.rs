@@ -93,7 +93,7 @@ impl Snapshot {
 fn fingerprint(f: Val) -> u64 {
     let mut h = DefaultHasher::new();
     for b in f.blocks() {
-        b.0.hash(&mut h);
+        b.hash(&mut h);
         for i in b.instructions() {
             i.hash(&mut h);
             (i.opcode() as u32).hash(&mut h);
@@ -122,7 +122,7 @@ fn referenced_closure(roots: Vec<Val>) -> HashSet<Val> {
             }
         }
         while let Some(c) = pending.pop() {
-            if c.0.is_null() || !constants.insert(c) {
+            if c.is_null_handle() || !constants.insert(c) {
                 continue;
             }
             if c.is_function() {

@@ -204,14 +204,26 @@ fn is_active(i: Val, set: &ActiveSet, rules: &UserRules) -> bool {
     if let Some(operands) = derivative_operands(i.opcode()) {
         return any(operands);
     }
-    match classify(i.opcode()) {
+    match classify(i) {
         // Every alloca may receive differentiable data, except variables parallel regions
         // only read (`crate::openmp::inactive_capture`).
         InstClass::Alloca => !crate::openmp::inactive_capture(i, |v| active.contains(&v)),
         InstClass::Load => any(&[0]),
         InstClass::Phi => i.incoming().iter().any(|(v, _)| op(*v, active)),
         InstClass::Call => call_is_active(i, set, rules),
-        _ => false,
+        // The classes with derivative operands were answered above; the others produce no
+        // value that carries a derivative.
+        InstClass::Rule(_)
+        | InstClass::Moves { .. }
+        | InstClass::Bits(_)
+        | InstClass::SignBit(..)
+        | InstClass::AtomicFAdd
+        | InstClass::Store
+        | InstClass::Return
+        | InstClass::Control
+        | InstClass::Unsupported
+        | InstClass::InactiveOnly
+        | InstClass::NoDerivative => false,
     }
 }
 

@@ -30,6 +30,7 @@
 
 use super::objects::underlying_objects;
 use crate::ir::{Block, Module, Opcode, TyKind, Val};
+use crate::rules::{ArgBytes, Extent};
 use std::collections::HashSet;
 
 /// One memory access of the function, as the analysis needs it.
@@ -159,8 +160,8 @@ fn store_access(m: Module, i: Val) -> Option<(Val, u64)> {
     if !i.is_call() {
         return None;
     }
-    let name = i.called_function()?.name();
-    (name.starts_with("llvm.masked.store") || name.starts_with("llvm.masked.scatter"))
+    let writes = crate::rules::lookup_call(i)?.effects.writes_arg?;
+    matches!(writes.bytes, Extent::VectorOf(_))
         .then(|| masked_access(m, i))
         .flatten()
 }
@@ -172,15 +173,22 @@ fn masked_access(m: Module, i: Val) -> Option<(Val, u64)> {
     if !i.is_call() {
         return None;
     }
-    let name = i.called_function()?.name();
-    let (ptr, vty) =
-        if name.starts_with("llvm.masked.load") || name.starts_with("llvm.masked.gather") {
-            (i.operand(0), i.ty())
-        } else if name.starts_with("llvm.masked.store") || name.starts_with("llvm.masked.scatter") {
-            (i.operand(1), i.operand(0).ty())
-        } else {
-            return None;
-        };
+    // The rule's effects name the pointer argument and the vector accessed through it.
+    let e = crate::rules::lookup_call(i)?.effects;
+    let (ptr, vty) = match e.writes_arg.or(e.reads_arg)? {
+        ArgBytes {
+            arg,
+            bytes: Extent::VectorOf(vector),
+        } => {
+            let args = i.call_args();
+            let vty = match vector {
+                None => i.ty(),
+                Some(k) => args.get(k as usize)?.ty(),
+            };
+            (*args.get(arg as usize)?, vty)
+        }
+        _ => return None,
+    };
     if vty.is_scalable_vector() || vty.kind() != TyKind::Vector {
         return None;
     }
@@ -200,12 +208,5 @@ fn is_release(i: Val) -> bool {
     let Some(f) = i.called_function() else {
         return false;
     };
-    let name = f.name();
-    if name.starts_with("llvm.lifetime.") {
-        return true;
-    }
-    crate::rules::lookup(&name).is_some_and(|r| {
-        let e = &r.effects;
-        e.frees && !e.writes && !e.reads && !e.allocates
-    })
+    crate::rules::lookup(&f.name()).is_some_and(|r| r.effects.lifetime || r.effects.only_frees())
 }

@@ -22,6 +22,14 @@ pub enum InstClass {
     /// Integer shifts and bit logic: they move the bits of floating-point data packed into
     /// integers (operands listed).
     Bits(&'static [u32]),
+    /// An integer `and`/`or`/`xor` with a constant that clears, sets or flips the sign bit of
+    /// the float packed in the other operand (the one given: an integer `fabs`, `-fabs` or
+    /// negation, [`sign_bit_op`]). Its derivative is the float's sign times the tangent or
+    /// adjoint, not a bit move (though for a flip the two agree).
+    SignBit(SignBit, u32),
+    /// `atomicrmw fadd` (an OpenMP reduction's atomic method): the added value's derivative
+    /// goes to the memory's, and back.
+    AtomicFAdd,
     /// `load`.
     Load,
     /// `store`.
@@ -38,14 +46,31 @@ pub enum InstClass {
     Control,
     /// Windows-style exception handling and indirect branches: not differentiable yet.
     Unsupported,
-    /// Atomics and `va_arg`: fine while no derivative flows in.
+    /// Atomics other than `atomicrmw fadd`, and `va_arg`: fine while no derivative flows in.
     InactiveOnly,
     /// No derivative: integer arithmetic, comparisons, conversions between integers and floats.
     NoDerivative,
 }
 
-/// The class of instructions with opcode `op`.
-pub fn classify(op: Opcode) -> InstClass {
+/// The class of instruction `i`: the class of its opcode ([`classify_opcode`]), refined where
+/// the operands decide (a sign-bit mask, the operation of an `atomicrmw`). Every visitor
+/// dispatches on this, so a new class is a compile error wherever it has no mode.
+pub fn classify(i: Val) -> InstClass {
+    match classify_opcode(i.opcode()) {
+        InstClass::InactiveOnly if i.is_atomic_fadd() => InstClass::AtomicFAdd,
+        InstClass::Bits(_) => match sign_bit_op(i) {
+            Some((op, float)) => InstClass::SignBit(op, float),
+            None => classify_opcode(i.opcode()),
+        },
+        c => c,
+    }
+}
+
+/// The class of instructions with opcode `op`, before the operands refine it ([`classify`]):
+/// never [`InstClass::SignBit`] or [`InstClass::AtomicFAdd`], which are [`InstClass::Bits`] and
+/// [`InstClass::InactiveOnly`] here. What holds for every instruction of an opcode
+/// ([`derivative_operands`], [`is_pure`]) holds for those refinements alike.
+pub fn classify_opcode(op: Opcode) -> InstClass {
     use Opcode::*;
     if let Some(rule) = instruction_rule(op) {
         return InstClass::Rule(rule);
@@ -87,7 +112,7 @@ pub fn classify(op: Opcode) -> InstClass {
 /// The operands through which a derivative reaches instructions with opcode `op` (for
 /// activity); `None` for loads, calls, phis and the like, which need their own treatment.
 pub fn derivative_operands(op: Opcode) -> Option<&'static [u32]> {
-    match classify(op) {
+    match classify_opcode(op) {
         InstClass::Rule(r) => Some(match r.kind {
             InstructionKind::Selection => &[1, 2],
             InstructionKind::Conversion => &[0],
@@ -95,7 +120,18 @@ pub fn derivative_operands(op: Opcode) -> Option<&'static [u32]> {
             InstructionKind::Linear(_) => &[0, 1],
         }),
         InstClass::Moves { operands, .. } | InstClass::Bits(operands) => Some(operands),
-        _ => None,
+        InstClass::SignBit(..)
+        | InstClass::AtomicFAdd
+        | InstClass::Load
+        | InstClass::Store
+        | InstClass::Alloca
+        | InstClass::Call
+        | InstClass::Phi
+        | InstClass::Return
+        | InstClass::Control
+        | InstClass::Unsupported
+        | InstClass::InactiveOnly
+        | InstClass::NoDerivative => None,
     }
 }
 
@@ -107,13 +143,25 @@ fn is_unary(op: Opcode) -> bool {
 /// compute a value from their operands alone, touching no memory and no control flow.
 pub fn is_pure(op: Opcode) -> bool {
     use Opcode::*;
-    match classify(op) {
-        InstClass::Rule(_) | InstClass::Moves { .. } | InstClass::Bits(_) => true,
+    match classify_opcode(op) {
+        InstClass::Rule(_)
+        | InstClass::Moves { .. }
+        | InstClass::Bits(_)
+        | InstClass::SignBit(..) => true,
         InstClass::NoDerivative => matches!(
             op,
             LLVMAdd | LLVMSub | LLVMMul | LLVMSExt | LLVMSIToFP | LLVMUIToFP | LLVMICmp | LLVMFCmp
         ),
-        _ => false,
+        InstClass::AtomicFAdd
+        | InstClass::Load
+        | InstClass::Store
+        | InstClass::Alloca
+        | InstClass::Call
+        | InstClass::Phi
+        | InstClass::Return
+        | InstClass::Control
+        | InstClass::Unsupported
+        | InstClass::InactiveOnly => false,
     }
 }
 
@@ -182,4 +230,67 @@ pub fn sign_bit_op(i: Val) -> Option<(SignBit, u32)> {
         _ => return None,
     };
     Some((op, float))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{parse_test_module, Module};
+
+    /// The classes of the instructions of `@f` in `ir`, in order.
+    fn classes(ir: &str) -> Vec<InstClass> {
+        let ctx = inkwell::context::Context::create();
+        let llm = parse_test_module(&ctx, ir);
+        let m = Module(llm.as_mut_ptr());
+        let f = m.function("f").expect("@f");
+        f.entry_block()
+            .instructions()
+            .into_iter()
+            .map(classify)
+            .collect()
+    }
+
+    #[test]
+    fn operands_refine_the_class_of_an_opcode() {
+        let c = classes(
+            r#"
+            define void @f(i16 %h, i32 %s, i64 %d, ptr %p, double %v) {
+              %a = and i16 %h, 32767
+              %b = or i32 -2147483648, %s
+              %c = xor i64 %d, -9223372036854775808
+              %e = and i16 %h, 255
+              %g = xor i32 %s, 1
+              %r = atomicrmw fadd ptr %p, double %v monotonic
+              %t = atomicrmw add ptr %p, i64 %d monotonic
+              ret void
+            }
+            "#,
+        );
+        let show: Vec<String> = c
+            .iter()
+            .map(|c| match c {
+                InstClass::SignBit(op, k) => format!("sign {op:?} {k}"),
+                InstClass::Bits(ops) => format!("bits {ops:?}"),
+                InstClass::AtomicFAdd => "atomic fadd".into(),
+                InstClass::InactiveOnly => "inactive only".into(),
+                InstClass::Return => "return".into(),
+                _ => "other".into(),
+            })
+            .collect();
+        assert_eq!(
+            show,
+            [
+                "sign Clear 0",
+                "sign Set 1",
+                "sign Flip 0",
+                "bits [0, 1]",
+                "bits [0, 1]",
+                "atomic fadd",
+                "inactive only",
+                "return"
+            ]
+        );
+        // What holds for an opcode holds for its refinements.
+        assert!(is_pure(Opcode::LLVMAnd) && !is_pure(Opcode::LLVMAtomicRMW));
+    }
 }

@@ -3,7 +3,6 @@
 //! through integers by `-O2` code: packing two floats into an `i64`, say).
 
 use super::function::{gather, lane, ForwardFn};
-use crate::analysis::opcodes::{sign_bit_op, SignBit};
 use crate::analysis::types;
 use crate::diag::{Error, Result};
 use crate::ir::{Opcode, RealPred, Val};
@@ -37,25 +36,14 @@ impl ForwardFn<'_> {
     /// Shifts and bitwise logic on integers that hold differentiable bytes. The same operation
     /// applied to the shadow bits moves the tangent's bits exactly as the primal's move, which
     /// is right for packing and unpacking (shifts, `or` of disjoint fields, masks) and for sign
-    /// flips (`xor` with the sign bit). An `and` that clears a float's sign bit is an integer
-    /// `fabs`, whose derivative is not a bit operation: its tangent is the float's, sign-flipped
-    /// where the value is negative.
+    /// flips (`xor` with the sign bit). Clearing or setting a float's sign bit is not a bit
+    /// operation on the tangent ([`ForwardFn::visit_sign_bit`]).
     pub(super) fn visit_bits(&mut self, i: Val) -> Result<()> {
         self.clone_primal(i);
         if !self.is_active(i) {
             return Ok(());
         }
         let (x, y) = (i.operand(0), i.operand(1));
-        // Clearing or setting a float's sign bit: the tangent is the float's, times the sign.
-        // (Flipping it is a bit operation on the tangent as well: `xor` moves it exactly.)
-        match sign_bit_op(i) {
-            Some((op @ (SignBit::Clear | SignBit::Set), float)) => {
-                let t = self.integer_sign(i, i.operand(float), op == SignBit::Set)?;
-                self.set_tangent(i, Some(t));
-                return Ok(());
-            }
-            Some((SignBit::Flip, _)) | None => {}
-        }
         let t = match i.opcode() {
             Opcode::LLVMShl | Opcode::LLVMLShr | Opcode::LLVMAShr => {
                 if self.tangent(x).is_none() {
@@ -82,6 +70,21 @@ impl ForwardFn<'_> {
 }
 
 impl ForwardFn<'_> {
+    /// An integer `and` clearing (or, with `set`, `or` setting) the sign bit of the float in
+    /// operand `float` (an integer `fabs` or `-fabs`, [`InstClass::SignBit`]): its tangent is
+    /// the float's, times the sign ([`ForwardFn::integer_sign`]).
+    ///
+    /// [`InstClass::SignBit`]: crate::analysis::opcodes::InstClass::SignBit
+    pub(super) fn visit_sign_bit(&mut self, i: Val, set: bool, float: u32) -> Result<()> {
+        self.clone_primal(i);
+        if !self.is_active(i) {
+            return Ok(());
+        }
+        let t = self.integer_sign(i, i.operand(float), set)?;
+        self.set_tangent(i, Some(t));
+        Ok(())
+    }
+
     /// The tangent of an integer `and` clearing the sign bit of `x`'s float (a hand-written
     /// fabs, as a union does it): the float tangent's sign flips where `x` is negative, and
     /// travels on as bits; with `set` (an `or` setting the sign bit, `-fabs`) it flips where

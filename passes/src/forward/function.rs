@@ -9,7 +9,7 @@
 //! invent one.
 
 use crate::analysis::activity::ActiveSet;
-use crate::analysis::opcodes::{classify, InstClass};
+use crate::analysis::opcodes::{classify, InstClass, SignBit};
 use crate::cache::{Derived, Job, Session};
 use crate::clone::Cloner;
 use crate::diag::{Error, Result};
@@ -148,7 +148,7 @@ impl<'s> ForwardFn<'s> {
     }
 
     fn visit(&mut self, i: Val) -> Result<()> {
-        match classify(i.opcode()) {
+        match classify(i) {
             InstClass::Phi => self.visit_phi(i),
             InstClass::Return => self.visit_ret(i),
             InstClass::Control | InstClass::NoDerivative => {
@@ -172,7 +172,13 @@ impl<'s> ForwardFn<'s> {
                 self.visit_int_to_ptr(i, operands)
             }
             InstClass::Moves { operands, .. } => self.visit_structural(i, operands),
-            InstClass::Bits(_) => self.visit_bits(i),
+            // Flipping the sign bit is a bit operation on the tangent as well: `xor` moves it
+            // exactly.
+            InstClass::Bits(_) | InstClass::SignBit(SignBit::Flip, _) => self.visit_bits(i),
+            InstClass::SignBit(op @ (SignBit::Clear | SignBit::Set), float) => {
+                self.visit_sign_bit(i, op == SignBit::Set, float)
+            }
+            InstClass::AtomicFAdd => self.visit_atomic_fadd(i),
             InstClass::Unsupported => Err(Error::at(
                 i,
                 "exception handling and indirect branches cannot be differentiated yet",
@@ -183,9 +189,6 @@ impl<'s> ForwardFn<'s> {
 
     /// Instructions Umbra copies but cannot differentiate: fine while no derivative flows in.
     fn visit_inactive_only(&mut self, i: Val) -> Result<()> {
-        if i.is_atomic_fadd() {
-            return self.visit_atomic_fadd(i);
-        }
         if i.operands().into_iter().any(|v| self.is_active(v)) {
             return Err(Error::at(
                 i,

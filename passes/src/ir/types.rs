@@ -6,7 +6,7 @@ use sys::LLVMTypeKind as K;
 
 /// An LLVM type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Ty(pub sys::prelude::LLVMTypeRef);
+pub struct Ty(pub(super) sys::prelude::LLVMTypeRef);
 
 /// The shapes of type that differentiation distinguishes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,13 +13,19 @@ const FUNCTION_INDEX: u32 = u32::MAX;
 
 /// An LLVM value: an instruction, argument, constant, global or function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Val(pub sys::prelude::LLVMValueRef);
+pub struct Val(pub(super) sys::prelude::LLVMValueRef);
 
 /// A basic block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Block(pub sys::prelude::LLVMBasicBlockRef);
+pub struct Block(pub(super) sys::prelude::LLVMBasicBlockRef);
 
 impl Val {
+    /// True for a handle to no value (an operand slot LLVM left empty, as some constant
+    /// expressions' are): no query may be asked of it.
+    pub fn is_null_handle(self) -> bool {
+        self.0.is_null()
+    }
+
     /// The value's type.
     pub fn ty(self) -> Ty {
         Ty(unsafe { c::LLVMTypeOf(self.0) })

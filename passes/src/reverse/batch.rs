@@ -10,7 +10,6 @@
 //! and terminators. Barriers keep their own, unbatched pushes, so the tape stays in LIFO order
 //! around them.
 
-use super::classify::{reverse_callee, ReverseCallee};
 use super::needs::Need;
 use super::plan::ReversePlan;
 use crate::analysis::activity::ActiveSet;
@@ -32,24 +31,6 @@ impl Batch {
     /// The last member in forward order: the adjoint pops the batch where it reverses it.
     pub fn last(&self) -> Option<Val> {
         self.layout.last().map(|(i, _)| *i)
-    }
-}
-
-/// True when `i` keeps its own pushes (see the module docs).
-pub fn is_barrier(i: Val, active: &ActiveSet, rules: &UserRules, plan: &ReversePlan) -> bool {
-    if i.parent_block().terminator() == Some(i) {
-        return true;
-    }
-    match i.opcode() {
-        Opcode::LLVMCall | Opcode::LLVMInvoke => {
-            i.is_invoke()
-                || plan.defers_free(i)
-                || !matches!(
-                    reverse_callee(i, active, rules),
-                    ReverseCallee::Primal | ReverseCallee::Math
-                )
-        }
-        _ => false,
     }
 }
 
@@ -91,7 +72,7 @@ pub fn batches(
         if i.opcode() == Opcode::LLVMPHI {
             continue;
         }
-        if is_barrier(i, active, rules, plan) {
+        if plan.is_barrier(i, active, rules) {
             close(&mut current, &mut out, &mut member);
             continue;
         }

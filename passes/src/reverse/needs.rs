@@ -9,6 +9,7 @@
 
 use super::classify::{reverse_callee, ReverseCallee};
 use crate::analysis::activity::ActiveSet;
+use crate::analysis::opcodes::{classify, InstClass};
 use crate::analysis::types::bytes::byte_copy;
 use crate::ir::{Opcode, Val};
 use crate::rules::instructions::{inputs_read, instruction_rule, InstructionKind::Linear};
@@ -99,7 +100,9 @@ pub(super) fn needs(
         }
         LLVMAlloca if act(i) => add(Need::Shadow(i)),
         // An OpenMP reduction's atomic add: the adjoint reads the shared variable's adjoint.
-        LLVMAtomicRMW if i.is_atomic_fadd() && act(i.operand(0)) => add(Need::Shadow(i.operand(0))),
+        LLVMAtomicRMW if matches!(classify(i), InstClass::AtomicFAdd) && act(i.operand(0)) => {
+            add(Need::Shadow(i.operand(0)))
+        }
         // A deferred free: the adjoint releases the block, so it needs the pointer.
         LLVMCall | LLVMInvoke if defers_free(i) => add(Need::Primal(i.operand(0))),
         // The end of an OpenMP critical section: its ticket (`reverse/openmp.rs`).

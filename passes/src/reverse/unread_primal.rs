@@ -24,6 +24,7 @@
 
 use crate::analysis::opcodes::is_pure;
 use crate::ir::{Opcode, Val};
+use crate::rules::Effects;
 use std::collections::HashSet;
 
 /// Cleans the augmented sweeps `functions` and the forward-mode functions `forward` (see the
@@ -204,13 +205,22 @@ fn delete_dead_values(f: Val) {
     }
 }
 
-const ALLOCATORS: &[&str] = &["malloc", "calloc", "aligned_alloc", "_Znwm", "_Znam"];
-const RELEASERS: &[&str] = &["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"];
+/// The effects of the rule of plain call `i`'s callee, if it has one.
+fn callee_effects(i: Val) -> Option<Effects> {
+    if !i.is_plain_call() {
+        return None;
+    }
+    crate::rules::lookup_call(i).map(|r| r.effects)
+}
 
-fn callee_in(i: Val, names: &[&str]) -> bool {
-    i.is_plain_call()
-        && i.called_function()
-            .is_some_and(|c| names.contains(&c.name().as_str()))
+/// True for a call returning a fresh heap block and doing nothing else (`malloc`, `new`, ...).
+fn allocates_only(i: Val) -> bool {
+    callee_effects(i).is_some_and(Effects::only_allocates)
+}
+
+/// True for a call releasing the block its first argument points to and doing nothing else.
+fn frees_only(i: Val) -> bool {
+    callee_effects(i).is_some_and(Effects::only_frees)
 }
 
 /// True when some block of `f` is only read with plain loads, written and released: once the
@@ -219,14 +229,14 @@ fn has_block_only_read_or_written(f: Val) -> bool {
     f.blocks()
         .into_iter()
         .flat_map(|b| b.instructions())
-        .any(|i| callee_in(i, ALLOCATORS) && block_uses(i, true).is_some())
+        .any(|i| allocates_only(i) && block_uses(i, true).is_some())
 }
 
 /// Deletes one block that is only written and released; true when it found one.
 fn delete_write_only_blocks(f: Val) -> bool {
     for b in f.blocks() {
         for i in b.instructions() {
-            if callee_in(i, ALLOCATORS) {
+            if allocates_only(i) {
                 if let Some((writes, addresses)) = block_uses(i, false) {
                     for w in writes {
                         w.erase();
@@ -272,7 +282,7 @@ fn block_uses(alloc: Val, loads: bool) -> Option<(HashSet<Val>, Vec<Val>)> {
                 LLVMStore if u.operand(1) == p && u.operand(0) != p && !u.is_volatile() => {
                     writes.insert(u);
                 }
-                LLVMCall if is_write_to(u, p) || (callee_in(u, RELEASERS) && u.operand(0) == p) => {
+                LLVMCall if is_write_to(u, p) || (frees_only(u) && u.operand(0) == p) => {
                     writes.insert(u);
                 }
                 _ => return None,
@@ -283,20 +293,17 @@ fn block_uses(alloc: Val, loads: bool) -> Option<(HashSet<Val>, Vec<Val>)> {
 }
 
 /// True when call `u` only writes through `p` (its address operand) and `p` is nothing else
-/// to it: memset, masked stores and scatters, lifetime markers.
+/// to it: memset, masked stores and scatters (a rule writing through one argument and reading
+/// none, [`Effects::writes_arg`]), lifetime markers ([`Effects::lifetime`]).
 fn is_write_to(u: Val, p: Val) -> bool {
-    let Some(name) = u.called_function().map(|c| c.name()) else {
+    let Some(e) = crate::rules::lookup_call(u).map(|r| r.effects) else {
         return false;
     };
     let args = u.call_args();
-    let at = if name.starts_with("llvm.memset") {
-        0
-    } else if name.starts_with("llvm.masked.store") || name.starts_with("llvm.masked.scatter") {
-        1
-    } else if name.starts_with("llvm.lifetime") {
-        args.len().saturating_sub(1)
-    } else {
-        return false;
+    let at = match e.writes_arg {
+        Some(w) if e.reads_arg.is_none() => w.arg as usize,
+        _ if e.lifetime => args.len().saturating_sub(1),
+        _ => return false,
     };
     args.get(at) == Some(&p) && args.iter().enumerate().all(|(k, &a)| k == at || a != p)
 }

@@ -283,6 +283,26 @@ pub static RULES: &[Rule] = &[
     ),
 ];
 
+/// The deallocator that releases, from the pointer alone, what `call` (a free-like call)
+/// releases: the callee itself when it takes only the pointer, the unsized `operator delete`
+/// (`[]`) for a sized one (C++ allows the unsized form for any block of the non-aligned
+/// `operator new`), else `None`. A free deferred to the adjoint is run through it.
+pub fn pointer_only_deallocator(call: Val) -> Option<Val> {
+    let f = call.called_function()?;
+    if call.num_call_args() == 1 {
+        return Some(f);
+    }
+    let plain = match f.name().as_str() {
+        "_ZdlPvm" | "_ZdlPvj" => "_ZdlPv",
+        "_ZdaPvm" | "_ZdaPvj" => "_ZdaPv",
+        _ => return None,
+    };
+    let m = f.module();
+    let ctx = m.context();
+    let ty = Ty::function(Ty::void(ctx), &[Ty::ptr(ctx)], false);
+    Some(m.get_or_add_function(plain, ty))
+}
+
 /// The size argument of an allocation call: the last integer argument of a malloc-like
 /// allocator (`malloc(n)`, `aligned_alloc(a, n)`, `memalign(a, n)`, `new(n, align)` has it
 /// first), found by name.

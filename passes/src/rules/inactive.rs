@@ -69,10 +69,22 @@ pub static PURE: &[Rule] = inactive![Effects::READS;
     "malloc_usable_size",
     // Julia runtime queries
     "jl_get_world_counter", "ijl_get_world_counter", "jl_get_current_task",
-    // LLVM bookkeeping
-    "llvm.lifetime.start", "llvm.lifetime.end", "llvm.prefetch", "llvm.invariant.start",
-    "llvm.invariant.end", "llvm.assume", "llvm.lround", "llvm.llround", "llvm.lrint",
-    "llvm.llrint", "llvm.is.fpclass", "llvm.fptosi.sat", "llvm.fptoui.sat",
+    // LLVM's integer rounding and float tests
+    "llvm.lround", "llvm.llround", "llvm.lrint", "llvm.llrint", "llvm.is.fpclass",
+    "llvm.fptosi.sat", "llvm.fptoui.sat",
+];
+
+/// LLVM's bookkeeping: nothing a load can observe changes, no operand is kept (debug records,
+/// assumptions, prefetches, alias scopes, invariant markers).
+pub static INERT: &[Rule] = inactive![Effects::READS.inert();
+    "llvm.prefetch", "llvm.invariant.start", "llvm.invariant.end", "llvm.assume",
+    "llvm.dbg.declare", "llvm.dbg.value", "llvm.dbg.assign", "llvm.dbg.label",
+    "llvm.experimental.noalias.scope.decl", "llvm.pseudoprobe", "llvm.donothing",
+];
+
+/// LLVM's lifetime markers: inert, and the object they end is never read again.
+pub static LIFETIME: &[Rule] = inactive![Effects::READS.inert().lifetime();
+    "llvm.lifetime.start", "llvm.lifetime.end",
 ];
 
 #[cfg(test)]

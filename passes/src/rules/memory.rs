@@ -14,7 +14,7 @@ use super::calls::{
     AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
     ForwardCall, ForwardRule,
 };
-use super::rule::{Area, Effects, Hidden, Reverse, Rule, RuleKind};
+use super::rule::{Area, Effects, Extent, Hidden, Reverse, Rule, RuleKind};
 use crate::analysis::contents::{
     accessed_locally, infer_contents, infer_pointer_layout, layout_from_types, tbaa_struct_layout,
     Contents, PointerLayout,
@@ -95,6 +95,11 @@ pub fn is_copy(rule: &Rule) -> bool {
     matches!(rule.kind, RuleKind::Forward(_, Reverse::Custom(c)) if std::ptr::eq(c, &COPY))
 }
 
+/// `memcpy(dst, src, len)`, `memmove`: `len` bytes written at `dst`, read at `src`.
+const COPY_EFFECTS: Effects = Effects::READS_WRITES
+    .writing_arg(0, Extent::CountIn(2))
+    .reading_arg(1, Extent::CountIn(2));
+
 /// Every memory rule.
 pub static RULES: &[Rule] = &[
     mem!(
@@ -102,35 +107,35 @@ pub static RULES: &[Rule] = &[
         ["llvm.memcpy.inline", "memcpy", "__asan_memcpy"],
         copy_forward,
         Reverse::Custom(&COPY),
-        Effects::READS_WRITES
+        COPY_EFFECTS
     ),
     mem!(
         "llvm.memmove",
         ["memmove", "__asan_memmove"],
         copy_forward,
         Reverse::Custom(&COPY),
-        Effects::READS_WRITES
+        COPY_EFFECTS
     ),
     mem!(
         "llvm.memset",
         ["llvm.memset.inline", "memset", "__asan_memset"],
         set_forward,
         Reverse::Custom(&SET),
-        Effects::WRITES
+        Effects::WRITES.writing_arg(0, Extent::CountIn(2))
     ),
     mem!(
         "llvm.masked.load",
         ["llvm.masked.gather"],
         masked_load_forward,
         Reverse::Custom(&MASKED_LOAD),
-        Effects::READS
+        Effects::READS.reading_arg(0, Extent::VectorOf(None))
     ),
     mem!(
         "llvm.masked.store",
         ["llvm.masked.scatter"],
         masked_store_forward,
         Reverse::Custom(&MASKED_STORE),
-        Effects::READS_WRITES
+        Effects::READS_WRITES.writing_arg(1, Extent::VectorOf(Some(0)))
     ),
 ];
 

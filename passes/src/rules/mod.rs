@@ -61,7 +61,10 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 pub use calls::{AdjointCall, AugmentCall, CustomReverse, ForwardCall, RuleEnv};
-pub use rule::{partials_read, partials_read_for, Hidden, Partials, Reverse, Rule, RuleKind};
+pub use rule::{
+    partials_read, partials_read_for, ArgBytes, Effects, Extent, Hidden, Partials, Reverse, Rule,
+    RuleKind,
+};
 
 /// What a call says about the types of its operands, for the type analysis: copies move the
 /// same bytes, allocators return pointers, math functions take floats.
@@ -71,7 +74,7 @@ pub fn type_seed(call: Val) -> crate::analysis::types::CallSeed {
         Some(r) if memory::is_copy(r) => CallSeed::Copy,
         Some(r) if r.effects.allocates => CallSeed::Allocates,
         Some(r) if matches!(r.kind, RuleKind::Math(_)) => CallSeed::Math,
-        Some(r) if outputs::writes_floats(r) => CallSeed::MathOut,
+        Some(r) if r.effects.float_outputs => CallSeed::MathOut,
         _ => CallSeed::None,
     }
 }
@@ -92,6 +95,8 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(fortran::RULES)
         .chain(inactive::WRITING)
         .chain(inactive::PURE)
+        .chain(inactive::INERT)
+        .chain(inactive::LIFETIME)
         .chain(openmp::RULES)
         .chain(openmp::WRITING)
         .chain(openmp::PURE)

@@ -46,21 +46,21 @@ pub static RULES: &[Rule] = &[
     outputs!("llvm.modf", false, modf_forward, MODF, Effects::NONE),
     outputs!("llvm.frexp", false, frexp_forward, FREXP, Effects::NONE),
     outputs!("llvm.sincos", false, sincos_forward, SINCOS, Effects::NONE),
-    outputs!("modf", true, modf_libm_forward, MODF_LIBM, Effects::WRITES),
+    outputs!(
+        "modf",
+        true,
+        modf_libm_forward,
+        MODF_LIBM,
+        Effects::WRITES.writing_floats()
+    ),
     outputs!(
         "sincos",
         true,
         sincos_libm_forward,
         SINCOS_LIBM,
-        Effects::WRITES
+        Effects::WRITES.writing_floats()
     ),
 ];
-
-/// True for the libm rules of this file, whose pointer arguments receive floats of the first
-/// argument's type (for the type analysis).
-pub fn writes_floats(rule: &Rule) -> bool {
-    rule.area == Area::Math && rule.effects.writes && matches!(rule.kind, RuleKind::Forward(..))
-}
 
 const fn needs(args: ArgNeeds, result: bool, shadows_only: ArgNeeds) -> CustomNeeds {
     CustomNeeds {

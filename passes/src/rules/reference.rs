@@ -118,7 +118,7 @@ mod tests {
     /// are collected, whether it captures its arguments, whether it synchronises threads.
     #[test]
     fn effects_say_what_areas_used_to() {
-        use super::super::rule::{Area, Hidden};
+        use super::super::rule::{Area, Hidden, RuleKind};
         for r in super::all() {
             let e = r.effects;
             if e.writes {
@@ -141,7 +141,98 @@ mod tests {
             if e.touches_memory() {
                 assert_eq!(e.synchronises, r.area == Area::OpenMp, "{}", r.name);
             }
+            // The type analysis's "pointer arguments receive floats" was the writing
+            // hand-written rules of the math area.
+            assert_eq!(
+                e.float_outputs,
+                r.area == Area::Math && e.writes && matches!(r.kind, RuleKind::Forward(..)),
+                "{}",
+                r.name
+            );
         }
+    }
+
+    /// The effects say everything the analyses used to read off callee names
+    /// (`analysis/overwrite/`, `analysis/dead_shadow.rs`, `reverse/unread_primal.rs`): the
+    /// names those lists held keep their meaning through the effects of their rules.
+    #[test]
+    fn effects_say_what_name_lists_used_to() {
+        use super::super::rule::{ArgBytes, Extent};
+        let effects = |n: &str| {
+            super::super::lookup(n)
+                .unwrap_or_else(|| panic!("{n}"))
+                .effects
+        };
+        // Copies and sets write a counted number of bytes at one argument.
+        let counted: Vec<&str> = super::all()
+            .filter(|r| {
+                matches!(
+                    r.effects.writes_arg,
+                    Some(ArgBytes {
+                        bytes: Extent::CountIn(_),
+                        ..
+                    })
+                )
+            })
+            .map(|r| r.name)
+            .collect();
+        assert_eq!(counted, ["llvm.memcpy", "llvm.memmove", "llvm.memset"]);
+        // Bookkeeping intrinsics are inert; lifetime markers also mark a lifetime.
+        for n in [
+            "llvm.lifetime.start.p0",
+            "llvm.lifetime.end.p0",
+            "llvm.assume",
+            "llvm.dbg.declare",
+            "llvm.dbg.value",
+            "llvm.experimental.noalias.scope.decl",
+            "llvm.invariant.start.p0",
+            "llvm.invariant.end.p0",
+            "llvm.prefetch.p0",
+            "llvm.pseudoprobe",
+            "llvm.donothing",
+        ] {
+            let e = effects(n);
+            assert!(e.inert && !e.writes && !e.captures, "{n}");
+            assert_eq!(e.lifetime, n.starts_with("llvm.lifetime."), "{n}");
+        }
+        assert!(!effects("llvm.memcpy.p0.p0.i64").inert);
+        // Masked accesses: the vector they move, through the argument that addresses it.
+        let vector = |arg, v| ArgBytes {
+            arg,
+            bytes: Extent::VectorOf(v),
+        };
+        for n in ["llvm.masked.load.v4f64.p0", "llvm.masked.gather.v4f64.v4p0"] {
+            assert_eq!(effects(n).reads_arg, Some(vector(0, None)), "{n}");
+        }
+        for n in [
+            "llvm.masked.store.v4f64.p0",
+            "llvm.masked.scatter.v4f64.v4p0",
+        ] {
+            let e = effects(n);
+            assert_eq!(e.writes_arg, Some(vector(1, Some(0))), "{n}");
+            assert_eq!(e.reads_arg, None, "{n}");
+        }
+        assert!(effects("llvm.memset.p0.i64").reads_arg.is_none());
+        assert!(effects("llvm.memcpy.p0.p0.i64").reads_arg.is_some());
+        // Allocators and deallocators that do nothing else.
+        for n in ["malloc", "calloc", "aligned_alloc", "_Znwm", "_Znam"] {
+            assert!(effects(n).only_allocates(), "{n}");
+        }
+        for n in [
+            "realloc",
+            "posix_memalign",
+            "free",
+            "jl_alloc_genericmemory",
+        ] {
+            assert!(
+                super::super::lookup(n).is_none_or(|r| !r.effects.only_allocates()),
+                "{n}"
+            );
+        }
+        for n in ["free", "_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm"] {
+            assert!(effects(n).only_frees(), "{n}");
+        }
+        assert!(!effects("realloc").only_frees());
     }
 
     #[test]

@@ -109,6 +109,42 @@ pub struct Effects {
     /// It synchronises the threads of a parallel region (the OpenMP runtime), so its adjoint
     /// may touch memory other threads share.
     pub synchronises: bool,
+    /// The one pointer argument it writes through, and how many bytes, when it writes through
+    /// no other (copies, sets, masked stores); `None`: any pointer argument it is given.
+    pub writes_arg: Option<ArgBytes>,
+    /// The one pointer argument it reads through, likewise (a copy's source, masked loads).
+    pub reads_arg: Option<ArgBytes>,
+    /// It changes nothing a load can observe and keeps none of its operands (LLVM's lifetime
+    /// markers, assumptions, prefetches, debug and alias-scope bookkeeping): analyses of memory
+    /// may ignore the call.
+    pub inert: bool,
+    /// It starts or ends the lifetime of the object its last argument points to (LLVM's
+    /// lifetime markers): it writes no value there, and what it ends is never read again.
+    pub lifetime: bool,
+    /// Its pointer arguments receive floats of its first argument's type (libm's `modf`,
+    /// `sincos`): what the type analysis learns from a call.
+    pub float_outputs: bool,
+}
+
+/// The bytes a callee accesses through one of its pointer arguments ([`Effects::writes_arg`],
+/// [`Effects::reads_arg`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArgBytes {
+    /// The position of the pointer argument (a vector of pointers: each lane one access).
+    pub arg: u8,
+    /// How many bytes, from the address.
+    pub bytes: Extent,
+}
+
+/// How many bytes a callee accesses through a pointer argument ([`ArgBytes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extent {
+    /// The count argument `k` holds (`memset(p, c, n)`).
+    CountIn(u8),
+    /// The size of the vector argument `k` holds (`Some(k)`) or the call returns (`None`); one
+    /// lane's element per access when the pointer argument is a vector of pointers (masked
+    /// loads and stores, gathers and scatters).
+    VectorOf(Option<u8>),
 }
 
 /// State a callee writes that no pointer argument reaches ([`Effects::hidden`]).
@@ -135,6 +171,11 @@ impl Effects {
         collected: false,
         captures: false,
         synchronises: false,
+        writes_arg: None,
+        reads_arg: None,
+        inert: false,
+        lifetime: false,
+        float_outputs: false,
     };
 
     /// True when the callee touches memory at all (reads, writes, allocates or frees).
@@ -169,6 +210,58 @@ impl Effects {
             synchronises: true,
             ..self
         }
+    }
+
+    /// These effects, writing through pointer argument `arg` only, `bytes` of it.
+    pub const fn writing_arg(self, arg: u8, bytes: Extent) -> Effects {
+        Effects {
+            writes_arg: Some(ArgBytes { arg, bytes }),
+            ..self
+        }
+    }
+
+    /// These effects, reading through pointer argument `arg` only, `bytes` of it.
+    pub const fn reading_arg(self, arg: u8, bytes: Extent) -> Effects {
+        Effects {
+            reads_arg: Some(ArgBytes { arg, bytes }),
+            ..self
+        }
+    }
+
+    /// These effects, observable by no load and keeping no operand.
+    pub const fn inert(self) -> Effects {
+        Effects {
+            inert: true,
+            ..self
+        }
+    }
+
+    /// These effects, marking the lifetime of the object the last argument points to.
+    pub const fn lifetime(self) -> Effects {
+        Effects {
+            lifetime: true,
+            ..self
+        }
+    }
+
+    /// These effects, writing floats of the first argument's type through the pointers.
+    pub const fn writing_floats(self) -> Effects {
+        Effects {
+            float_outputs: true,
+            ..self
+        }
+    }
+
+    /// True for a callee that returns a fresh heap block and does nothing else: no reads,
+    /// writes or frees, and the block is the program's to free (not a garbage collector's).
+    pub const fn only_allocates(self) -> bool {
+        self.allocates && !self.reads && !self.writes && !self.frees && !self.collected
+    }
+
+    /// True for a callee that releases the block its first argument points to and does
+    /// nothing else.
+    pub const fn only_frees(self) -> bool {
+        self.frees && !self.reads && !self.writes && !self.allocates
     }
     /// Reads only.
     pub const READS: Effects = Effects {

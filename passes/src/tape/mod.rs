@@ -431,41 +431,6 @@ fn back_helper(m: Module) -> Val {
     f
 }
 
-/// `i64 umbra.tape.bytes(ptr tape)`: the bytes of every chunk the tape holds now.
-fn bytes_helper(m: Module) -> Val {
-    const BYTES: &str = "umbra.tape.bytes";
-    if let Some(f) = m.function(BYTES) {
-        return f;
-    }
-    let ctx = m.context();
-    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
-    let f = m.add_function(BYTES, Ty::function(i64t, &[ptr], false));
-    f.set_internal();
-    let tape = f.params()[0];
-    let mut b = Builder::new(m);
-    let entry = f.append_block("entry");
-    let walk = f.append_block("walk");
-    let done = f.append_block("done");
-    b.position_at_end(entry);
-    b.br(walk);
-    b.position_at_end(walk);
-    let at = b.phi(ptr);
-    let total = b.phi(i64t);
-    let cap_p = field(&mut b, at, 2);
-    let cap = load_int(&mut b, cap_p);
-    let sum = b.add(total, cap);
-    let chunk = b.load(ptr, at, 8);
-    let more = b.icmp(IntPred::LLVMIntNE, chunk, ptr.zero());
-    b.cond_br(more, walk, done);
-    at.add_incoming(tape, entry);
-    at.add_incoming(chunk, walk);
-    total.add_incoming(i64t.zero(), entry);
-    total.add_incoming(sum, walk);
-    b.position_at_end(done);
-    b.ret(sum);
-    f
-}
-
 /// `void umbra.tape.release(ptr list)`: pops every (pointer, deallocator) pair pushed on `list`
 /// (a tape) and calls `deallocator(pointer)`, then frees the list's buffer. The adjoint uses it
 /// for the frees it took over from the augmented sweep.
@@ -638,13 +603,15 @@ pub fn new_tape(b: &mut Builder, function: Val, before: Val) -> Val {
     t
 }
 
-/// Emits `umbra_tape_stats(bytes)`: the bytes `tape`'s chunks hold, for the user's statistics
-/// (`tape-stats`); emitted between the sweeps, where the tape is at its peak.
+/// Emits `umbra_tape_stats(bytes)`: the bytes `tape` holds (every chunk's used bytes, headers
+/// included; not their capacity, which the pool's sizing hint may make up to twice as much),
+/// for the user's statistics (`tape-stats`); emitted between the sweeps, where the tape is at
+/// its peak.
 pub fn report_stats(b: &mut Builder, tape: Val) {
     let m = b.module();
     let ctx = m.context();
     let i64t = Ty::int(ctx, 64);
-    let bytes = b.call_function(bytes_helper(m), &[tape]);
+    let bytes = b.call_function(held_helper(m), &[tape]);
     let hook = m.get_or_add_function(
         "umbra_tape_stats",
         Ty::function(Ty::void(ctx), &[i64t], false),

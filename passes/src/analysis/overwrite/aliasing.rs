@@ -192,10 +192,7 @@ impl Oracle<'_> {
                         }
                     }
                     LLVMCall | LLVMInvoke => {
-                        let harmless = u
-                            .called_function()
-                            .is_some_and(|g| harmless_intrinsic(&g.name()));
-                        if harmless {
+                        if u.called_function().is_some_and(inert_callee) {
                             continue;
                         }
                         // As the callee or in an operand bundle: escaped.
@@ -225,10 +222,10 @@ impl Oracle<'_> {
         let Some(f) = call.called_function() else {
             return true;
         };
-        let name = f.name();
-        if harmless_intrinsic(&name) {
+        if inert_callee(f) {
             return false;
         }
+        let name = f.name();
         if self.rules.gradients.contains_key(&name) {
             return true;
         }

@@ -124,9 +124,9 @@ impl Overwrites {
                     writes.push((i, t));
                 }
                 if let Some(p) = free {
-                    // The adjoint releases a deferred block by calling the same deallocator
-                    // with the pointer alone.
-                    if o.deferrable(p) && i.num_call_args() == 1 {
+                    // The adjoint releases a deferred block with the pointer alone (the
+                    // same deallocator, or the unsized form of a sized `operator delete`).
+                    if o.deferrable(p) && rules::alloc::pointer_only_deallocator(i).is_some() {
                         candidates.push((i, p));
                     } else {
                         writes.push((i, Target::Anywhere(p)));
@@ -373,14 +373,19 @@ fn index_miss(indices: &mut Option<Option<Indices>>, f: Val, l: Val, s: Val, t: 
 }
 
 /// A read of memory the adjoint may repeat: a `load`, or a masked vector load or gather (the
-/// loop vectoriser's strided and conditional reads), whose address is operand 0 as well.
+/// loop vectoriser's strided and conditional reads), whose address is operand 0 as well: a
+/// call whose rule reads the vector it returns through argument 0 ([`rules::Effects::reads_arg`]).
 pub fn is_memory_read(i: Val) -> bool {
     match i.opcode() {
         Opcode::LLVMLoad => true,
-        Opcode::LLVMCall => i.called_function().is_some_and(|f| {
-            let n = f.name();
-            n.starts_with("llvm.masked.load.") || n.starts_with("llvm.masked.gather.")
-        }),
+        Opcode::LLVMCall => rules::lookup_call(i)
+            .and_then(|r| r.effects.reads_arg)
+            .is_some_and(|a| {
+                a == rules::ArgBytes {
+                    arg: 0,
+                    bytes: rules::Extent::VectorOf(None),
+                }
+            }),
         _ => false,
     }
 }
@@ -457,22 +462,11 @@ struct Oracle<'o> {
     in_progress: HashSet<Val>,
 }
 
-/// Intrinsics that write nothing a load can observe (lifetime markers only end allocas, which
+/// True when `f`'s rule says a call to it is inert ([`rules::Effects::inert`]): it writes
+/// nothing a load can observe and keeps no operand (lifetime markers only end allocas, which
 /// are never re-read).
-fn harmless_intrinsic(name: &str) -> bool {
-    [
-        "llvm.lifetime.",
-        "llvm.assume",
-        "llvm.dbg.",
-        "llvm.experimental.noalias.scope.decl",
-        "llvm.invariant.start",
-        "llvm.invariant.end",
-        "llvm.prefetch",
-        "llvm.pseudoprobe",
-        "llvm.donothing",
-    ]
-    .iter()
-    .any(|p| name.starts_with(p))
+fn inert_callee(f: Val) -> bool {
+    rules::lookup(&f.name()).is_some_and(|r| r.effects.inert)
 }
 
 /// Location bits of an LLVM `memory(...)` attribute value: two bits (ref, mod) per location.

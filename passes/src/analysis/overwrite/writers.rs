@@ -34,7 +34,7 @@ impl Oracle<'_> {
     pub(super) fn call_writes(&mut self, call: Val) -> (Vec<Target>, Option<Val>) {
         let f = call.called_function();
         let name = f.map(|f| f.name()).unwrap_or_default();
-        if harmless_intrinsic(&name) {
+        if f.is_some_and(inert_callee) {
             return (Vec::new(), None);
         }
         // The tightest memory attribute of the call site and the callee.
@@ -84,13 +84,18 @@ impl Oracle<'_> {
                 other = s.other || hidden;
             }
             _ => match self.rule_for(call) {
-                Some(r) if is_copy_or_set(r) => {
-                    let size = args.get(2).and_then(|n| n.const_int_value());
-                    targets.push(Target::At {
-                        ptr: args[0],
-                        size,
-                        tbaa: None,
-                    });
+                // Copies and sets write the count their effects name, at one argument.
+                Some(r) if counted_write(r).is_some() => {
+                    let (at, count) = counted_write(r).expect("matched");
+                    let size = args.get(count).and_then(|n| n.const_int_value());
+                    match args.get(at) {
+                        Some(&ptr) => targets.push(Target::At {
+                            ptr,
+                            size,
+                            tbaa: None,
+                        }),
+                        None => other = true,
+                    }
                 }
                 Some(r) if r.effects.frees && !r.effects.allocates && !r.effects.writes => {
                     free = args.first().copied().filter(|a| a.ty().is_ptr());
@@ -206,6 +211,14 @@ impl Oracle<'_> {
     }
 }
 
-pub(super) fn is_copy_or_set(r: &Rule) -> bool {
-    matches!(r.name, "llvm.memcpy" | "llvm.memmove" | "llvm.memset")
+/// The pointer argument a rule's callee writes a counted number of bytes at, and the argument
+/// holding the count ([`rules::Extent::CountIn`]: copies and sets), from its effects.
+fn counted_write(r: &Rule) -> Option<(usize, usize)> {
+    match r.effects.writes_arg {
+        Some(rules::ArgBytes {
+            arg,
+            bytes: rules::Extent::CountIn(n),
+        }) => Some((arg as usize, n as usize)),
+        _ => None,
+    }
 }

@@ -13,8 +13,9 @@
 //! the float's bytes (at compile time where it can, else by a check in the derived code). A
 //! copy through a pointer into the middle of a float ([`Kind::FloatTail`]) is refused here.
 
-use super::tree::Kind;
-use super::{float_ty, FloatKind, TypeInfo};
+use super::queries::TypeInfo;
+use super::seeds::float_ty;
+use super::tree::{FloatKind, Kind};
 use crate::diag::{Error, Result};
 use crate::ir::{Module, Opcode, Ty, TyKind, Val};
 

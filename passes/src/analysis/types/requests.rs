@@ -17,33 +17,10 @@
 //! module's call graph otherwise (they are calls of a declaration), so nothing else changes
 //! for their callers.
 
+use super::queries::TypeInfo;
+use super::seeds::{float_kind, RequestArg};
 use super::tree::{FloatKind, Kind, Tree, MAX_DEPTH, MAX_OFFSET};
-use super::TypeInfo;
 use crate::ir::{Module, Opcode, Ty, TyKind, Val};
-
-/// One derivative request seen as a call of the function it differentiates.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct RequestSite {
-    /// The request call.
-    pub call: Val,
-    /// The function it differentiates.
-    pub function: Val,
-    /// The request's values for the function's pointer parameters.
-    pub args: Vec<RequestArg>,
-    /// The constant integers it passes, by parameter position (a copy helper's length).
-    pub constants: Vec<(usize, u64)>,
-}
-
-/// What a request passes for one pointer parameter.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RequestArg {
-    /// The parameter's position.
-    pub param: usize,
-    /// The primal pointer.
-    pub primal: Val,
-    /// The shadow memory (`enzyme_dup`), which the caller lays out as the primal.
-    pub shadow: Option<Val>,
-}
 
 /// Where the caller's view and the function's disagree.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -163,7 +140,7 @@ fn access_clash(m: Module, caller: &Tree, accesses: &[(u64, Ty)]) -> Option<Clas
             let lo = at + lane * size;
             let hi = lo + size;
             let kind = match e.kind() {
-                TyKind::Float => super::float_kind(e).map(Kind::Float),
+                TyKind::Float => float_kind(e).map(Kind::Float),
                 TyKind::Int if size > 1 => Some(Kind::Integer),
                 TyKind::Ptr => Some(Kind::Pointer),
                 _ => None,

@@ -15,7 +15,7 @@
 //! Without requests (sessions that derive functions directly: rule tests, harnesses) there is
 //! nothing to scope by, and every function is in.
 
-use super::RequestSite;
+use super::seeds::RequestSite;
 use crate::ir::Val;
 use std::collections::HashSet;
 

@@ -137,30 +137,54 @@ impl AdjointFn<'_> {
         }
     }
 
-    /// The adjoint of `i`, its taped values at hand.
+    /// The adjoint of `i`, its taped values at hand: one arm per [`InstClass`] (no catch-all),
+    /// so that a class without its adjoint is a compile error.
     pub(super) fn reverse_instruction_body(&mut self, i: Val) -> Result<()> {
-        use Opcode::*;
-        match i.opcode() {
-            LLVMLoad => return self.reverse_load(i),
-            LLVMStore => return self.reverse_store(i),
-            LLVMAlloca => {
+        match classify(i) {
+            InstClass::Load => self.reverse_load(i),
+            InstClass::Store => self.reverse_store(i),
+            InstClass::Alloca => {
                 if self.is_active(i) {
                     let s = self.shadow(i, i)?;
                     self.free(s);
                 }
-                return Ok(());
+                Ok(())
             }
-            LLVMCall | LLVMInvoke => return self.reverse_call(i),
-            LLVMAtomicRMW if i.is_atomic_fadd() => return self.reverse_atomic_fadd(i),
-            _ => {}
+            InstClass::Call => self.reverse_call(i),
+            InstClass::AtomicFAdd => self.reverse_atomic_fadd(i),
+            // Phis and terminators are reversed by the block walk ([`AdjointFn::reverse_block`]:
+            // phi adjoints along the edges, branches back to the predecessor), which does not
+            // pass them here.
+            InstClass::Phi | InstClass::Return | InstClass::Control => Ok(()),
+            InstClass::Rule(rule) => match self.take_adjoint(i) {
+                Some(d) => self.reverse_instruction_rule(i, rule, d),
+                None => Ok(()),
+            },
+            InstClass::Moves { .. } => match self.take_adjoint(i) {
+                Some(d) => self.reverse_move(i, d),
+                None => Ok(()),
+            },
+            InstClass::SignBit(op, float) => match self.take_adjoint(i) {
+                Some(d) => self.reverse_sign_bit(i, op, float, d),
+                None => Ok(()),
+            },
+            // Shifts and masks moving float bits, integer arithmetic, atomics, exception
+            // handling: no derivative reverse mode knows, refused if an adjoint flows in.
+            InstClass::Bits(_)
+            | InstClass::NoDerivative
+            | InstClass::InactiveOnly
+            | InstClass::Unsupported => match self.take_adjoint(i) {
+                Some(d) => self.refuse_integer_adjoint(i, d),
+                None => Ok(()),
+            },
         }
-        let Some(d) = self.take_adjoint(i) else {
-            return Ok(());
-        };
+    }
+
+    /// The adjoint `d` of an instruction that moves or reinterprets data
+    /// ([`InstClass::Moves`]): it travels back to the operands it came from.
+    fn reverse_move(&mut self, i: Val, d: Val) -> Result<()> {
+        use Opcode::*;
         let op = |k| i.operand(k);
-        if let Some(rule) = instruction_rule(i.opcode()) {
-            return self.reverse_instruction_rule(i, rule, d);
-        }
         match i.opcode() {
             // Same element type (vector <-> vector of the same lanes): adjoints move as they
             // are. Reinterpreting floats as another float type would add adjoints in the wrong
@@ -178,33 +202,6 @@ impl AdjointFn<'_> {
             // Float bits moving between an integer and a float: the adjoint keeps the float's
             // format on both sides.
             LLVMBitCast if self.adjoint_ty(op(0)) == Some(d.ty()) => self.accumulate(op(0), d),
-            // An integer fabs (clearing the sign bit): the adjoint flips where x was negative;
-            // an integer -fabs (setting it) where x was not.
-            LLVMAnd | LLVMOr
-                if !d.ty().is_vector()
-                    && sign_bit_op(i).is_some_and(|(s, _)| s != SignBit::Flip) =>
-            {
-                let (s, float) = sign_bit_op(i).expect("matched");
-                let x = self.primal(op(float), i)?;
-                let xf = self.b.cast(LLVMBitCast, x, d.ty());
-                let neg = self.b.fcmp(RealPred::LLVMRealOLT, xf, d.ty().zero());
-                let flipped = self.b.fneg(d);
-                let dx = if s == SignBit::Set {
-                    self.b.select(neg, d, flipped)
-                } else {
-                    self.b.select(neg, flipped, d)
-                };
-                self.accumulate(op(float), dx);
-            }
-            // An integer negation (flipping the sign bit).
-            LLVMXor
-                if !d.ty().is_vector()
-                    && sign_bit_op(i).is_some_and(|(s, _)| s == SignBit::Flip) =>
-            {
-                let (_, float) = sign_bit_op(i).expect("matched");
-                let flipped = self.b.fneg(d);
-                self.accumulate(op(float), flipped);
-            }
             LLVMFreeze => self.accumulate(op(0), d),
             LLVMExtractValue => {
                 let idx = i.aggregate_indices();
@@ -233,27 +230,61 @@ impl AdjointFn<'_> {
                 self.accumulate(op(0), rest);
             }
             LLVMShuffleVector => self.reverse_shuffle(i, d),
-            // Any other integer operation on float bits (shifts, masks, arithmetic) has no
-            // derivative reverse mode knows: refused rather than dropped.
-            _ if i.ty().is_int() => {
-                // Say what to write instead: packing floats into one integer (shifts, or,
-                // extensions, truncations) differs from bit tricks on one float.
-                let advice = match i.opcode() {
-                    LLVMShl | LLVMLShr | LLVMAShr | LLVMOr | LLVMZExt | LLVMTrunc => "it packs or unpacks floats in one integer: keep them as floating-point values (separate arguments, or a struct or array of floats), or let the call passing the packed integer be inlined",
-                    _ => "use floating-point operations such as fabs or copysign",
-                };
-                return Err(Error::at(
-                    i,
-                    format!(
-                        "'{}' operates on the bits of floating-point data ({}) as an integer; reverse mode cannot carry a derivative through it ({advice})",
-                        crate::clone::short(i),
-                        d.ty().print()
-                    ),
-                ));
-            }
-            _ => {}
+            // Integer conversions of float bits (packing, unpacking) and other bitcasts.
+            _ => return self.refuse_integer_adjoint(i, d),
         }
         Ok(())
+    }
+
+    /// The adjoint `d` of an integer operation on the sign bit of the float in operand `float`
+    /// ([`InstClass::SignBit`]). A clear (`fabs`) flips the adjoint where the float was
+    /// negative, a set (`-fabs`) where it was not, a flip (negation) everywhere. Several floats
+    /// packed into the integer (a vector adjoint) keep their signs but one: refused.
+    fn reverse_sign_bit(&mut self, i: Val, op: SignBit, float: u32, d: Val) -> Result<()> {
+        if d.ty().is_vector() {
+            return self.refuse_integer_adjoint(i, d);
+        }
+        let x = i.operand(float);
+        let dx = match op {
+            SignBit::Flip => self.b.fneg(d),
+            SignBit::Clear | SignBit::Set => {
+                let px = self.primal(x, i)?;
+                let xf = self.b.cast(Opcode::LLVMBitCast, px, d.ty());
+                let neg = self.b.fcmp(RealPred::LLVMRealOLT, xf, d.ty().zero());
+                let flipped = self.b.fneg(d);
+                if op == SignBit::Set {
+                    self.b.select(neg, d, flipped)
+                } else {
+                    self.b.select(neg, flipped, d)
+                }
+            }
+        };
+        self.accumulate(x, dx);
+        Ok(())
+    }
+
+    /// An adjoint `d` reaching an instruction without a derivative: refused when it is an
+    /// integer operation on float bits (shifts, masks, arithmetic: no derivative reverse mode
+    /// knows), rather than dropped; nothing to do otherwise.
+    fn refuse_integer_adjoint(&mut self, i: Val, d: Val) -> Result<()> {
+        use Opcode::*;
+        if !i.ty().is_int() {
+            return Ok(());
+        }
+        // Say what to write instead: packing floats into one integer (shifts, or, extensions,
+        // truncations) differs from bit tricks on one float.
+        let advice = match i.opcode() {
+            LLVMShl | LLVMLShr | LLVMAShr | LLVMOr | LLVMZExt | LLVMTrunc => "it packs or unpacks floats in one integer: keep them as floating-point values (separate arguments, or a struct or array of floats), or let the call passing the packed integer be inlined",
+            _ => "use floating-point operations such as fabs or copysign",
+        };
+        Err(Error::at(
+            i,
+            format!(
+                "'{}' operates on the bits of floating-point data ({}) as an integer; reverse mode cannot carry a derivative through it ({advice})",
+                crate::clone::short(i),
+                d.ty().print()
+            ),
+        ))
     }
 
     /// An instruction with a row in [`crate::rules::instructions`].

@@ -74,7 +74,8 @@ impl AdjointFn<'_> {
     /// A free the augmented sweep left out: the block is released when this adjoint exits,
     /// after every re-read of it, with the deallocator the primal called.
     pub(super) fn defer_free(&mut self, i: Val) -> Result<()> {
-        let (Some(dealloc), Some(&arg)) = (i.called_function(), i.call_args().first()) else {
+        let dealloc = crate::rules::alloc::pointer_only_deallocator(i);
+        let (Some(dealloc), Some(&arg)) = (dealloc, i.call_args().first()) else {
             return Err(internal(i, "a deferred free without a direct callee"));
         };
         let p = self.primal(arg, i)?;

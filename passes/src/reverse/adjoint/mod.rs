@@ -13,13 +13,13 @@ use super::loop_tape::{exit_record, iteration_index, ExitField, LoopTapes, Regio
 use super::needs::{user_tape, Need};
 use super::plan::ReversePlan;
 use crate::analysis::activity::ActiveSet;
-use crate::analysis::opcodes::{sign_bit_op, SignBit};
+use crate::analysis::opcodes::{classify, InstClass, SignBit};
 use crate::analysis::types;
 use crate::analysis::types::bytes::{self, byte_copy, ByteCopy};
 use crate::cache::{Key, Session};
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, Opcode, RealPred, Ty, TyKind, Val};
-use crate::rules::instructions::{inputs_read, instruction_rule, InstructionKind, InstructionRule};
+use crate::rules::instructions::{inputs_read, InstructionKind, InstructionRule};
 use crate::rules::user::{is_float_value, UserRule};
 use crate::rules::{self, linear, AdjointCall, Callee, CustomReverse, RuleKind};
 use crate::signature::returns_adjoint;
@@ -409,7 +409,7 @@ impl<'s> AdjointFn<'s> {
             self.popped.insert((false, v), p);
             return Ok(p);
         }
-        if v.is_instruction() && self.plan.primal_recomputable(v, at.parent_block()) {
+        if v.is_instruction() && self.plan.primal_rebuildable_for(v, at) {
             if let Some(&r) = self.rebuilt.get(&(false, v)) {
                 return Ok(r);
             }
@@ -521,7 +521,7 @@ impl<'s> AdjointFn<'s> {
         if !v.is_instruction() && !v.is_argument() {
             return crate::clone::substitute_shadow(self.session, v, at);
         }
-        if v.is_instruction() && self.plan.shadow_recomputable(v, at.parent_block()) {
+        if v.is_instruction() && self.plan.shadow_rebuildable_for(v, at) {
             if let Some(&r) = self.rebuilt.get(&(true, v)) {
                 return Ok(r);
             }

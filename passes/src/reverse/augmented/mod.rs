@@ -60,6 +60,9 @@ pub(super) struct AugmentedFn<'s> {
     regions: HashMap<usize, (Val, Val)>,
     /// Byte-wise copies checked at run time to move whole floats.
     byte_checks: ByteChecks,
+    /// Stack slots of the frame entries computed off some path to a return
+    /// ([`ReversePlan::spilled`]): (value, is its shadow) → slot, made before the first block.
+    frame_spills: HashMap<(Val, bool), Val>,
 }
 
 impl<'s> AugmentedFn<'s> {
@@ -123,6 +126,7 @@ impl<'s> AugmentedFn<'s> {
             loop_tapes,
             regions: HashMap::new(),
             byte_checks: ByteChecks::default(),
+            frame_spills: HashMap::new(),
         }
     }
 
@@ -131,6 +135,12 @@ impl<'s> AugmentedFn<'s> {
         self.vals
             .keep_host_unrolling(self.session.host_optimised(self.src));
         self.vals.map_params(self.src, self.dst, &self.activity, 1);
+        // Every spill slot exists before any return reads it: a return may come before the
+        // block that computes a value (on another path) in the order blocks are emitted.
+        for (v, shadow) in self.plan.spills() {
+            let slot = self.entry_slot(v.ty());
+            self.frame_spills.insert((v, shadow), slot);
+        }
         if let Some(p) = self.src.personality() {
             self.dst.set_personality(p);
         }
@@ -191,6 +201,18 @@ impl<'s> AugmentedFn<'s> {
                     }
                 }
             }
+            // (After every phi of the block, the predecessor index's included; and the value
+            // of an invoke that is the block's only way in, which exists from here on.)
+            for &p in &phis {
+                self.spill_to_frame(p)?;
+            }
+            if let [pred] = self.cfg.preds(b)[..] {
+                if let Some(inv) = pred.terminator().filter(|t| t.is_invoke()) {
+                    if inv.normal_dest() == b {
+                        self.spill_to_frame(inv)?;
+                    }
+                }
+            }
             let (batches, batch_of) = super::batch::batches(
                 self.session.module,
                 b,
@@ -198,7 +220,7 @@ impl<'s> AugmentedFn<'s> {
                 &self.session.rules,
                 &self.plan,
             );
-            let mut pending: Vec<(Val, u64)> = Vec::new();
+            let mut pending: Vec<(Val, u64, bool)> = Vec::new();
             let region_loop = self.loop_tapes.reserved_in(&self.plan, b);
             for i in rest {
                 if Some(i) == b.terminator() {
@@ -210,6 +232,9 @@ impl<'s> AugmentedFn<'s> {
                 let span = i.is_invoke().then(|| crate::unwind::Span::begin(&self.b));
                 self.refuse_mixed_aggregate(i)?;
                 self.visit(i)?;
+                if !i.is_invoke() {
+                    self.spill_to_frame(i)?;
+                }
                 let normal = span.map(|s| self.invoke_unwinding_calls(i, s));
                 match batch_of.get(&i).map(|&k| &batches[k]) {
                     Some(batch) => {
@@ -220,11 +245,12 @@ impl<'s> AugmentedFn<'s> {
                             .map(|(_, l)| l.clone())
                             .unwrap_or_default()
                         {
-                            if pending.iter().any(|&(_, o)| o == off) {
+                            if pending.iter().any(|&(_, o, _)| o == off) {
                                 continue; // written for an earlier member
                             }
                             let v = self.need_value(n, i)?;
-                            pending.push((v, off));
+                            let int = matches!(n, Need::Primal(p) if self.integer_data(p, v));
+                            pending.push((v, off, int));
                         }
                         if batch.last() == Some(i) {
                             // One push for the whole run of instructions (or its place in
@@ -232,9 +258,13 @@ impl<'s> AugmentedFn<'s> {
                             let k = batch_of[&i];
                             let before: u64 = batches[..k].iter().map(|x| x.bytes).sum();
                             let slot = self.batch_slot(b, before, batch.bytes)?;
-                            for (v, off) in pending.drain(..) {
+                            for (v, off, int) in pending.drain(..) {
                                 let at = tape::at_offset(&mut self.b, slot, off);
-                                self.b.store(v, at, 1);
+                                let st = self.b.store(v, at, 1);
+                                if int {
+                                    // Typed like the adjoint's load of it (integer data).
+                                    st.set_tbaa_scalar(tape::INT_TBAA);
+                                }
                             }
                         }
                     }
@@ -250,6 +280,50 @@ impl<'s> AugmentedFn<'s> {
         self.byte_checks.finish(&mut self.b, self.dst);
         self.fill_phis()?;
         self.fill_int_phis()
+    }
+
+    /// Stores `i` (and its shadow) where it was just computed, when the frame keeps it but
+    /// its block is not on every path to a return ([`ReversePlan::spilled`]): the return
+    /// reads the slot. The slots live in the entry block, so mem2reg makes them phis again.
+    fn spill_to_frame(&mut self, i: Val) -> Result<()> {
+        for shadow in [false, true] {
+            if !self.plan.spilled(i, shadow) {
+                continue;
+            }
+            let x = if shadow {
+                self.shadow(i, i)?
+            } else {
+                self.vals.map(i)
+            };
+            let slot = *self.frame_spills.get(&(i, shadow)).ok_or_else(|| {
+                Error::internal(i, "reverse mode: a frame value without its slot")
+            })?;
+            let st = self.b.store(x, slot, 1);
+            if self.integer_data(i, x) {
+                st.set_tbaa_scalar(tape::INT_TBAA);
+            }
+        }
+        Ok(())
+    }
+
+    /// True when `x` (the augmented sweep's copy of `v`) is integer data, never float bits:
+    /// kept in memory of the sweep's own (a frame spill), it is typed as such, so that a
+    /// gradient of this sweep (second order) does not take it for a float copied through an
+    /// integer.
+    fn integer_data(&mut self, v: Val, x: Val) -> bool {
+        let m = self.session.module;
+        x.ty().is_int() && types::float_bits(self.session.types(), m, v).is_none()
+    }
+
+    /// A stack slot of type `ty` at the start of the sweep's entry block.
+    fn entry_slot(&mut self, ty: Ty) -> Val {
+        let mut at = Builder::new(self.session.module);
+        let entry = self.dst.entry_block();
+        match entry.first_instruction() {
+            Some(first) => at.position_before(first),
+            None => at.position_at_end(entry),
+        }
+        at.alloca(ty, "frame.spill")
     }
 
     /// Reserves the regions of the loop nest rooted at structured loop `k` at the builder's
@@ -495,7 +569,7 @@ impl<'s> AugmentedFn<'s> {
         if i.opcode() == Opcode::LLVMIntToPtr && self.is_active(i) && self.visit_int_to_ptr(i)? {
             return Ok(());
         }
-        match classify(i.opcode()) {
+        match classify(i) {
             InstClass::Return => self.visit_ret(i),
             InstClass::Call => self.visit_call(i),
             InstClass::Alloca => self.visit_alloca(i),
@@ -519,15 +593,31 @@ impl<'s> AugmentedFn<'s> {
                 i,
                 "exception handling and indirect branches cannot be differentiated yet",
             )),
-            InstClass::InactiveOnly if i.is_atomic_fadd() && !i.has_uses() => {
+            InstClass::AtomicFAdd if !i.has_uses() => {
                 // An OpenMP reduction's atomic add; its adjoint reads the shared adjoint.
                 self.vals.clone_primal(&mut self.b, i);
                 Ok(())
             }
-            InstClass::InactiveOnly if i.operands().into_iter().any(|v| self.is_active(v)) => Err(
-                Error::at(i, crate::analysis::opcodes::inactive_only_refusal(i)),
-            ),
-            _ => {
+            InstClass::InactiveOnly | InstClass::AtomicFAdd
+                if i.operands().into_iter().any(|v| self.is_active(v)) =>
+            {
+                Err(Error::at(
+                    i,
+                    crate::analysis::opcodes::inactive_only_refusal(i),
+                ))
+            }
+            // Float adjoints flow in the adjoint sweep; here only the primal runs.
+            InstClass::Moves {
+                pointers: false, ..
+            }
+            | InstClass::Rule(_)
+            | InstClass::Bits(_)
+            | InstClass::SignBit(..)
+            | InstClass::Phi
+            | InstClass::Control
+            | InstClass::NoDerivative
+            | InstClass::InactiveOnly
+            | InstClass::AtomicFAdd => {
                 self.vals.clone_primal(&mut self.b, i);
                 Ok(())
             }
@@ -568,7 +658,16 @@ impl<'s> AugmentedFn<'s> {
         if bytes > 0 {
             let mut values = Vec::with_capacity(frame.len());
             for &(v, shadow, off) in &frame {
-                let x = if shadow {
+                let x = if self.plan.spilled(v, shadow) {
+                    let slot = *self.frame_spills.get(&(v, shadow)).ok_or_else(|| {
+                        Error::internal(v, "reverse mode: a frame value without its slot")
+                    })?;
+                    let x = self.b.load(slot.allocated_type(), slot, 1);
+                    if self.integer_data(v, x) {
+                        x.set_tbaa_scalar(tape::INT_TBAA);
+                    }
+                    x
+                } else if shadow {
                     self.shadow(v, i)?
                 } else {
                     self.vals.map(v)

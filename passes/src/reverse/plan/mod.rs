@@ -28,6 +28,7 @@
 //! the adjoint's counter holds the right iteration, or after it as an [`ExitValue`].
 
 mod after_loops;
+mod cut;
 pub(super) mod loops;
 
 use after_loops::safe_division;
@@ -69,6 +70,9 @@ pub struct ReversePlan {
     frame_order: Vec<(Val, bool)>,
     /// The frame's size, for reports.
     frame_bytes: u64,
+    /// Frame entries from blocks that run at most once per call but not on every path to a
+    /// return: the augmented sweep spills them where they are computed ([`ReversePlan::spilled`]).
+    frame_spilled: HashSet<(Val, bool)>,
     /// Blocks whose predecessor the adjoint tells from rebuilt branch conditions.
     pred_choices: HashMap<Block, PredChoice>,
     /// Structured loops whose induction variable ends on the same constant on every entry.
@@ -82,6 +86,11 @@ pub struct ReversePlan {
     around_inner_loops: HashSet<Block>,
     /// Structured loops whose last induction value is rebuilt where they exit.
     rebuilt_last: HashSet<usize>,
+    /// Each instruction's run of batched instructions ([`ReversePlan::is_barrier`]): what
+    /// its tape slot holds is chosen per run ([`cut`]).
+    run_of: HashMap<Val, usize>,
+    /// Per run, the needed values rebuilt from fewer kept ones.
+    cuts: HashMap<usize, cut::BlockCut>,
 }
 
 impl ReversePlan {
@@ -127,11 +136,14 @@ impl ReversePlan {
             frame: HashMap::new(),
             frame_order: Vec::new(),
             frame_bytes: 0,
+            frame_spilled: HashSet::new(),
             pred_choices: HashMap::new(),
             constant_last: HashMap::new(),
             exit_values: HashMap::new(),
             phi_selects: HashSet::new(),
             rebuilt_last: HashSet::new(),
+            run_of: HashMap::new(),
+            cuts: HashMap::new(),
             around_inner_loops: HashSet::new(),
         };
         plan.around_inner_loops = around_inner_loops(&plan.loops);
@@ -170,15 +182,24 @@ impl ReversePlan {
             if let Some(k) = plan.loop_index(b) {
                 plan.plan_header(k);
             }
-            // Kept in the frame: values computed once per call, on every path to a return,
-            // so the augmented sweep can push them all at the return.
-            let once = !cyclic.contains(&b)
-                && cfg
-                    .returns
-                    .iter()
-                    .all(|r| dominators.get(r).is_some_and(|d| d.contains(&b)));
+            // Kept in the frame: values computed at most once per call, pushed all together
+            // at the return. A block on every path to a return hands them over as they are;
+            // one that is not (a branch taken or not: `if (n > 0)` around a function's loops)
+            // spills them where they are computed ([`ReversePlan::spilled`]). Kept per use
+            // instead, a loop-invariant value (a field's data pointer, its shadow) would be
+            // taped once per iteration of every loop that reads it.
+            let once = !cyclic.contains(&b);
+            let on_every_path = cfg
+                .returns
+                .iter()
+                .all(|r| dominators.get(r).is_some_and(|d| d.contains(&b)));
             for i in b.instructions() {
-                let frameable = once && wanted.contains(&i) && framable(i);
+                // An invoke's value exists only on its normal edge: spilled at the start of
+                // its normal destination, when the invoke is that block's only way in.
+                let spillable = on_every_path
+                    || i.opcode() != Opcode::LLVMInvoke
+                    || cfg.preds(i.normal_dest()) == [b];
+                let frameable = once && spillable && wanted.contains(&i) && framable(i);
                 // A libm value computed once per call is kept once rather than computed again
                 // at every use (inside a loop, once per iteration: lognormal_model's sigmoid).
                 let deps = match plan.pred_choices.get(&b) {
@@ -197,13 +218,14 @@ impl ReversePlan {
                 if let Some(deps) = rebuild {
                     plan.recomputable.entry(i).or_insert(deps);
                 } else if frameable {
-                    plan.add_to_frame(module, i, false);
+                    plan.add_to_frame(module, i, false, on_every_path);
                     plan.recomputable.insert(i, HashSet::new());
                 }
                 if let Some(deps) = plan.shadow_deps(i) {
                     plan.shadow_recomputable.insert(i, deps);
-                } else if once && wanted_shadows.contains(&i) && i.opcode() != Opcode::LLVMPHI {
-                    plan.add_to_frame(module, i, true);
+                } else if once && spillable && wanted_shadows.contains(&i) {
+                    // (A phi's shadow is a phi the augmented sweep makes with the primal's.)
+                    plan.add_to_frame(module, i, true, on_every_path);
                     plan.shadow_recomputable.insert(i, HashSet::new());
                 }
             }
@@ -218,6 +240,59 @@ impl ReversePlan {
                 plan.pred_choices.insert(b, choice);
             }
         }
+        // Last, once every other decision stands: per run of instructions that tape into one
+        // slot, keep fewer values the needed ones are computed from where that saves bytes.
+        let mut runs: Vec<Vec<Val>> = Vec::new();
+        for &b in &cfg.order {
+            let mut run: Vec<Val> = Vec::new();
+            for i in b.instructions() {
+                if i.opcode() == Opcode::LLVMPHI {
+                    continue;
+                }
+                if plan.is_barrier(i, active, rules) {
+                    runs.push(std::mem::take(&mut run));
+                    runs.push(vec![i]);
+                } else {
+                    run.push(i);
+                }
+            }
+            runs.push(run);
+        }
+        for (k, run) in runs.into_iter().filter(|r| !r.is_empty()).enumerate() {
+            let b = run[0].parent_block();
+            let mut needed: Vec<(Val, bool)> = Vec::new();
+            for &i in &run {
+                plan.run_of.insert(i, k);
+                for n in needs(i, active, rules, |c| plan.defers_free(c)) {
+                    let (v, shadow) = match n {
+                        Need::Primal(v) => (v, false),
+                        Need::Shadow(v) => (v, true),
+                        Need::Saved(_) => continue,
+                    };
+                    let taped = if shadow {
+                        !plan.shadow_recomputable(v, b)
+                    } else {
+                        !plan.primal_recomputable(v, b)
+                    };
+                    if v.is_instruction()
+                        && v.parent_block() == b
+                        && taped
+                        && !needed.contains(&(v, shadow))
+                    {
+                        needed.push((v, shadow));
+                    }
+                }
+            }
+            let facts = cut::Facts {
+                rebuilds: |v| plan.primal_recomputable(v, b),
+                rebuilds_shadow: |v| plan.shadow_recomputable(v, b),
+                expandable: |v| is_pure(v.opcode()) || safe_division(v) || cheap_to_recompute(v),
+            };
+            let cut = cut::block_cut(module, b, &needed, &facts);
+            if let Some(cut) = cut {
+                plan.cuts.insert(k, cut);
+            }
+        }
         plan
     }
 
@@ -228,11 +303,32 @@ impl ReversePlan {
         self.pred_choices.get(&b)
     }
 
-    fn add_to_frame(&mut self, m: crate::ir::Module, v: Val, shadow: bool) {
+    fn add_to_frame(&mut self, m: crate::ir::Module, v: Val, shadow: bool, on_every_path: bool) {
+        if !on_every_path {
+            self.frame_spilled.insert((v, shadow));
+        }
         self.frame_bytes += m.alloc_size(v.ty());
         self.frame
             .insert((v, shadow), self.frame_order.len() as u64);
         self.frame_order.push((v, shadow));
+    }
+
+    /// True when frame entry `v` (its shadow if `shadow`) is computed in a block that is not on
+    /// every path to a return: the augmented sweep stores it in a stack slot where it is
+    /// computed and reads the slot at the return. On a path that does not compute it the frame
+    /// holds an undefined value, which the adjoint never reads: its uses there are dominated
+    /// by its definition, as in the primal.
+    pub fn spilled(&self, v: Val, shadow: bool) -> bool {
+        self.frame_spilled.contains(&(v, shadow))
+    }
+
+    /// The [`ReversePlan::spilled`] frame entries, in frame order.
+    pub fn spills(&self) -> Vec<(Val, bool)> {
+        self.frame_order
+            .iter()
+            .copied()
+            .filter(|e| self.frame_spilled.contains(e))
+            .collect()
     }
 
     /// The frame's layout in its one tape slot: (value, is its shadow, byte offset) in slot
@@ -289,14 +385,28 @@ impl ReversePlan {
     /// rebuild where it is used.
     pub fn taped_needs(&self, i: Val, active: &ActiveSet, user: &UserRules) -> Vec<Need> {
         let at = i.parent_block();
-        needs(i, active, user, |c| self.defers_free(c))
-            .into_iter()
-            .filter(|n| match *n {
+        let cut = self.cut_of(i);
+        let mut out: Vec<Need> = Vec::new();
+        for n in needs(i, active, user, |c| self.defers_free(c)) {
+            // A value the run's cut rebuilds: the kept values it is computed from instead.
+            if let Some(kept) = cut.and_then(|c| c.kept_for(n)) {
+                for &k in kept {
+                    if !out.contains(&k) {
+                        out.push(k);
+                    }
+                }
+                continue;
+            }
+            let taped = match n {
                 Need::Primal(v) => !self.primal_recomputable(v, at),
                 Need::Shadow(v) => !self.shadow_recomputable(v, at),
                 Need::Saved(_) => true,
-            })
-            .collect()
+            };
+            if taped && !out.contains(&n) {
+                out.push(n);
+            }
+        }
+        out
     }
 
     /// True when the structured loop headed by `header` looks unrolled (its induction
@@ -376,6 +486,45 @@ impl ReversePlan {
             .get(&v)
             .is_some_and(|deps| self.inside_all(deps, at))
             || self.exit_value_at(v, at).is_some()
+    }
+
+    /// True when the adjoint can rebuild `v` for the instruction `user` it reverses: anywhere
+    /// in `user`'s block ([`ReversePlan::primal_recomputable`]), or from the values `user`'s
+    /// run of instructions keeps instead of `v` ([`cut`]; `user` pops them).
+    pub fn primal_rebuildable_for(&self, v: Val, user: Val) -> bool {
+        self.cut_of(user).is_some_and(|c| c.rebuilds(v, false))
+            || self.primal_recomputable(v, user.parent_block())
+    }
+
+    /// Like [`ReversePlan::primal_rebuildable_for`], for the shadow of pointer `v`.
+    pub fn shadow_rebuildable_for(&self, v: Val, user: Val) -> bool {
+        self.cut_of(user).is_some_and(|c| c.rebuilds(v, true))
+            || self.shadow_recomputable(v, user.parent_block())
+    }
+
+    fn cut_of(&self, i: Val) -> Option<&cut::BlockCut> {
+        self.run_of.get(&i).and_then(|k| self.cuts.get(k))
+    }
+
+    /// True when `i` keeps its own pushes rather than sharing its run's slot
+    /// ([`super::batch`]): a terminator, or a call that may push onto the tape itself or emit
+    /// control flow (derived callees, hand-written and user rules, invokes, deferred frees).
+    pub fn is_barrier(&self, i: Val, active: &ActiveSet, rules: &UserRules) -> bool {
+        use super::classify::{reverse_callee, ReverseCallee};
+        if i.parent_block().terminator() == Some(i) {
+            return true;
+        }
+        match i.opcode() {
+            Opcode::LLVMCall | Opcode::LLVMInvoke => {
+                i.is_invoke()
+                    || self.defers_free(i)
+                    || !matches!(
+                        reverse_callee(i, active, rules),
+                        ReverseCallee::Primal | ReverseCallee::Math
+                    )
+            }
+            _ => false,
+        }
     }
 
     /// True when the shadow of `v` can be rebuilt in the adjoint at a use in `at`.

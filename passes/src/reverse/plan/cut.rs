@@ -1,0 +1,416 @@
+//! What a block tapes, chosen as a minimum cut: of the values a block's instructions need in
+//! the adjoint, those that cannot be rebuilt from arguments, constants, counters and
+//! re-readable memory are kept on the tape. Keeping each of them is one choice; another is to
+//! keep fewer values they are computed from in the same block (the loads of a stencil's
+//! inputs, rather than every product and quotient of them) and let the adjoint compute the
+//! rest again. This module picks, per block, the set of values to keep with the fewest bytes
+//! such that every needed value is either kept or computed by cheap, pure instructions of the
+//! block from kept values and values the plan rebuilds anyway ([`BlockCut`]).
+//!
+//! The choice is a minimum vertex cut in the block's dataflow graph between the values that
+//! must be kept if they are needed at all (loads the adjoint cannot re-read, phis, calls that
+//! are not cheap to repeat, anything whose operand from another block is not rebuilt) and the
+//! needed values, each vertex weighing its size in bytes. Ties go to keeping the needed values
+//! themselves (no recomputation for nothing).
+//!
+//! Guarantees: a needed value is either kept itself or rebuilt from kept values that its user
+//! pops with it ([`BlockCut::kept_for`]), so a rebuilt value never reads a value that is not
+//! there; only instructions the plan may compute again ([`expandable`]: pure, safe divisions,
+//! cheap intrinsics) are rebuilt; a block whose cut saves nothing is left as it was.
+
+use super::super::needs::Need;
+use crate::ir::{Block, Module, Val};
+use std::collections::{HashMap, HashSet, VecDeque};
+
+/// A vertex: a value, or the shadow of a pointer (`true`).
+type Node = (Val, bool);
+
+fn need(n: Node) -> Need {
+    if n.1 {
+        Need::Shadow(n.0)
+    } else {
+        Need::Primal(n.0)
+    }
+}
+
+/// The cut of one run of instructions: needed values rebuilt from kept ones, and what each
+/// one needs kept.
+#[derive(Clone, Default)]
+pub struct BlockCut {
+    /// Values (shadows: `true`) rebuilt in the adjoint of the run's instructions: needed
+    /// values and what lies between them and the kept values.
+    rebuilt: HashSet<Node>,
+    /// Needed value → the kept values it is computed from (tape order).
+    kept: HashMap<Node, Vec<Need>>,
+}
+
+impl BlockCut {
+    /// What a user of needed value (or shadow) `n` pops instead of it, when it is rebuilt.
+    pub fn kept_for(&self, n: Need) -> Option<&[Need]> {
+        let node = match n {
+            Need::Primal(v) => (v, false),
+            Need::Shadow(v) => (v, true),
+            Need::Saved(_) => return None,
+        };
+        self.kept.get(&node).map(|k| k.as_slice())
+    }
+
+    /// True when the run's adjoint rebuilds `v` (its shadow if `shadow`) from kept values.
+    pub fn rebuilds(&self, v: Val, shadow: bool) -> bool {
+        self.rebuilt.contains(&(v, shadow))
+    }
+}
+
+const INF: u64 = u64::MAX / 4;
+
+/// What the plan knows about the values of block `b`, for [`block_cut`].
+pub struct Facts<R, S, E>
+where
+    R: Fn(Val) -> bool,
+    S: Fn(Val) -> bool,
+    E: Fn(Val) -> bool,
+{
+    /// The plan rebuilds `v` in `b` without help.
+    pub rebuilds: R,
+    /// The plan rebuilds the shadow of `v` in `b` without help.
+    pub rebuilds_shadow: S,
+    /// `v` may be computed again from its operands.
+    pub expandable: E,
+}
+
+/// The cut of block `b` for the `needed` values and shadows of one run of its instructions
+/// (instructions of `b` the plan cannot rebuild here), or `None` when keeping them as they
+/// are costs no more.
+pub fn block_cut<R, S, E>(
+    m: Module,
+    b: Block,
+    needed: &[Node],
+    facts: &Facts<R, S, E>,
+) -> Option<BlockCut>
+where
+    R: Fn(Val) -> bool,
+    S: Fn(Val) -> bool,
+    E: Fn(Val) -> bool,
+{
+    if needed.is_empty() {
+        return None;
+    }
+    // What a node is computed from (`None`: it cannot be computed again): the operands of an
+    // expandable value; for the shadow of an address, its primal operands and the shadows of
+    // its shadowed ones.
+    let inputs = |x: Node| -> Option<Vec<Node>> {
+        let (v, shadow) = x;
+        if shadow {
+            let shadowed = super::shadow_operands(v)?;
+            Some(
+                (0..v.num_operands())
+                    .map(|k| (v.operand(k), shadowed.contains(&k)))
+                    .collect(),
+            )
+        } else if (facts.expandable)(v) {
+            Some(v.operands().into_iter().map(|o| (o, false)).collect())
+        } else {
+            None
+        }
+    };
+    let rebuilt_anyway = |(o, shadow): Node| {
+        !o.is_instruction()
+            || if shadow {
+                (facts.rebuilds_shadow)(o)
+            } else {
+                (facts.rebuilds)(o)
+            }
+    };
+    // The graph: needed nodes and the nodes of `b` they are computed from.
+    let mut index: HashMap<Node, usize> = HashMap::new();
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut work: Vec<Node> = needed.to_vec();
+    while let Some(x) = work.pop() {
+        if index.contains_key(&x) {
+            continue;
+        }
+        index.insert(x, nodes.len());
+        nodes.push(x);
+        for y in inputs(x).unwrap_or_default() {
+            if !rebuilt_anyway(y) && y.0.parent_block() == b {
+                work.push(y);
+            }
+        }
+    }
+    let n = nodes.len();
+    let (s, t) = (0, 1);
+    let inn = |k: usize| 2 + 2 * k;
+    let out = |k: usize| 3 + 2 * k;
+    let size = |x: Node| m.alloc_size(x.0.ty()).max(1);
+    let mut g = Flow::new(2 + 2 * n);
+    for (k, &x) in nodes.iter().enumerate() {
+        g.edge(inn(k), out(k), size(x));
+        // Kept if needed: not computable again, or computed from another block's value that
+        // is not rebuilt either.
+        match inputs(x) {
+            Some(ops)
+                if !ops
+                    .iter()
+                    .any(|&y| !rebuilt_anyway(y) && y.0.parent_block() != b) =>
+            {
+                for y in ops {
+                    if let Some(&j) = index.get(&y) {
+                        g.edge(out(j), inn(k), INF);
+                    }
+                }
+            }
+            _ => g.edge(s, inn(k), INF),
+        }
+    }
+    let as_is: u64 = needed.iter().map(|&x| size(x)).sum();
+    for x in needed {
+        g.edge(out(index[x]), t, INF);
+    }
+    if g.max_flow(s, t) >= as_is {
+        return None;
+    }
+    // The cut nearest the needed values: what can still reach `t` in the residual graph is
+    // on its side.
+    let near_t = g.reaching(t);
+    let kept_set: HashSet<Node> = (0..n)
+        .filter(|&k| !near_t[inn(k)] && near_t[out(k)])
+        .map(|k| nodes[k])
+        .collect();
+    let rebuilt: HashSet<Node> = (0..n)
+        .filter(|&k| near_t[inn(k)])
+        .map(|k| nodes[k])
+        .collect();
+    let order: HashMap<Val, usize> = b
+        .instructions()
+        .into_iter()
+        .enumerate()
+        .map(|(k, i)| (i, k))
+        .collect();
+    let mut kept = HashMap::new();
+    for &x in needed {
+        if !rebuilt.contains(&x) {
+            continue;
+        }
+        // The kept values `x` is computed from, in the block's order (a stable tape layout).
+        let mut seen = HashSet::from([x]);
+        let mut stack = vec![x];
+        let mut from: Vec<Node> = Vec::new();
+        while let Some(y) = stack.pop() {
+            for p in inputs(y).unwrap_or_default() {
+                if !seen.insert(p) {
+                    continue;
+                }
+                if kept_set.contains(&p) {
+                    from.push(p);
+                } else if rebuilt.contains(&p) {
+                    stack.push(p);
+                }
+            }
+        }
+        from.sort_by_key(|y| order.get(&y.0).copied().unwrap_or(usize::MAX));
+        kept.insert(x, from.into_iter().map(need).collect());
+    }
+    Some(BlockCut { rebuilt, kept })
+}
+
+/// A flow network (Edmonds–Karp: the graphs are one block's values, a few thousand edges).
+struct Flow {
+    /// Per vertex, indices into `to`/`cap`.
+    adj: Vec<Vec<usize>>,
+    to: Vec<usize>,
+    cap: Vec<u64>,
+}
+
+impl Flow {
+    fn new(n: usize) -> Flow {
+        Flow {
+            adj: vec![Vec::new(); n],
+            to: Vec::new(),
+            cap: Vec::new(),
+        }
+    }
+
+    /// An edge `a → b` of capacity `c` (and its residual twin, at index `e ^ 1`).
+    fn edge(&mut self, a: usize, b: usize, c: u64) {
+        self.adj[a].push(self.to.len());
+        self.to.push(b);
+        self.cap.push(c);
+        self.adj[b].push(self.to.len());
+        self.to.push(a);
+        self.cap.push(0);
+    }
+
+    fn max_flow(&mut self, s: usize, t: usize) -> u64 {
+        let mut total = 0u64;
+        loop {
+            let mut via: Vec<Option<usize>> = vec![None; self.adj.len()];
+            let mut q = VecDeque::from([s]);
+            let mut seen = vec![false; self.adj.len()];
+            seen[s] = true;
+            while let Some(x) = q.pop_front() {
+                if x == t {
+                    break;
+                }
+                for &e in &self.adj[x] {
+                    let y = self.to[e];
+                    if !seen[y] && self.cap[e] > 0 {
+                        seen[y] = true;
+                        via[y] = Some(e);
+                        q.push_back(y);
+                    }
+                }
+            }
+            if !seen[t] {
+                return total;
+            }
+            let mut push = INF;
+            let mut y = t;
+            while let Some(e) = via[y] {
+                push = push.min(self.cap[e]);
+                y = self.to[e ^ 1];
+            }
+            if push >= INF {
+                // An uncut path of infinite edges: nothing finite separates them.
+                return INF;
+            }
+            let mut y = t;
+            while let Some(e) = via[y] {
+                self.cap[e] -= push;
+                self.cap[e ^ 1] += push;
+                y = self.to[e ^ 1];
+            }
+            total += push;
+        }
+    }
+
+    /// The vertices from which `t` is reachable through edges with capacity left.
+    fn reaching(&self, t: usize) -> Vec<bool> {
+        let mut seen = vec![false; self.adj.len()];
+        seen[t] = true;
+        let mut q = VecDeque::from([t]);
+        while let Some(y) = q.pop_front() {
+            // Edge x → y has capacity left when its twin (stored at y) says so.
+            for &e in &self.adj[y] {
+                let x = self.to[e];
+                if !seen[x] && self.cap[e ^ 1] > 0 {
+                    seen[x] = true;
+                    q.push_back(x);
+                }
+            }
+        }
+        seen
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{parse_test_module, Module};
+    use inkwell::context::Context;
+
+    /// The cut of `@f`'s block `body` for the needed values named, loads counting as values the
+    /// plan cannot rebuild and arithmetic as expandable; `shadows` are needed address shadows.
+    fn cut_of(ir: &str, needed: &[&str], shadows: &[&str]) -> Option<(Vec<String>, Vec<String>)> {
+        let ctx = Context::create();
+        let text = format!("target datalayout = \"e-m:e-i64:64-f80:128-n8:16:32:64-S128\"\n{ir}");
+        let module = parse_test_module(&ctx, &text);
+        let m = Module(module.as_mut_ptr());
+        m.verify().expect("valid test IR");
+        let f = m.function("f").expect("@f");
+        let b = f.blocks()[1];
+        let named = |n: &str| {
+            b.instructions()
+                .into_iter()
+                .find(|i| i.name() == n)
+                .unwrap_or_else(|| panic!("no %{n}"))
+        };
+        let mut want: Vec<Node> = needed.iter().map(|n| (named(n), false)).collect();
+        want.extend(shadows.iter().map(|n| (named(n), true)));
+        let facts = Facts {
+            rebuilds: |v: Val| v.parent_block() != b,
+            rebuilds_shadow: |v: Val| v.parent_block() != b,
+            expandable: |v: Val| crate::analysis::opcodes::is_pure(v.opcode()),
+        };
+        let cut = block_cut(m, b, &want, &facts)?;
+        let mut kept: Vec<String> = want
+            .iter()
+            .filter_map(|&x| cut.kept_for(need(x)))
+            .flatten()
+            .map(|n| match *n {
+                Need::Primal(v) => v.name(),
+                Need::Shadow(v) => format!("shadow {}", v.name()),
+                Need::Saved(v) => v.name(),
+            })
+            .collect();
+        kept.sort();
+        kept.dedup();
+        let mut rebuilt: Vec<String> = want
+            .iter()
+            .filter(|&&(v, s)| cut.rebuilds(v, s))
+            .map(|&(v, s)| {
+                if s {
+                    format!("shadow {}", v.name())
+                } else {
+                    v.name()
+                }
+            })
+            .collect();
+        rebuilt.sort();
+        Some((kept, rebuilt))
+    }
+
+    const STENCIL: &str = r#"
+define double @f(ptr %x) {
+entry:
+  br label %body
+body:
+  %a = load double, ptr %x
+  %pb = getelementptr double, ptr %x, i64 1
+  %b = load double, ptr %pb
+  %p = fmul double %a, %b
+  %q = fadd double %a, %b
+  %r = fsub double %a, %b
+  %t = fmul double %p, %q
+  %u = fmul double %t, %r
+  ret double %u
+}
+"#;
+
+    #[test]
+    fn products_of_two_loads_keep_the_loads() {
+        // The adjoints of %t and %u read %p, %q, %t and %r (32 bytes); %a and %b are 16.
+        let (kept, rebuilt) = cut_of(STENCIL, &["p", "q", "t", "r"], &[]).expect("a cut");
+        assert_eq!(kept, ["a", "b"]);
+        assert_eq!(rebuilt, ["p", "q", "r", "t"]);
+    }
+
+    #[test]
+    fn no_cut_when_it_saves_nothing() {
+        // %p alone (8 bytes) costs less than the two loads it is computed from.
+        assert!(cut_of(STENCIL, &["p"], &[]).is_none());
+        // A tie (%p and %q against %a and %b) keeps the needed values.
+        assert!(cut_of(STENCIL, &["p", "q"], &[]).is_none());
+    }
+
+    const GATHER: &str = r#"
+define void @f(ptr %idx, ptr %x, ptr %y, ptr %z) {
+entry:
+  br label %body
+body:
+  %k = load i32, ptr %idx
+  %j = sext i32 %k to i64
+  %px = getelementptr double, ptr %x, i64 %j
+  %py = getelementptr double, ptr %y, i64 %j
+  %pz = getelementptr double, ptr %z, i64 %j
+  ret void
+}
+"#;
+
+    #[test]
+    fn address_shadows_of_a_gather_keep_the_index() {
+        // Three shadow addresses (24 bytes) from one 4-byte index.
+        let (kept, rebuilt) = cut_of(GATHER, &[], &["px", "py", "pz"]).expect("a cut");
+        assert_eq!(kept, ["k"]);
+        assert_eq!(rebuilt, ["shadow px", "shadow py", "shadow pz"]);
+    }
+}
