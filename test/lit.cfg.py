@@ -21,6 +21,10 @@
 #   %rustc            rustc (PATH, else ~/.cargo/bin); tests using it say `REQUIRES: rustc`
 #   %run-page         python3 test/docs/run-page.py: runs a documentation page's ```sh blocks
 #   %repo             the root of the repository
+#   %enzyme-integration  ../shared/enzyme-integration next to the repository: Enzyme's
+#                     integration tests, which must not be copied here (their README); tests
+#                     that run them unchanged say `REQUIRES: enzyme-integration`
+#   %enzyme-test      bash test/integration/enzyme-test.sh (builds and runs one of them)
 
 import os
 import shutil
@@ -97,6 +101,19 @@ config.substitutions.append(("%flang", "flang-22"))
 config.substitutions.append(("%clang", "clang-22"))
 
 config.available_features.add("umbra-plugin")
+
+# Enzyme's integration tests, run from where they are when that directory exists.
+enzyme_integration = os.path.join(os.path.dirname(root), "shared", "enzyme-integration")
+if os.path.isdir(enzyme_integration):
+    config.available_features.add("enzyme-integration")
+    config.substitutions.insert(0, ("%enzyme-integration", enzyme_integration))
+    config.substitutions.insert(
+        0,
+        (
+            "%enzyme-test",
+            "bash " + os.path.join(config.test_source_root, "integration", "enzyme-test.sh"),
+        ),
+    )
 
 # Fortran tests need flang-22, which scripts/setup.sh installs: they are skipped only where it
 # is genuinely missing (a machine set up by hand), never in `make test`, which runs setup first.

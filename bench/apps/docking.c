@@ -113,7 +113,8 @@ __attribute__((noinline)) float docking_energy(const float *protein, const int *
                                                const float *poses, const float *weights,
                                                int nposes) {
   float total = 0;
-  for (int first = 0; first + PPW <= nposes; first += PPW) {
+#pragma omp parallel for reduction(+ : total)
+  for (int first = 0; first <= nposes - PPW; first += PPW) {
     float energies[PPW];
     score_batch(protein, ptype, ligand, ff, poses, first, energies);
     for (int l = 0; l < PPW; l++) total += weights[first + l] * energies[l];

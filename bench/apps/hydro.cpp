@@ -213,6 +213,7 @@ static inline Real char_length(const Real xe[8], const Real ye[8], const Real ze
  * Nodal forces */
 
 void integrate_stress(const Domain &d, Real *fxe, Real *fye, Real *fze) {
+#pragma omp parallel for
   for (Index k = 0; k < d.numElem; ++k) {
     const Index *nl = &d.nodelist[8 * k];
     Real xe[8], ye[8], ze[8], B[3][8];
@@ -247,6 +248,7 @@ static inline void hourglass_vectors(const Real xe[8], const Real ye[8], const R
 }
 
 void hourglass_control(const Domain &d, Real *fxe, Real *fye, Real *fze) {
+#pragma omp parallel for
   for (Index k = 0; k < d.numElem; ++k) {
     const Index *nl = &d.nodelist[8 * k];
     Real xe[8], ye[8], ze[8], xde[8], yde[8], zde[8], B[3][8], gam[4][8];
@@ -284,6 +286,7 @@ void hourglass_control(const Domain &d, Real *fxe, Real *fye, Real *fze) {
 
 static inline void sum_corner_forces(Domain &d, const Real *fxe, const Real *fye,
                                      const Real *fze) {
+#pragma omp parallel for
   for (Index nd = 0; nd < d.numNode; ++nd) {
     Real sx = 0, sy = 0, sz = 0;
     for (Index c = d.nodeElemStart[nd]; c < d.nodeElemStart[nd + 1]; ++c) {
@@ -309,6 +312,7 @@ void calc_force_for_nodes(Domain &d) {
  * Nodes: acceleration, boundary conditions, velocity, position */
 
 static inline void calc_acceleration(Domain &d) {
+#pragma omp parallel for
   for (Index nd = 0; nd < d.numNode; ++nd) {
     d.xdd[nd] = d.fx[nd] / d.nodalMass[nd];
     d.ydd[nd] = d.fy[nd] / d.nodalMass[nd];
@@ -324,6 +328,7 @@ static inline void apply_acceleration_bc(Domain &d) {
 
 void calc_velocity(Domain &d, Real dt) {
   const Real u_cut = d.par.u_cut;
+#pragma omp parallel for
   for (Index nd = 0; nd < d.numNode; ++nd) {
     Real vx = d.xd[nd] + d.xdd[nd] * dt;
     if (std::fabs(vx) < u_cut) vx = 0;
@@ -338,6 +343,7 @@ void calc_velocity(Domain &d, Real dt) {
 }
 
 static inline void calc_position(Domain &d, Real dt) {
+#pragma omp parallel for
   for (Index nd = 0; nd < d.numNode; ++nd) {
     d.x[nd] += d.xd[nd] * dt;
     d.y[nd] += d.yd[nd] * dt;
@@ -349,6 +355,7 @@ static inline void calc_position(Domain &d, Real dt) {
  * Elements: kinematics, artificial viscosity */
 
 void calc_kinematics(Domain &d, Real dt) {
+#pragma omp parallel for
   for (Index k = 0; k < d.numElem; ++k) {
     const Index *nl = &d.nodelist[8 * k];
     Real xe[8], ye[8], ze[8], xde[8], yde[8], zde[8], B[3][8];
@@ -385,6 +392,7 @@ void calc_kinematics(Domain &d, Real dt) {
  * the element's thickness in that direction. */
 void calc_q_gradients(Domain &d) {
   const Real ptiny = d.par.ptiny;
+#pragma omp parallel for
   for (Index k = 0; k < d.numElem; ++k) {
     const Index *nl = &d.nodelist[8 * k];
     Real xe[8], ye[8], ze[8], xde[8], yde[8], zde[8];
@@ -453,6 +461,7 @@ static inline Real neighbour(const std::vector<Real> &f, Index nb, Real outside)
 
 void calc_monotonic_q(Domain &d) {
   const Params &par = d.par;
+#pragma omp parallel for
   for (Index k = 0; k < d.numElem; ++k) {
     Real dxi = d.delv_xi[k], deta = d.delv_eta[k], dzeta = d.delv_zeta[k];
     Real phixi = monoq_limiter(par, dxi, neighbour(d.delv_xi, d.lxim[k], dxi),
@@ -553,6 +562,7 @@ void apply_material_properties(Domain &d) {
 }
 
 static inline void update_volumes(Domain &d) {
+#pragma omp parallel for
   for (Index k = 0; k < d.numElem; ++k) {
     Real vr = d.vnew[k];
     if (std::fabs(vr - 1.0) < d.par.v_cut) vr = 1.0;

@@ -11,6 +11,10 @@
 #
 # An app is built as a user would: clang(++)-22 -O3 -march=native -ffast-math -emit-llvm, then
 # `umbra -O3 --tape-stats`, then linked; the executables go to build/apps/{small,full}/NAME.
+# An app with OpenMP pragmas is also built with -fopenmp (NAME-omp) and run with
+# OMP_NUM_THREADS=1 and 2 (rows NAME-omp1, NAME-omp2): its checks must pass, and check mode
+# also compares its gradient's projections with the serial build's (to OMP_TOLERANCE, default
+# 1e-4 relative: float reductions add in another order).
 # Each prints `app NAME primal_s P grad_s G ratio R tape_bytes T` on stdout and its checks on
 # stderr, and exits non-zero when a check fails.
 set -euo pipefail
@@ -52,31 +56,67 @@ done
   exit 1
 }
 
-# build SRC: $out/NAME, or a message on stderr and status 1.
+# build SRC [SUFFIX FLAGS...]: $out/NAME$SUFFIX, built with FLAGS at every step, or a
+# message on stderr and status 1.
 build() {
-  local src=$1 name cc flags
-  name=$(basename "${src%.*}")
+  local src=$1 suffix=${2:-} name cc flags
+  shift 2 || shift $#
+  name=$(basename "${src%.*}")$suffix
   case $src in
   *.cpp) cc=clang++-22 flags=(-std=c++17) ;;
   *) cc=clang-22 flags=() ;;
   esac
-  "$cc" -O3 -march=native -ffast-math "${flags[@]}" "${defs[@]}" "${INCLUDES[@]}" \
+  "$cc" -O3 -march=native -ffast-math "${flags[@]}" "$@" "${defs[@]}" "${INCLUDES[@]}" \
     -c -emit-llvm "$src" -o "$out/$name.bc" &&
     "$UMBRA" -O3 --tape-stats "$out/$name.bc" -o "$out/$name.o" &&
-    "$cc" "$out/$name.o" -lm -o "$out/$name"
+    "$cc" "$@" "$out/$name.o" -lm -o "$out/$name"
+}
+
+# same_projections SERIAL_ERR OMP_ERR: the `ad` values of the two runs' checks agree.
+same_projections() {
+  paste <(grep '^ok ' "$1" | sed 's/.*: ad \([^ ]*\) .*/\1/') \
+    <(grep '^ok ' "$2" | sed 's/.*: ad \([^ ]*\) .*/\1/') |
+    awk -v tol="${OMP_TOLERANCE:-1e-4}" '
+      { n++; d = $1 - $2; if (d < 0) d = -d; s = ($1 < 0 ? -$1 : $1) + 1e-30
+        if (d > tol * s) { bad++; printf "  serial %s, OpenMP %s\n", $1, $2 } }
+      END { exit (n == 0 || bad > 0) }'
 }
 
 failed=()
 rows=()
+# Each app, then each app with OpenMP pragmas again as NAME-omp1 and NAME-omp2.
+runs=()
 for src in "${sources[@]}"; do
-  name=$(basename "${src%.*}")
-  if ! build "$src"; then
-    echo "run.sh: $name: build failed" >&2
-    failed+=("$name (build)")
-    continue
+  runs+=("$src::")
+  if grep -q '^#pragma omp' "$src"; then runs+=("$src:-omp:1" "$src:-omp:2"); fi
+done
+for run in "${runs[@]}"; do
+  IFS=: read -r src suffix threads <<<"$run"
+  if [ -n "$suffix" ]; then
+    export OMP_NUM_THREADS=$threads
+  else
+    unset OMP_NUM_THREADS
   fi
+  serial=$(basename "${src%.*}")
+  exe=$serial$suffix # the executable
+  name=$exe$threads  # the run (its outputs, its row)
+  if [ "$threads" != 2 ]; then
+    flags=()
+    [ -z "$suffix" ] || flags=(-fopenmp)
+    if ! build "$src" "$suffix" "${flags[@]}"; then
+      echo "run.sh: $exe: build failed" >&2
+      failed+=("$exe (build)")
+      continue
+    fi
+  fi
+  [ -x "$out/$exe" ] || continue
   if [ "$mode" = check ]; then
-    if "$out/$name" >"$out/$name.out" 2>"$out/$name.err"; then
+    if "$out/$exe" >"$out/$name.out" 2>"$out/$name.err"; then
+      if [ -n "$suffix" ] && ! same_projections "$out/$serial.err" "$out/$name.err" >&2; then
+        echo "FAIL $name: its gradient differs from the serial build's" >&2
+        failed+=("$name")
+        continue
+      fi
       echo "ok   $name ($(grep -c '^ok ' "$out/$name.err") checks)"
     else
       echo "FAIL $name:" >&2
@@ -86,7 +126,7 @@ for src in "${sources[@]}"; do
     continue
   fi
   status=0
-  /usr/bin/time -o "$out/$name.time" -f '%e %U %S %M' "$out/$name" >"$out/$name.out" \
+  /usr/bin/time -o "$out/$name.time" -f '%e %U %S %M' "$out/$exe" >"$out/$name.out" \
     2>"$out/$name.err" || status=$?
   if [ $status -ne 0 ]; then
     echo "FAIL $name (exit $status):" >&2
@@ -99,16 +139,16 @@ for src in "${sources[@]}"; do
     continue
   }
   read -r _ user sys rss_kb < <(tail -n 1 "$out/$name.time")
-  rows+=("$(awk -v l="$line" -v u="$user" -v s="$sys" -v m="$rss_kb" 'BEGIN {
+  rows+=("$(awk -v l="$line" -v nm="$name" -v u="$user" -v s="$sys" -v m="$rss_kb" 'BEGIN {
     n = split(l, f, " ")
     for (i = 1; i < n; i += 2) v[f[i]] = f[i + 1]
     share = (u + s > 0) ? 100 * s / (u + s) : 0
-    printf "%-10s %10.2f %10.2f %7.2f %9.1f %9.1f %7.0f%%\n", v["app"], 1e3 * v["primal_s"],
+    printf "%-12s %10.2f %10.2f %7.2f %9.1f %9.1f %7.0f%%\n", nm, 1e3 * v["primal_s"],
       1e3 * v["grad_s"], v["ratio"], v["tape_bytes"] / 1e6, m * 1024 / 1e6, share }')")
 done
 
 if [ "$mode" = full ] && [ ${#rows[@]} -gt 0 ]; then
-  printf "%-10s %10s %10s %7s %9s %9s %8s\n" app "primal ms" "grad ms" ratio "tape MB" \
+  printf "%-12s %10s %10s %7s %9s %9s %8s\n" app "primal ms" "grad ms" ratio "tape MB" \
     "RSS MB" "sys"
   printf "%s\n" "${rows[@]}"
 fi

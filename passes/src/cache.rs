@@ -227,6 +227,26 @@ impl Session {
         crate::signature::FloatBits { params, ret }
     }
 
+    /// What the type analysis knows of `arg`, captured by value by a parallel region, and of
+    /// `param`, the outlined function `f`'s parameter receiving it
+    /// ([`crate::openmp::captured_float`]).
+    pub fn capture_bits(&self, arg: Val, param: Val) -> crate::openmp::CaptureBits {
+        use crate::analysis::types::{float_bits, Kind};
+        let (info, m) = (self.types(), self.module);
+        let callee = param.parent_function().and_then(|f| {
+            let k = f.params().iter().position(|&q| q == param)?;
+            self.float_bits_of(f, 0).param(k)
+        });
+        let partly_float = [arg, param]
+            .iter()
+            .any(|&v| matches!(info.kind(m, v), Some(Kind::Float(_))));
+        crate::openmp::CaptureBits {
+            caller: float_bits(info, m, arg),
+            callee,
+            partly_float,
+        }
+    }
+
     /// The forward activity of `f` (in the current type context) for `activity`, calls passing
     /// float bits through integers included ([`crate::analysis::activity::forward_activity`]).
     pub fn activity(&self, f: Val, activity: &[Activity]) -> crate::analysis::activity::ActiveSet {

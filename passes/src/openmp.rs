@@ -1,21 +1,25 @@
 //! What both modes share about OpenMP parallel regions (clang `-fopenmp`, libomp): recognising
-//! `__kmpc_fork_call`, the functions that run inside a parallel region, the lock that
-//! serialises the adjoint of a reduction's critical section, and which runtime calls reverse
-//! mode can mirror.
+//! `__kmpc_fork_call`, the functions that run inside a parallel region, variables captured by
+//! value ([`captured_float`]), the runtime calls that order a region's threads ([`Sync`]:
+//! barriers, critical sections, blocking reductions) and what the adjoint emits for them, the
+//! lock that serialises the adjoint of a reduction's critical section, and which runtime calls
+//! reverse mode can mirror.
 //!
 //! A region is `__kmpc_fork_call(loc, argc, outlined, captured...)`: every thread of the team
-//! runs `outlined(&gtid, &btid, captured...)`, the captured variables passed by address. The
-//! derivatives of a region run through `__kmpc_fork_call` again, with the outlined function's
-//! derivative (`forward/openmp.rs`, `reverse/openmp.rs`).
+//! runs `outlined(&gtid, &btid, captured...)`, the captured variables passed by address, or by
+//! value in pointer-sized integers. The derivatives of a region run through `__kmpc_fork_call`
+//! again, with the outlined function's derivative (`forward/openmp.rs`, `reverse/openmp.rs`).
 //!
 //! Guarantees: a function that may run on several threads at once (an outlined function and
 //! everything it calls, [`parallel_functions`]) accumulates adjoints into memory other threads
-//! may share with atomic adds; the adjoint of a reduction's critical section runs under a lock;
-//! any other OpenMP runtime call in a reverse-mode region is an error ([`check_reverse`]), never
-//! a silently unsynchronised adjoint.
+//! may share with atomic adds; a barrier of the primal is a barrier of the adjoint; critical
+//! sections are reversed one at a time in the reverse of the order the threads ran them; the
+//! adjoint of a reduction's critical section runs under a lock; any other OpenMP runtime call
+//! in a reverse-mode region is an error ([`check_reverse`]), and so is a capture by value whose
+//! float bits cannot travel whole, never a silently unsynchronised or dropped adjoint.
 
 use crate::diag::{Error, Result};
-use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
+use crate::ir::{Builder, IntPred, Module, Opcode, Ty, TyKind, Val};
 use std::collections::HashSet;
 
 /// The runtime entry that runs a parallel region.
@@ -28,6 +32,66 @@ pub fn outlined(call: Val) -> Option<Val> {
     }
     let f = *call.call_args().get(2)?;
     (f.is_function() && !f.is_declaration()).then_some(f)
+}
+
+/// What the type analysis knows of a variable captured by value: the float type whose bits the
+/// caller's argument and the outlined function's parameter carry whole, and whether either
+/// holds float data in part (`Session::capture_bits` fills it).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CaptureBits {
+    pub caller: Option<Ty>,
+    pub callee: Option<Ty>,
+    pub partly_float: bool,
+}
+
+/// The floating-point type that argument `k` of the `__kmpc_fork_call` `call`, a variable
+/// captured by value (`firstprivate`, or a scalar clang passes in a pointer-sized integer),
+/// carries into the region: `None` for integer data, which never has a derivative, however
+/// the activity analysis reached it (an `int` loaded from differentiable memory). `bits` asks
+/// the type analysis about the argument and the outlined function's parameter.
+///
+/// A `double` travels as the bits of an `i64` (the type analysis finds them on both sides:
+/// the caller's `bitcast` or spill, the outlined function's reload); the derivative then
+/// travels the same way, in the same slot. Anything else carrying float bits (a `float` in the
+/// low half of an `i64`, a value the analysis cannot place) is refused: dropping its
+/// derivative would be a silently wrong result.
+pub fn captured_float(
+    m: Module,
+    call: Val,
+    k: usize,
+    active: bool,
+    bits: impl FnOnce(Val, Val) -> CaptureBits,
+) -> Result<Option<Ty>> {
+    let a = call.call_args()[k];
+    if !active || a.ty().is_ptr() {
+        return Ok(None);
+    }
+    let Some(f) = outlined(call) else {
+        return Ok(None);
+    };
+    let refuse = |what: &str| {
+        Err(Error::at(
+            call,
+            format!(
+                "cannot differentiate this OpenMP parallel region: it captures '{}' by value, {what} (captures by value are supported for integers and `double`s; capture it by address, e.g. `shared`, or as a `double`)",
+                crate::diag::short(a)
+            ),
+        ))
+    };
+    if !a.ty().is_int() {
+        return refuse("a value that is not passed in a pointer-sized integer");
+    }
+    let b = bits(a, f.params()[k - 1]);
+    let whole = |t: Ty| t.kind() == TyKind::Float && m.alloc_size(t) == m.alloc_size(a.ty());
+    match (b.caller, b.callee) {
+        (Some(t), Some(u)) if t == u && whole(t) => Ok(Some(t)),
+        // Integer data on both sides, unless either holds float bits only in part.
+        (None, None) if b.partly_float => refuse(
+            "floating-point data that does not fill the pointer-sized integer it travels in (a `float`?)",
+        ),
+        (None, None) => Ok(None),
+        _ => refuse("floating-point data the region and its caller do not agree on"),
+    }
 }
 
 /// True when `call` is a call to `__kmpc_fork_call`.
@@ -63,9 +127,24 @@ pub fn parallel_functions(m: Module) -> HashSet<Val> {
 }
 
 /// OpenMP runtime calls reverse mode mirrors inside a parallel region: scheduling and thread
-/// queries (primal only: the adjoint replays the same iterations from the tape) and the
-/// `nowait` reduction (its critical section's adjoint runs under a lock).
+/// queries (primal only: the adjoint replays the same iterations from the tape), `single`,
+/// `master` and `masked` (primal only: the adjoint follows the branches the primal took, on
+/// the same thread's tape), barriers (a barrier in the adjoint, [`Sync`]), `critical`
+/// sections (reversed one at a time, in the reverse of the order the threads ran them) and
+/// reductions (their critical sections' adjoints run under a lock).
 const REVERSE_SUPPORTED: &[&str] = &[
+    "__kmpc_barrier",
+    "__kmpc_critical",
+    "__kmpc_critical_with_hint",
+    "__kmpc_end_critical",
+    "__kmpc_single",
+    "__kmpc_end_single",
+    "__kmpc_master",
+    "__kmpc_end_master",
+    "__kmpc_masked",
+    "__kmpc_end_masked",
+    "__kmpc_reduce",
+    "__kmpc_end_reduce",
     "__kmpc_for_static_init_4",
     "__kmpc_for_static_init_4u",
     "__kmpc_for_static_init_8",
@@ -93,9 +172,166 @@ pub fn check_reverse(call: Val) -> Result<()> {
     if runtime && !REVERSE_SUPPORTED.contains(&name.as_str()) {
         return Err(Error::at(
             call,
-            format!("reverse mode cannot differentiate the OpenMP construct that calls '{name}' yet: parallel regions are differentiated for `parallel for` loops with a static schedule and `+` reductions only (no barriers, critical/single/master sections, dynamic schedules or tasks)"),
+            format!("reverse mode cannot differentiate the OpenMP construct that calls '{name}' yet: parallel regions are differentiated with static schedules, barriers, critical, single, master and masked sections and `+` reductions only (no dynamic schedules, ordered sections, tasks, copyprivate or locks)"),
         ));
     }
+    Ok(())
+}
+
+/// A runtime call that orders the threads of a region, and what the adjoint does in its place.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Sync {
+    /// `__kmpc_barrier`: a barrier, at the mirrored point.
+    Barrier,
+    /// `__kmpc_critical(loc, gtid, lock)`: going backwards the section ends here; the thread
+    /// passes the turn on ([`release_turn`]).
+    Critical,
+    /// `__kmpc_end_critical`: going backwards the section starts here, once it is this
+    /// thread's turn ([`wait_turn`]).
+    EndCritical,
+    /// `__kmpc_end_reduce` (a blocking reduction): it released the reduction's lock and waited
+    /// at a barrier; the adjoint waits at a barrier and takes the adjoint lock.
+    EndReduce,
+}
+
+/// What `i` is, if it is a runtime call that orders the threads of a region.
+pub fn sync_kind(i: Val) -> Option<Sync> {
+    if i.opcode() != Opcode::LLVMCall {
+        return None;
+    }
+    match i.called_function()?.name().as_str() {
+        "__kmpc_barrier" => Some(Sync::Barrier),
+        // `critical` with a `hint` clause: the same arguments, then the hint.
+        "__kmpc_critical" | "__kmpc_critical_with_hint" => Some(Sync::Critical),
+        "__kmpc_end_critical" => Some(Sync::EndCritical),
+        "__kmpc_end_reduce" => Some(Sync::EndReduce),
+        _ => None,
+    }
+}
+
+/// True when a thread of a region running `f` may wait for the others (a barrier, a critical
+/// section whose adjoint waits for its turn, a blocking reduction), in `f` or a function it
+/// calls: the adjoint then needs a team of the primal's size, every thread on its own tape.
+pub fn waits_for_others(f: Val) -> bool {
+    let mut todo = vec![f];
+    let mut seen = HashSet::new();
+    while let Some(g) = todo.pop() {
+        if g.is_declaration() || !seen.insert(g) {
+            continue;
+        }
+        for b in g.blocks() {
+            for i in b.instructions() {
+                if sync_kind(i).is_some() {
+                    return true;
+                }
+                if i.is_call() || i.is_invoke() {
+                    todo.extend(i.called_function());
+                }
+            }
+        }
+    }
+    false
+}
+
+/// `__kmpc_barrier(loc, gtid)` with the calling thread's own global id.
+pub fn barrier(b: &mut Builder, loc: Val) {
+    let m = b.module();
+    let ctx = m.context();
+    let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
+    let thread = m.get_or_add_function(
+        "__kmpc_global_thread_num",
+        Ty::function(i32t, &[ptr], false),
+    );
+    let gtid = b.call_function(thread, &[loc]);
+    let f = m.get_or_add_function(
+        "__kmpc_barrier",
+        Ty::function(Ty::void(ctx), &[ptr, i32t], false),
+    );
+    b.call_function(f, &[loc, gtid]);
+}
+
+/// The counter of the critical sections run under `lock` (a `kmp_critical_name` global): the
+/// augmented sweep takes a ticket from it inside each section; the adjoint reverses the
+/// sections from the last ticket down, each giving its ticket back.
+fn ticket_counter(m: Module, lock: Val) -> Result<Val> {
+    if !lock.is_global_variable() {
+        return Err(Error::internal(
+            lock,
+            "an OpenMP critical section whose lock is not a global variable",
+        ));
+    }
+    let name = format!("umbra.omp.turn.{}", lock.name());
+    if let Some(g) = m.global(&name) {
+        return Ok(g);
+    }
+    let i64t = Ty::int(m.context(), 64);
+    let g = m.add_global(i64t, &name);
+    g.set_initializer(i64t.zero());
+    g.set_internal();
+    g.set_alignment(8);
+    Ok(g)
+}
+
+/// Inside the critical section `enter` (a `__kmpc_critical`) began, the thread's ticket: the
+/// number of sections under the same lock before this one, as a pointer-sized tape entry.
+pub fn take_ticket(b: &mut Builder, enter: Val) -> Result<Val> {
+    let m = b.module();
+    let counter = ticket_counter(m, enter.call_args()[2])?;
+    let i64t = Ty::int(m.context(), 64);
+    let t = b.atomic_int_add(counter, i64t.int_const(1), false);
+    Ok(b.cast(Opcode::LLVMIntToPtr, t, Ty::ptr(m.context())))
+}
+
+/// Going backwards into the critical section `end` (a `__kmpc_end_critical`) ended: waits until
+/// every section under its lock with a later ticket than `ticket` is reversed.
+pub fn wait_turn(b: &mut Builder, end: Val, ticket: Val) -> Result<()> {
+    const NAME: &str = "umbra.omp.wait.turn";
+    let m = b.module();
+    let counter = ticket_counter(m, end.call_args()[2])?;
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let helper = match m.function(NAME) {
+        Some(f) => f,
+        None => {
+            // while (*counter != ticket + 1) sched_yield();
+            let f = m.add_function(NAME, Ty::function(Ty::void(ctx), &[ptr, ptr], false));
+            f.set_internal();
+            let mut h = Builder::new(m);
+            let (entry, spin, done) = (
+                f.append_block("entry"),
+                f.append_block("spin"),
+                f.append_block("done"),
+            );
+            let p = f.params();
+            h.position_at_end(entry);
+            let t = h.cast(Opcode::LLVMPtrToInt, p[1], i64t);
+            let want = h.add(t, i64t.int_const(1));
+            h.br(spin);
+            h.position_at_end(spin);
+            let now = h.load_seq_cst(i64t, p[0]);
+            let mine = h.icmp(IntPred::LLVMIntEQ, now, want);
+            let wait = f.append_block("wait");
+            h.cond_br(mine, done, wait);
+            h.position_at_end(wait);
+            let yield_ =
+                m.get_or_add_function("sched_yield", Ty::function(Ty::int(ctx, 32), &[], false));
+            h.call_function(yield_, &[]);
+            h.br(spin);
+            h.position_at_end(done);
+            h.ret_void();
+            f
+        }
+    };
+    b.call_function(helper, &[counter, ticket]);
+    Ok(())
+}
+
+/// Going backwards out of the critical section `enter` began: the next ticket down may go.
+pub fn release_turn(b: &mut Builder, enter: Val) -> Result<()> {
+    let m = b.module();
+    let counter = ticket_counter(m, enter.call_args()[2])?;
+    let i64t = Ty::int(m.context(), 64);
+    b.atomic_int_add(counter, i64t.int_const(1), true);
     Ok(())
 }
 
@@ -139,17 +375,22 @@ pub fn adjoint_critical_begin(b: &mut Builder, loc: Val) {
     critical(b, loc, true);
 }
 
-/// Leaves the adjoint lock when the reduction's critical section ran (`result == 1`), through
-/// an internal helper so the adjoint sweep's own control flow is left alone.
-pub fn adjoint_critical_end(b: &mut Builder, loc: Val, result: Val) {
-    const NAME: &str = "umbra.omp.adjoint.release";
+/// Leaves the adjoint lock when the reduction's critical section ran (`result == 1`; also
+/// `2`, its atomic method, for a blocking reduction, `blocking`), through an internal helper so
+/// the adjoint sweep's own control flow is left alone.
+pub fn adjoint_critical_end(b: &mut Builder, loc: Val, result: Val, blocking: bool) {
+    let name = if blocking {
+        "umbra.omp.adjoint.release.blocking"
+    } else {
+        "umbra.omp.adjoint.release"
+    };
     let m = b.module();
     let ctx = m.context();
-    let helper = match m.function(NAME) {
+    let helper = match m.function(name) {
         Some(f) => f,
         None => {
             let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
-            let f = m.add_function(NAME, Ty::function(Ty::void(ctx), &[ptr, i32t], false));
+            let f = m.add_function(name, Ty::function(Ty::void(ctx), &[ptr, i32t], false));
             f.set_internal();
             let mut h = Builder::new(m);
             let (entry, release, done) = (
@@ -159,7 +400,13 @@ pub fn adjoint_critical_end(b: &mut Builder, loc: Val, result: Val) {
             );
             let p = f.params();
             h.position_at_end(entry);
-            let ran = h.icmp(IntPred::LLVMIntEQ, p[1], i32t.int_const(1));
+            let ran = if blocking {
+                // 1 or 2: (result - 1) <u 2.
+                let r = h.sub(p[1], i32t.int_const(1));
+                h.icmp(IntPred::LLVMIntULT, r, i32t.int_const(2))
+            } else {
+                h.icmp(IntPred::LLVMIntEQ, p[1], i32t.int_const(1))
+            };
             h.cond_br(ran, release, done);
             h.position_at_end(release);
             critical(&mut h, p[0], false);
@@ -248,11 +495,20 @@ fn only_read(p: Val, depth: u32) -> bool {
     })
 }
 
-/// True when `p` addresses a local variable of the function it is in (through GEPs and casts):
-/// memory only the thread running that function uses, whose adjoints need no atomic add.
+/// True when `p` addresses a local variable of the function it is in (through GEPs and casts),
+/// or a parameter every caller passes such an address in (`float B[3][8]` of an outlined
+/// function, filled by a helper it calls): memory only the thread running that function uses,
+/// whose adjoints need no atomic add.
 pub fn thread_private(p: Val) -> bool {
+    private_at(p, 0)
+}
+
+fn private_at(p: Val, depth: u32) -> bool {
     let mut v = p;
     for _ in 0..32 {
+        if v.is_argument() {
+            return depth < 4 && private_parameter(v, depth);
+        }
         if !v.is_instruction() {
             return false;
         }
@@ -265,4 +521,27 @@ pub fn thread_private(p: Val) -> bool {
         }
     }
     false
+}
+
+/// True when parameter `p` of a function whose every use is a direct call receives a
+/// thread-private address from every call site (callers in other modules do not matter: they
+/// never call its derivatives, which only derived callers in this module do). An outlined
+/// function's parameters come from `__kmpc_fork_call`, which is not a direct call of it: never
+/// private.
+fn private_parameter(p: Val, depth: u32) -> bool {
+    let Some(f) = p.parent_function() else {
+        return false;
+    };
+    let Some(k) = f.params().iter().position(|&q| q == p) else {
+        return false;
+    };
+    let users = f.users();
+    !users.is_empty()
+        && users.into_iter().all(|c| {
+            (c.is_call() || c.is_invoke())
+                && c.called_value() == f
+                && c.call_args()
+                    .get(k)
+                    .is_some_and(|&a| private_at(a, depth + 1))
+        })
 }

@@ -6,10 +6,9 @@
 // RUN: not %umbra %t0.bc -o %t.o 2>&1 | FileCheck %s
 // RUN: %clang -O2 -g -fopenmp -DFORWARD -c -emit-llvm %s -o %tf.bc
 // RUN: not %umbra %tf.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=FWD
-// OpenMP constructs beyond `parallel for` with a static schedule and `+` reductions are
-// clear errors naming the runtime call, never a gradient computed without the
-// synchronisation the primal had: here a dynamic schedule (`__kmpc_dispatch_*`) and a
-// barrier between two loops, whose adjoints would race without one.
+// OpenMP constructs Umbra does not mirror are clear errors naming the runtime call, never a
+// gradient computed without the synchronisation the primal had: here a dynamic schedule
+// (`__kmpc_dispatch_*`).
 double __enzyme_autodiff(void *, ...);
 double __enzyme_fwddiff(void *, ...);
 extern int enzyme_dup, enzyme_const;
@@ -18,7 +17,7 @@ double sum_sq(const double *x, int n) {
   double s = 0;
   // The error points at the loop.
   // CHECK: openmp-unsupported.c:[[@LINE+3]]:{{[0-9]+}}: {{.*}}reverse mode cannot differentiate the OpenMP construct that calls '__kmpc_dispatch_init_4'{{.*}}static schedule
-  // FWD: openmp-unsupported.c:[[@LINE+2]]:{{[0-9]+}}: {{.*}}no derivative rule for '__kmpc_dispatch_next_4'{{.*}}OpenMP `parallel for` loops with a static schedule{{.*}}Marking it inactive would not fix this
+  // FWD: openmp-unsupported.c:[[@LINE+2]]:{{[0-9]+}}: {{.*}}no derivative rule for '__kmpc_dispatch_next_4'{{.*}}OpenMP parallel regions with static schedules{{.*}}Marking it inactive would not fix this
 #pragma omp parallel for reduction(+ : s) schedule(dynamic)
   for (int i = 0; i < n; i++)
     s += x[i] * x[i];

@@ -444,6 +444,37 @@ impl Builder {
             )
         })
     }
+    /// `atomicrmw add ptr, v seq_cst` (`sub` when `sub`): a counter threads hand on to each
+    /// other (the turns of reversed OpenMP critical sections), ordering what they did before.
+    pub fn atomic_int_add(&mut self, ptr: Val, v: Val, sub: bool) -> Val {
+        let op = if sub {
+            sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpSub
+        } else {
+            sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpAdd
+        };
+        Val(unsafe {
+            c::LLVMBuildAtomicRMW(
+                self.raw,
+                op,
+                ptr.0,
+                v.0,
+                sys::LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent,
+                0,
+            )
+        })
+    }
+    /// `load atomic ty, ptr seq_cst, align 8`: a counter another thread hands on
+    /// ([`Builder::atomic_int_add`]).
+    pub fn load_seq_cst(&mut self, ty: Ty, ptr: Val) -> Val {
+        let v = self.load(ty, ptr, 8);
+        unsafe {
+            c::LLVMSetOrdering(
+                v.0,
+                sys::LLVMAtomicOrdering::LLVMAtomicOrderingSequentiallyConsistent,
+            )
+        };
+        v
+    }
     /// `load atomic ty, ptr monotonic, align 8`: a value other threads may store at the same time.
     pub fn load_relaxed(&mut self, ty: Ty, ptr: Val) -> Val {
         let v = self.load(ty, ptr, 8);

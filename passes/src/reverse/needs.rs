@@ -105,6 +105,10 @@ pub(super) fn needs(
         }
         // A deferred free: the adjoint releases the block, so it needs the pointer.
         LLVMCall | LLVMInvoke if defers_free(i) => add(Need::Primal(i.operand(0))),
+        // The end of an OpenMP critical section: its ticket (`reverse/openmp.rs`).
+        LLVMCall if crate::openmp::sync_kind(i) == Some(crate::openmp::Sync::EndCritical) => {
+            add(Need::Saved(i))
+        }
         LLVMCall | LLVMInvoke => match reverse_callee(i, active, user) {
             ReverseCallee::Math => {
                 let rule = match rules::classify(i, user) {

@@ -13,34 +13,49 @@
 //! - *Races*: adjoints a thread adds into memory other threads may share are atomic adds
 //!   (`adjoint.rs`, [`crate::openmp::parallel_functions`]); a store's adjoint clears the shadow
 //!   of memory only that thread wrote (the primal would race otherwise); a reduction's critical
-//!   section is reversed under a lock ([`crate::openmp`]); other synchronisation is refused.
+//!   section is reversed under a lock ([`crate::openmp`]); barriers are mirrored, critical
+//!   sections reversed in the reverse of their tickets' order ([`AdjointFn::reverse_sync`]);
+//!   an adjoint whose threads wait for each other runs one tape per thread, on a team of the
+//!   primal's size; other synchronisation is refused.
+//! - *Captures by value*: a `double` captured by value is active (`out`); each thread's
+//!   adjoint of it is added atomically into a sum the caller adds to its own adjoint.
 
 use super::adjoint::AdjointFn;
 use super::augmented::AugmentedFn;
 use super::classify::call_activity;
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Ty, Val};
+use crate::openmp::Sync;
 use crate::tape::{free_tape, tape_type};
 use crate::vocab::Activity;
 
 /// Bytes before the first tape in the per-thread tape block: the capacity and the team size.
 const HEADER: u64 = 16;
 
+/// Bytes per sum of a captured variable's adjoint (room for any scalar floating-point type).
+const SUM: u64 = 16;
+
 /// The activities of the outlined function's parameters for call `i`: the runtime's thread ids
-/// carry nothing; captured variables with shadows are duplicated.
-fn activities(i: Val, is_active: impl Fn(Val) -> bool) -> Result<Vec<Activity>> {
+/// carry nothing; captured variables with shadows are duplicated; a `double` captured by value
+/// is active (its adjoint summed over the threads, [`microtask`]); integers never are.
+fn activities(
+    session: &crate::cache::Session,
+    i: Val,
+    is_active: impl Fn(Val) -> bool,
+) -> Result<Vec<Activity>> {
     let mut acts = vec![Activity::Const, Activity::Const];
-    for a in i.call_args().into_iter().skip(3) {
-        let act = call_activity(a, false, &is_active);
-        if act == Activity::Out || (is_active(a) && !a.ty().is_ptr()) {
-            return Err(Error::at(
-                i,
-                format!(
-                    "cannot differentiate this OpenMP parallel region: it captures '{}' by value, which carries a derivative (only variables captured by address are supported)",
-                    crate::clone::short(a)
-                ),
-            ));
-        }
+    for (k, a) in i.call_args().into_iter().enumerate().skip(3) {
+        let active = is_active(a);
+        let float = crate::openmp::captured_float(session.module, i, k, active, |a, p| {
+            session.capture_bits(a, p)
+        })?;
+        let act = if a.ty().is_ptr() {
+            call_activity(a, false, &is_active)
+        } else if float.is_some() {
+            Activity::Out
+        } else {
+            Activity::Const
+        };
         acts.push(act);
     }
     Ok(acts)
@@ -75,20 +90,33 @@ fn tape_at(b: &mut Builder, tapes: Val, t: Val) -> Val {
 
 /// A microtask `name(gtid, btid, tapes, args...)` that calls `sweep(tape, gtid, btid, args...)`
 /// with the calling thread's tape: `augment` (record the team size, check the capacity) or the
-/// adjoint (every tape `t, t + team, ...`).
-fn microtask(m: Module, name: &str, sweep: Val, augment: bool) -> Val {
+/// adjoint (every tape `t, t + team, ...`; exactly its own with `strict`, for threads that wait
+/// for each other, else a run-time error). An adjoint returning the adjoints of variables
+/// captured by value (a struct) gets a last parameter, a block of [`SUM`]-byte sums, into which
+/// every tape's adjoints are added atomically: the caller's adjoint of the variable is their
+/// total over the threads.
+fn microtask(m: Module, name: &str, sweep: Val, augment: bool, strict: bool) -> Val {
     if let Some(f) = m.function(name) {
         return f;
     }
     let ctx = m.context();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let ret = sweep.function_type().return_type();
+    let sums = !augment && !ret.is_void();
     let mut params = vec![ptr, ptr, ptr];
     params.extend(sweep.function_type().param_types().into_iter().skip(3));
+    if sums {
+        params.push(ptr);
+    }
     let f = m.add_function(name, Ty::function(Ty::void(ctx), &params, false));
     f.set_internal();
     let p = f.params();
     let (gtid, btid, tapes) = (p[0], p[1], p[2]);
-    let rest = &p[3..];
+    let (rest, sums) = if sums {
+        (&p[3..p.len() - 1], p.last().copied())
+    } else {
+        (&p[3..], None)
+    };
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
     b.position_at_end(entry);
@@ -100,7 +128,19 @@ fn microtask(m: Module, name: &str, sweep: Val, augment: bool) -> Val {
         let tape = tape_at(b, tapes, j);
         let mut args = vec![tape, gtid, btid];
         args.extend_from_slice(rest);
-        b.call_function(sweep, &args);
+        let r = b.call_function(sweep, &args);
+        if let Some(sums) = sums {
+            for k in 0..ret.struct_fields().len() as u32 {
+                let d = b.extract_value(r, k);
+                let at = b.gep(
+                    Ty::int(ctx, 8),
+                    sums,
+                    &[i64t.int_const(SUM * u64::from(k))],
+                    true,
+                );
+                b.atomic_fadd(at, d);
+            }
+        }
         tape
     };
     if augment {
@@ -126,15 +166,31 @@ fn microtask(m: Module, name: &str, sweep: Val, augment: bool) -> Val {
     } else {
         let team_slot = b.gep(Ty::int(ctx, 8), tapes, &[i64t.int_const(8)], true);
         let count = b.load(i64t, team_slot, 8);
+        if strict {
+            // Threads that wait for each other (barriers, critical sections' turns) must
+            // all run at once, one tape each: a thread reversing two tapes would wait for
+            // itself.
+            let (full, short) = (f.append_block("full"), f.append_block("short"));
+            let same = b.icmp(IntPred::LLVMIntEQ, team, count);
+            b.cond_br(same, full, short);
+            b.position_at_end(short);
+            crate::unwind::emit_fatal_call(
+                &mut b,
+                "umbra: the gradient of an OpenMP parallel region with barriers or critical sections got fewer threads than the region ran with; it needs as many (raise OMP_THREAD_LIMIT, or set OMP_DYNAMIC=false)",
+            );
+            b.unreachable();
+            b.position_at_end(full);
+        }
         let (head, body, done) = (
             f.append_block("head"),
             f.append_block("body"),
             f.append_block("done"),
         );
+        let pre = b.current_block();
         b.br(head);
         b.position_at_end(head);
         let j = b.phi(i64t);
-        j.add_incoming(t, entry);
+        j.add_incoming(t, pre);
         let more = b.icmp(IntPred::LLVMIntSLT, j, count);
         b.cond_br(more, body, done);
         b.position_at_end(body);
@@ -193,7 +249,7 @@ impl AugmentedFn<'_> {
     /// The region's augmented sweep on per-thread tapes; the tape block is saved for the
     /// adjoint.
     pub(super) fn fork_augmented(&mut self, i: Val, g: Val) -> Result<()> {
-        let acts = activities(i, |v| self.is_active(v))?;
+        let acts = activities(self.session, i, |v| self.is_active(v))?;
         let mut args = Vec::new();
         for (a, act) in i.call_args().into_iter().skip(3).zip(&acts[2..]) {
             args.push(self.vals.map(a));
@@ -203,7 +259,7 @@ impl AugmentedFn<'_> {
         }
         let (aug, _) = self.session.declare_reverse(g, &acts, false, 0)?;
         let m = self.session.module;
-        let micro = microtask(m, &format!("{}.omp", aug.name()), aug, true);
+        let micro = microtask(m, &format!("{}.omp", aug.name()), aug, true, false);
         let ctx = m.context();
         let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
         let max = query(&mut self.b, "omp_get_max_threads");
@@ -225,7 +281,7 @@ impl AugmentedFn<'_> {
 impl AdjointFn<'_> {
     /// The region's adjoint: a team of the recorded size reverses every thread's tape.
     pub(super) fn reverse_fork(&mut self, i: Val, g: Val) -> Result<()> {
-        let acts = activities(i, |v| self.is_active(v))?;
+        let acts = activities(self.session, i, |v| self.is_active(v))?;
         let Some(tapes) = self.saved.take() else {
             return Err(Error::at(
                 i,
@@ -241,7 +297,8 @@ impl AdjointFn<'_> {
         }
         let (_, adj) = self.session.declare_reverse(g, &acts, false, 0)?;
         let m = self.session.module;
-        let micro = microtask(m, &format!("{}.omp", adj.name()), adj, false);
+        let strict = crate::openmp::waits_for_others(g);
+        let micro = microtask(m, &format!("{}.omp", adj.name()), adj, false, strict);
         let ctx = m.context();
         let (ptr, i32t, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 32), Ty::int(ctx, 64));
         let loc = i.call_args()[0];
@@ -260,8 +317,48 @@ impl AdjointFn<'_> {
             Ty::function(Ty::void(ctx), &[ptr, i32t, i32t], false),
         );
         self.b.call_function(push, &[loc, gtid, count]);
-        fork(&mut self.b, i, micro, tapes, &args);
         let free = m.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+        let outs: Vec<Val> = i
+            .call_args()
+            .into_iter()
+            .skip(3)
+            .zip(&acts[2..])
+            .filter(|(_, &act)| act == Activity::Out)
+            .map(|(a, _)| a)
+            .collect();
+        if outs.is_empty() {
+            fork(&mut self.b, i, micro, tapes, &args);
+        } else {
+            // The threads add their adjoints of the variables captured by value into zeroed sums.
+            let calloc = m.get_or_add_function("calloc", Ty::function(ptr, &[i64t, i64t], false));
+            let n = i64t.int_const(outs.len() as u64);
+            let sums = self.b.call_function(calloc, &[n, i64t.int_const(SUM)]);
+            args.push(sums);
+            fork(&mut self.b, i, micro, tapes, &args);
+            for (k, &a) in outs.iter().enumerate() {
+                let Some(t) = adj
+                    .function_type()
+                    .return_type()
+                    .struct_fields()
+                    .get(k)
+                    .copied()
+                else {
+                    return Err(Error::internal(
+                        i,
+                        "an adjoint of a parallel region returns fewer adjoints than it captures variables by value",
+                    ));
+                };
+                let at = self.b.gep(
+                    Ty::int(ctx, 8),
+                    sums,
+                    &[i64t.int_const(SUM * k as u64)],
+                    true,
+                );
+                let d = self.b.load(t, at, 8);
+                self.accumulate(a, d);
+            }
+            self.b.call_function(free, &[sums]);
+        }
         self.b.call_function(free, &[tapes]);
         Ok(())
     }
@@ -278,6 +375,59 @@ impl AdjointFn<'_> {
         let sp = self.shadow(p, i)?;
         let d = self.b.load(v.ty(), sp, i.alignment().max(1));
         self.accumulate(v, d);
+        Ok(())
+    }
+}
+
+impl AdjointFn<'_> {
+    /// The adjoint's side of a runtime call that orders the threads: a barrier where the
+    /// primal had one, a critical section entered once every section with a later ticket is
+    /// reversed and left by handing the turn on, a blocking reduction's barrier and lock.
+    pub(super) fn reverse_sync(&mut self, i: Val, sync: Sync) -> Result<()> {
+        let loc = i.call_args()[0];
+        match sync {
+            Sync::Barrier => crate::openmp::barrier(&mut self.b, loc),
+            Sync::EndCritical => {
+                let Some(ticket) = self.saved.take() else {
+                    return Err(Error::internal(
+                        i,
+                        "the ticket of an OpenMP critical section was not taped",
+                    ));
+                };
+                crate::openmp::wait_turn(&mut self.b, i, ticket)?;
+            }
+            Sync::Critical => crate::openmp::release_turn(&mut self.b, i)?,
+            Sync::EndReduce => {
+                crate::openmp::barrier(&mut self.b, loc);
+                crate::openmp::adjoint_critical_begin(&mut self.b, loc);
+            }
+        }
+        Ok(())
+    }
+}
+
+impl AugmentedFn<'_> {
+    /// After the primal's copy of a critical section's bounds: the thread's ticket, taken
+    /// inside the section and taped where it ends, so the adjoint reverses the sections in the
+    /// reverse of the order the threads ran them (a product or a maximum over the threads
+    /// needs that order; a sum would not).
+    pub(super) fn augment_sync(&mut self, i: Val) -> Result<()> {
+        match crate::openmp::sync_kind(i) {
+            Some(Sync::Critical) => {
+                let ticket = crate::openmp::take_ticket(&mut self.b, i)?;
+                self.tickets.insert(i.call_args()[2], ticket);
+            }
+            Some(Sync::EndCritical) => {
+                let Some(&ticket) = self.tickets.get(&i.call_args()[2]) else {
+                    return Err(Error::at(
+                        i,
+                        "reverse mode cannot differentiate this OpenMP critical section: its end is not reached from its start in the same function",
+                    ));
+                };
+                self.saved.insert(i, ticket);
+            }
+            _ => {}
+        }
         Ok(())
     }
 }

@@ -34,13 +34,24 @@ pub(super) fn atomic_add(b: &mut Builder, sp: Val, d: Val, at: Val) -> Result<()
 }
 
 /// In a function that runs on several threads at once, calls whose adjoints add into memory
-/// are refused unless they synchronise (the OpenMP rules); scalar math, hand-written rules
-/// that touch no memory (complex functions, struct-valued intrinsics such as `llvm.modf`:
-/// their adjoints only return values), primal-only calls and derived callees (themselves
-/// differentiated as running in parallel) are fine.
-pub(super) fn check_parallel_callee(i: Val, callee: super::classify::ReverseCallee) -> Result<()> {
+/// are refused unless they synchronise (the OpenMP rules) or touch only memory private to the
+/// thread (a memory intrinsic whose differentiable pointers all address local variables of
+/// the function, [`crate::openmp::thread_private`]: `float etot[8]` cleared with `memset`);
+/// scalar math, hand-written rules that touch no memory (complex functions, struct-valued
+/// intrinsics such as `llvm.modf`: their adjoints only return values), primal-only calls and
+/// derived callees (themselves differentiated as running in parallel) are fine.
+pub(super) fn check_parallel_callee(
+    i: Val,
+    callee: super::classify::ReverseCallee,
+    is_active: impl Fn(Val) -> bool,
+) -> Result<()> {
     use super::classify::ReverseCallee::*;
     let refused = match callee {
+        Custom(rule, _) if matches!(rule.name, "llvm.memcpy" | "llvm.memmove" | "llvm.memset") => {
+            i.call_args().into_iter().any(|a| {
+                a.ty().is_ptr_or_ptr_vector() && is_active(a) && !crate::openmp::thread_private(a)
+            })
+        }
         Custom(rule, _) => !rule.effects.synchronises && rule.effects.touches_memory(),
         User(_) => true,
         _ => false,

@@ -235,7 +235,7 @@ pub fn missing_rule_error(i: Val, mode: Mode) -> crate::diag::Error {
             let name = f.name();
             // OpenMP's runtime runs outlined parallel regions: a rule would not help.
             let openmp = if name.starts_with("__kmpc_") {
-                "Umbra differentiates OpenMP `parallel for` loops with a static schedule and `+` reductions only, not this construct: restructure it that way, or compile the differentiated code without -fopenmp. Otherwise: "
+                "Umbra differentiates OpenMP parallel regions with static schedules, barriers, critical, single, master and masked sections and `+` reductions, not this construct: restructure it that way, or compile the differentiated code without -fopenmp. Otherwise: "
             } else if name.starts_with("_FortranA") {
                 // flang's runtime library: array intrinsics and assignment at -O0 (sum, dot_product), and
                 // matmul, transpose, ... at every level.

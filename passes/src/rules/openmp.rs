@@ -1,6 +1,8 @@
-//! The OpenMP runtime calls that appear inside the outlined body of a `parallel for` (clang
-//! `-fopenmp`): loop scheduling and thread queries run in the primal only, and the `+`
-//! reduction's `__kmpc_reduce_nowait` is made safe to differentiate.
+//! The OpenMP runtime calls that appear inside the outlined body of a parallel region (clang
+//! `-fopenmp`): loop scheduling, thread queries, barriers and the bounds of `critical`,
+//! `single`, `master` and `masked` sections run in the primal only (reverse mode mirrors the
+//! synchronisation itself, [`crate::openmp::Sync`]), and the `+` reductions'
+//! `__kmpc_reduce_nowait` and `__kmpc_reduce` are made safe to differentiate.
 //!
 //! Guarantee: a reduction never takes libomp's tree method, which combines the threads' private
 //! copies through clang's `reduce_func` and so would combine primal values but not their
@@ -37,12 +39,16 @@ macro_rules! primal_only {
     };
 }
 
-/// Loop scheduling (the static schedule writes the thread's bounds into its arguments) and the
-/// end of a reduction's critical section.
+/// Loop scheduling (the static schedule writes the thread's bounds into its arguments), the
+/// end of a reduction's critical section, barriers and the bounds of `critical`, `single`,
+/// `master` and `masked` sections. Their values run in the primal only; reverse mode mirrors
+/// the synchronisation itself ([`crate::openmp::Sync`]).
 pub static WRITING: &[Rule] = primal_only![Effects::READS_WRITES;
     "__kmpc_for_static_init_4", "__kmpc_for_static_init_4u", "__kmpc_for_static_init_8",
     "__kmpc_for_static_init_8u", "__kmpc_for_static_fini", "__kmpc_end_reduce_nowait",
-    "__kmpc_push_num_threads",
+    "__kmpc_end_reduce", "__kmpc_push_num_threads", "__kmpc_barrier", "__kmpc_critical",
+    "__kmpc_critical_with_hint", "__kmpc_end_critical", "__kmpc_single", "__kmpc_end_single",
+    "__kmpc_master", "__kmpc_end_master", "__kmpc_masked", "__kmpc_end_masked",
 ];
 
 /// Thread queries.
@@ -63,15 +69,40 @@ static REDUCE: CustomReverse = CustomReverse {
     },
 };
 
-/// The reduction rule.
-pub static RULES: &[Rule] = &[Rule {
-    name: "__kmpc_reduce_nowait",
-    aliases: &[],
-    libm_variants: false,
-    area: Area::OpenMp,
-    kind: RuleKind::Forward(reduce_forward as ForwardRule, Reverse::Custom(&REDUCE)),
-    effects: Effects::READS_WRITES.synchronising(),
-}];
+/// `__kmpc_reduce(...)`, the blocking reduction of a worksharing loop inside a region.
+static REDUCE_BLOCKING: CustomReverse = CustomReverse {
+    augment: reduce_augment,
+    adjoint: reduce_blocking_adjoint,
+    needs: CustomNeeds {
+        args: ArgNeeds::Positions(&[0]),
+        result: true,
+        saved: false,
+        shadows_only: ArgNeeds::None,
+    },
+};
+
+/// The reduction rules.
+pub static RULES: &[Rule] = &[
+    Rule {
+        name: "__kmpc_reduce_nowait",
+        aliases: &[],
+        libm_variants: false,
+        area: Area::OpenMp,
+        kind: RuleKind::Forward(reduce_forward as ForwardRule, Reverse::Custom(&REDUCE)),
+        effects: Effects::READS_WRITES.synchronising(),
+    },
+    Rule {
+        name: "__kmpc_reduce",
+        aliases: &[],
+        libm_variants: false,
+        area: Area::OpenMp,
+        kind: RuleKind::Forward(
+            reduce_forward as ForwardRule,
+            Reverse::Custom(&REDUCE_BLOCKING),
+        ),
+        effects: Effects::READS_WRITES.synchronising(),
+    },
+];
 
 /// Null `reduce_data` and `reduce_func` in a derived copy of the call: no tree reduction.
 fn no_tree(call: Val) {
@@ -102,7 +133,17 @@ fn reduce_augment(c: &mut AugmentCall) -> Result<Augmented> {
 /// returned 1 exactly when that section ran, so that is when the lock is released here.
 fn reduce_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     if let Some(result) = c.result {
-        crate::openmp::adjoint_critical_end(c.b, c.args[0], result);
+        crate::openmp::adjoint_critical_end(c.b, c.args[0], result, false);
+    }
+    Ok(vec![None; c.args.len()])
+}
+
+/// A blocking reduction ends with `__kmpc_end_reduce` in both its critical (1) and atomic (2)
+/// methods, and the adjoint takes the lock there in both ([`crate::openmp::Sync::EndReduce`]):
+/// released here when the reduction returned 1 or 2.
+fn reduce_blocking_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    if let Some(result) = c.result {
+        crate::openmp::adjoint_critical_end(c.b, c.args[0], result, true);
     }
     Ok(vec![None; c.args.len()])
 }

@@ -9,6 +9,9 @@ impl AdjointFn<'_> {
             // Going backwards, a reduction's critical section starts here.
             crate::openmp::adjoint_critical_begin(&mut self.b, i.call_args()[0]);
         }
+        if let Some(sync) = crate::openmp::sync_kind(i) {
+            self.reverse_sync(i, sync)?;
+        }
         if self.plan.defers_free(i) {
             return self.defer_free(i);
         }

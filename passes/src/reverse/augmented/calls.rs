@@ -52,11 +52,12 @@ impl AugmentedFn<'_> {
             self.check_call_bits(i)?;
         }
         if self.session.runs_in_parallel(self.src) {
-            crate::reverse::parallel::check_parallel_callee(i, callee)?;
+            crate::reverse::parallel::check_parallel_callee(i, callee, |v| self.is_active(v))?;
         }
         match callee {
             ReverseCallee::Primal | ReverseCallee::Math | ReverseCallee::Free => {
                 self.vals.clone_primal(&mut self.b, i);
+                self.augment_sync(i)?;
             }
             ReverseCallee::Custom(rule, custom) => self.call_custom(i, rule, custom)?,
             ReverseCallee::User(u) => self.call_user_augment(i, u)?,

@@ -52,6 +52,8 @@ pub(super) struct AugmentedFn<'s> {
     pred_index: Vec<(Block, Val)>,
     /// What custom rules saved for the adjoint sweep, by source call.
     pub(super) saved: HashMap<Val, Val>,
+    /// The ticket of the OpenMP critical section open under each lock (`reverse/openmp.rs`).
+    pub(super) tickets: HashMap<Val, Val>,
     /// Loops whose iterations write into one reserved region of the tape.
     loop_tapes: LoopTapes,
     /// Structured loop → its region's address and reserved count, once reserved.
@@ -120,6 +122,7 @@ impl<'s> AugmentedFn<'s> {
             int_phis: Vec::new(),
             pred_index: Vec::new(),
             saved: HashMap::new(),
+            tickets: HashMap::new(),
             loop_tapes,
             regions: HashMap::new(),
             byte_checks: ByteChecks::default(),
