@@ -196,9 +196,14 @@ impl ReversePlan {
             for i in b.instructions() {
                 // An invoke's value exists only on its normal edge: spilled at the start of
                 // its normal destination, when the invoke is that block's only way in.
+                // Off some path, a value is spilled only when a loop reads it: kept where it
+                // is needed instead, it would be taped once per iteration; read only outside
+                // loops, it costs the same kept there (and needs no stack slot).
                 let spillable = on_every_path
-                    || i.opcode() != Opcode::LLVMInvoke
-                    || cfg.preds(i.normal_dest()) == [b];
+                    || ((i.opcode() != Opcode::LLVMInvoke || cfg.preds(i.normal_dest()) == [b])
+                        && i.users()
+                            .iter()
+                            .any(|u| u.is_instruction() && cyclic.contains(&u.parent_block())));
                 let frameable = once && spillable && wanted.contains(&i) && framable(i);
                 // A libm value computed once per call is kept once rather than computed again
                 // at every use (inside a loop, once per iteration: lognormal_model's sigmoid).
