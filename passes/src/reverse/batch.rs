@@ -6,8 +6,8 @@
 //! Both sweeps derive the same batches from the source block ([`batches`]), so the byte layout
 //! the augmented sweep writes is exactly the one the adjoint reads. A batch is a maximal run of
 //! consecutive instructions that are not *barriers*: calls that may push onto the tape
-//! themselves or emit control flow (derived callees, hand-written and user rules, invokes)
-//! and terminators. Barriers keep their own, unbatched pushes, so the tape stays in LIFO order
+//! themselves (derived callees, user rules, hand-written rules that save a value, invokes)
+//! and terminators ([`ReversePlan::is_barrier`]). Barriers keep their own, unbatched pushes, so the tape stays in LIFO order
 //! around them.
 
 use super::needs::Need;

@@ -512,8 +512,11 @@ impl ReversePlan {
     }
 
     /// True when `i` keeps its own pushes rather than sharing its run's slot
-    /// ([`super::batch`]): a terminator, or a call that may push onto the tape itself or emit
-    /// control flow (derived callees, hand-written and user rules, invokes, deferred frees).
+    /// ([`super::batch`]): a terminator, or a call that may push onto the tape itself (derived
+    /// callees, user rules, hand-written rules that save a value, invokes, deferred frees).
+    /// Control flow a hand-written rule emits does not matter: a run's values are stored after
+    /// its last member and its slot popped before that member's adjoint, both of which
+    /// dominate whatever the members between emit.
     pub fn is_barrier(&self, i: Val, active: &ActiveSet, rules: &UserRules) -> bool {
         use super::classify::{reverse_callee, ReverseCallee};
         if i.parent_block().terminator() == Some(i) {
@@ -523,10 +526,16 @@ impl ReversePlan {
             Opcode::LLVMCall | Opcode::LLVMInvoke => {
                 i.is_invoke()
                     || self.defers_free(i)
-                    || !matches!(
-                        reverse_callee(i, active, rules),
-                        ReverseCallee::Primal | ReverseCallee::Math
-                    )
+                    || match reverse_callee(i, active, rules) {
+                        ReverseCallee::Primal | ReverseCallee::Math => false,
+                        // A hand-written rule tapes through the same needs as an instruction
+                        // (rules never push onto the tape themselves); only the value its
+                        // augment half saves is pushed at the call. Without one, it joins the
+                        // run around it: a vector reduction in an unrolled body would
+                        // otherwise split the body into runs that each tape what they share.
+                        ReverseCallee::Custom(_, c) => c.needs.saved,
+                        _ => true,
+                    }
             }
             _ => false,
         }
@@ -709,16 +718,32 @@ const CHEAP_INTRINSICS: &[&str] = &[
     "llvm.roundeven",
 ];
 
-/// True for a call of one of [`CHEAP_INTRINSICS`] (any overload) with a math rule.
+/// True for a call of one of [`CHEAP_INTRINSICS`] (any overload) with a math rule, or a
+/// floating-point vector reduction (`llvm.vector.reduce.fadd` and kin: a few shuffles and
+/// adds, reading no memory; the sums of an unrolled body's dot products would otherwise be
+/// taped per iteration).
 fn cheap_to_recompute(i: Val) -> bool {
-    is_math_value(i)
+    let reduction = i.is_call()
         && i.called_function().is_some_and(|f| {
-            let name = f.name();
-            CHEAP_INTRINSICS.iter().any(|c| {
-                name.strip_prefix(c)
-                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+            f.is_declaration()
+                && ["fadd", "fmul", "fmax", "fmin", "fmaximum", "fminimum"]
+                    .iter()
+                    .any(|op| {
+                        f.name()
+                            .strip_prefix("llvm.vector.reduce.")
+                            .and_then(|r| r.strip_prefix(op))
+                            .is_some_and(|rest| rest.starts_with('.'))
+                    })
+        });
+    reduction
+        || is_math_value(i)
+            && i.called_function().is_some_and(|f| {
+                let name = f.name();
+                CHEAP_INTRINSICS.iter().any(|c| {
+                    name.strip_prefix(c)
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+                })
             })
-        })
 }
 
 /// True when `v` reaches nothing but the function's result: through pure arithmetic, phis and
