@@ -178,14 +178,23 @@ fn loop_location(l: &StructuredLoop) -> String {
                 .into_iter()
                 .find_map(|i| i.debug_location())
         })
-        .unwrap_or_else(|| format!("'{}' (no debug location)", block_name(l.header)))
+        .unwrap_or_else(|| format!("{} (no debug location)", block_name(l.header)))
 }
 
+/// `block 'name'`, or for an unnamed block its number as the textual IR shows it (`block
+/// %12`): without debug locations that is what tells two loops of one function apart.
 fn block_name(b: Block) -> String {
     let n = b.as_value().name();
-    if n.is_empty() {
-        "a block".to_string()
-    } else {
-        format!("block '{n}'")
+    if !n.is_empty() {
+        return format!("block '{n}'");
+    }
+    // An unnamed block prints as `12:    ; preds = ...` followed by its instructions (the
+    // entry block has no label line).
+    let text = b.as_value().print();
+    match text.lines().next().and_then(|l| l.split_once(':')) {
+        Some((label, _)) if !label.is_empty() && label.bytes().all(|c| c.is_ascii_digit()) => {
+            format!("block %{label}")
+        }
+        _ => "a block".to_string(),
     }
 }
