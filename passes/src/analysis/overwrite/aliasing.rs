@@ -9,6 +9,11 @@ impl Oracle<'_> {
     /// True when writer target `t` of instruction `s` (running after load `l`) may change
     /// bytes `l` read.
     pub(super) fn may_clobber(&mut self, l: Val, s: Val, t: &Target, places: &Places) -> bool {
+        if matches!(s.opcode(), Opcode::LLVMCall | Opcode::LLVMInvoke)
+            && self.typed_call_spares(l, s)
+        {
+            return false;
+        }
         let lp = l.operand(0);
         let lobjs = self.objects(lp);
         let (wp, size, tbaa) = match *t {

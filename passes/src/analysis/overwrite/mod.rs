@@ -44,7 +44,9 @@
 //!   on a parameter) and, for a callee with a body, a recursive summary of that body (which
 //!   parameters it may write or free through, whether it writes anything else, which it may
 //!   capture) allow, whichever is tightest. `memcpy`/`memmove`/`memset` write their destination
-//!   range. Unknown calls write anything reachable (everything but non-escaping fresh
+//!   range. A callee whose every write its callers could see (in its body and its callees'
+//!   bodies) is a store or memory intrinsic with a TBAA tag does not clobber a load whose tag
+//!   is disjoint from all of them (a `double`-only kernel spares an `int` index array). Unknown calls write anything reachable (everything but non-escaping fresh
 //!   allocations).
 //! - *Frees*: a `free`-like call (a rule that only frees) of memory that is certainly a fresh
 //!   allocation of `f` is *deferred* rather than counted as a writer, when some re-readable load
@@ -434,6 +436,11 @@ struct Summary {
     captures: Vec<bool>,
     /// May write or free memory not reached through a parameter directly.
     other: bool,
+    /// When every write of the body (and of its callees) that its callers could observe
+    /// carries a TBAA tag: one such writer per distinct access type. A load whose own tag is
+    /// disjoint from all of them cannot see the call write its bytes, wherever they are
+    /// (`None`: some write is untyped, frees memory, or is unknown).
+    typed: Option<std::rc::Rc<Vec<Val>>>,
 }
 
 impl Summary {
@@ -442,6 +449,7 @@ impl Summary {
             writes: vec![true; n],
             captures: vec![true; n],
             other: true,
+            typed: None,
         }
     }
 }

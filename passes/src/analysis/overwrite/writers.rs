@@ -172,10 +172,13 @@ impl Oracle<'_> {
             writes: vec![false; params.len()],
             captures: vec![false; params.len()],
             other: g.function_type().is_var_arg(),
+            typed: None,
         };
+        let mut typed: Option<Vec<Val>> = (!s.other).then(Vec::new);
         for b in g.blocks() {
             for i in b.instructions() {
                 let (targets, free) = self.instruction_writes(i);
+                let freeing = free.is_some();
                 let ptrs = targets
                     .into_iter()
                     .chain(free.map(Target::Anywhere))
@@ -183,31 +186,108 @@ impl Oracle<'_> {
                         Target::Everything => None,
                         Target::Anywhere(p) | Target::At { ptr: p, .. } => Some(p),
                     });
+                // Whether a caller could observe this write.
+                let mut visible = false;
                 for p in ptrs {
                     let Some(p) = p else {
                         s.other = true;
+                        visible = true;
                         continue;
                     };
                     for o in self.objects(p) {
                         match self.kind(o) {
                             Kind::Nothing | Kind::Alloca | Kind::Global { constant: true } => {}
-                            Kind::Arg { .. } => match params.iter().position(|&q| q == o) {
-                                Some(k) => s.writes[k] = true,
-                                None => s.other = true,
-                            },
+                            Kind::Arg { .. } => {
+                                visible = true;
+                                match params.iter().position(|&q| q == o) {
+                                    Some(k) => s.writes[k] = true,
+                                    None => s.other = true,
+                                }
+                            }
                             Kind::Heap if !self.escapes(o) => {}
-                            _ => s.other = true,
+                            _ => {
+                                s.other = true;
+                                visible = true;
+                            }
                         }
                     }
                 }
+                if visible {
+                    typed = match typed.take() {
+                        Some(t) if !freeing => self.typed_writer(i, t),
+                        _ => None,
+                    };
+                }
             }
         }
+        s.typed = typed.map(std::rc::Rc::new);
         for (k, &p) in params.iter().enumerate() {
             s.captures[k] = p.ty().contains_ptr() && self.escapes(p);
         }
         self.in_progress.remove(&g);
         self.summaries.insert(g, s.clone());
         s
+    }
+}
+
+impl Oracle<'_> {
+    /// `found` (the typed writers so far) with visible writer `i` added: a store or memory
+    /// intrinsic with a TBAA tag (LLVM's alias analysis reads a memset's or memcpy's tag the
+    /// same way), or a call of a function with a body whose own writes are all typed; `None`
+    /// for anything else. One writer is kept per distinct access type.
+    fn typed_writer(&mut self, i: Val, mut found: Vec<Val>) -> Option<Vec<Val>> {
+        let add = |w: Val, found: &mut Vec<Val>| {
+            let chain = w.tbaa_access_chain();
+            if chain.is_some() && !found.iter().any(|&x| x.tbaa_access_chain() == chain) {
+                found.push(w);
+            }
+        };
+        match i.opcode() {
+            Opcode::LLVMStore if !i.is_atomic_access() && i.tbaa_access_chain().is_some() => {
+                add(i, &mut found)
+            }
+            Opcode::LLVMCall | Opcode::LLVMInvoke => {
+                let f = i.called_function()?;
+                let name = f.name();
+                if f.is_declaration() {
+                    // memset / memcpy / memmove: typed by their own tag.
+                    let mem = ["llvm.memset.", "llvm.memcpy.", "llvm.memmove."]
+                        .iter()
+                        .any(|p| name.starts_with(p));
+                    if !mem || i.tbaa_access_chain().is_none() {
+                        return None;
+                    }
+                    add(i, &mut found);
+                } else {
+                    if self.rules.gradients.contains_key(&name) {
+                        return None;
+                    }
+                    let callee = self.summary(f).typed?;
+                    for &w in callee.iter() {
+                        add(w, &mut found);
+                    }
+                }
+            }
+            _ => return None,
+        }
+        Some(found)
+    }
+
+    /// True when `call` runs a function with a body whose every write its callers could see
+    /// carries a TBAA tag disjoint from load `l`'s: it cannot change the bytes `l` read.
+    pub(super) fn typed_call_spares(&mut self, l: Val, call: Val) -> bool {
+        if l.tbaa_access_chain().is_none() {
+            return false;
+        }
+        let Some(f) = call.called_function() else {
+            return false;
+        };
+        if f.is_declaration() || self.rules.gradients.contains_key(&f.name()) {
+            return false;
+        }
+        self.summary(f)
+            .typed
+            .is_some_and(|ws| ws.iter().all(|&w| super::aliasing::tbaa_disjoint(l, w)))
     }
 }
 
