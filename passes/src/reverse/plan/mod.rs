@@ -207,6 +207,9 @@ impl ReversePlan {
                 let frameable = once && spillable && wanted.contains(&i) && framable(i);
                 // A libm value computed once per call is kept once rather than computed again
                 // at every use (inside a loop, once per iteration: lognormal_model's sigmoid).
+                // Not a cheap intrinsic (`fmuladd`, `sqrt`): that costs what arithmetic costs,
+                // and kept, it keeps its operands' bytes twice (a hexahedron's characteristic
+                // length framed 30 fused multiply-adds beside the 24 coordinates they read).
                 let deps = match plan.pred_choices.get(&b) {
                     Some(choice) if i.opcode() == Opcode::LLVMPHI && !plan.is_header(b) => {
                         plan.phi_select_deps(i, choice)
@@ -214,7 +217,7 @@ impl ReversePlan {
                     _ => plan.primal_deps(i),
                 };
                 let rebuild = match deps {
-                    Some(_) if frameable && is_math_value(i) => None,
+                    Some(_) if frameable && is_math_value(i) && !cheap_to_recompute(i) => None,
                     deps => deps,
                 };
                 if rebuild.is_some() && i.opcode() == Opcode::LLVMPHI {
