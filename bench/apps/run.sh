@@ -4,8 +4,9 @@
 #   bench/apps/run.sh check   build every app small (-DSMALL) and run it once: its gradient
 #                             checks against finite differences; fails if any check fails
 #   bench/apps/run.sh full    build at the default size, run each under /usr/bin/time, print
-#                             app, primal ms, gradient ms, ratio, tape MB, peak RSS MB and the
-#                             system-time share of the run's CPU time (sys / (user + sys))
+#                             app, primal ms, gradient ms, ratio, tape MB, peak RSS MB, the
+#                             system-time share of the timed gradient calls' CPU time (steady
+#                             state, from the app) and of the whole run's (sys / (user + sys))
 #   APPS_ONLY="name ..."      restricts either to some apps (file names without extension).
 #   UMBRA=/path/to/umbra      the driver (default: target/release/umbra of this checkout).
 #
@@ -143,13 +144,14 @@ for run in "${runs[@]}"; do
     n = split(l, f, " ")
     for (i = 1; i < n; i += 2) v[f[i]] = f[i + 1]
     share = (u + s > 0) ? 100 * s / (u + s) : 0
-    printf "%-12s %10.2f %10.2f %7.2f %9.1f %9.1f %7.0f%%\n", nm, 1e3 * v["primal_s"],
-      1e3 * v["grad_s"], v["ratio"], v["tape_bytes"] / 1e6, m * 1024 / 1e6, share }')")
+    printf "%-12s %10.2f %10.2f %7.2f %9.1f %9.1f %8.1f%% %7.0f%%\n", nm, 1e3 * v["primal_s"],
+      1e3 * v["grad_s"], v["ratio"], v["tape_bytes"] / 1e6, m * 1024 / 1e6,
+      100 * v["grad_sys"], share }')")
 done
 
 if [ "$mode" = full ] && [ ${#rows[@]} -gt 0 ]; then
-  printf "%-12s %10s %10s %7s %9s %9s %8s\n" app "primal ms" "grad ms" ratio "tape MB" \
-    "RSS MB" "sys"
+  printf "%-12s %10s %10s %7s %9s %9s %9s %8s\n" app "primal ms" "grad ms" ratio "tape MB" \
+    "RSS MB" "grad sys" "run sys"
   printf "%s\n" "${rows[@]}"
 fi
 if [ ${#failed[@]} -gt 0 ]; then
