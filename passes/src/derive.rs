@@ -76,6 +76,10 @@ fn drain(session: &mut Session) -> Result<()> {
         session.requests_graph.building = Some((job.derived.primary(), open));
         let result = match job.derived {
             Derived::Forward(_) => crate::forward::generate(session, &job),
+            // A checkpointed loop's pair drives its scheme instead of taping every step.
+            Derived::Reverse { .. } if crate::checkpoint::is_loop(job.key.function) => {
+                crate::checkpoint::reverse::generate(session, &job)
+            }
             Derived::Reverse { .. } => crate::reverse::generate(session, &job),
         };
         session.requests_graph.building = None;
