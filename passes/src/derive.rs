@@ -75,7 +75,14 @@ fn drain(session: &mut Session) -> Result<()> {
         let open = crate::devirt::is_open_dispatcher(job.key.function);
         session.requests_graph.building = Some((job.derived.primary(), open));
         let result = match job.derived {
+            // A fixed-point loop's tangent is iterated at the converged state.
+            Derived::Forward(_) if crate::checkpoint::fixed::is_fixed_point(job.key.function) => {
+                crate::checkpoint::fixed::generate_forward(session, &job)
+            }
             Derived::Forward(_) => crate::forward::generate(session, &job),
+            Derived::Reverse { .. } if crate::checkpoint::fixed::is_fixed_point(job.key.function) => {
+                Err(crate::checkpoint::fixed::refuse_reverse(&job))
+            }
             // A checkpointed loop's pair drives its scheme instead of taping every step.
             Derived::Reverse { .. } if crate::checkpoint::is_loop(job.key.function) => {
                 crate::checkpoint::reverse::generate(session, &job)

@@ -22,6 +22,7 @@
 //! `__enzyme_checkpoint_while` is refused (only the `for` form is lowered). What a snapshot holds
 //! is what the user marks, nothing else: the header and the guide say so.
 
+pub mod fixed;
 pub mod reverse;
 
 use crate::diag::{Error, Result};
@@ -59,8 +60,10 @@ pub fn step_of(f: Val) -> Option<Val> {
         .find_map(|i| i.called_function())
 }
 
-/// Rewrites every checkpointed-loop call of `module` into a call of its loop function.
+/// Rewrites every checkpointed-loop call of `module` into a call of its loop function, and
+/// every fixed-point loop into a call of its fixed-point function ([`fixed`]).
 pub fn lower_calls(module: Module) -> Result<()> {
+    fixed::lower_calls(module)?;
     for name in WHILE_NAMES {
         if let Some(f) = module.function(name) {
             if let Some(call) = f.users().into_iter().find(|u| u.is_call()) {
@@ -107,7 +110,7 @@ struct Decoded {
 /// The marker an argument names (`enzyme_scheme`, `umbra_checkpoint_region`, `enzyme_dup`...):
 /// a global of that name (C++ may mangle it around the name), its address, a load or a cast of
 /// it, or a metadata string. `None` for an ordinary argument.
-fn marker_name(arg: Val) -> Option<String> {
+pub(crate) fn marker_name(arg: Val) -> Option<String> {
     let name = if let Some(text) = arg.metadata_string() {
         text
     } else {
@@ -123,8 +126,12 @@ fn marker_name(arg: Val) -> Option<String> {
         };
         global.name()
     };
-    const KNOWN: [&str; 9] = [
+    const KNOWN: [&str; 13] = [
         "scheme",
+        "fp_state",
+        "fp_reduction",
+        "fp_max_iters",
+        "fp_control",
         "checkpoint_region",
         "dup",
         "const",
@@ -275,7 +282,7 @@ fn local_object(p: Val) -> Option<Val> {
     }
 }
 
-fn strip_casts(v: Val) -> Val {
+pub(crate) fn strip_casts(v: Val) -> Val {
     let mut v = v;
     while v.is_constant_expr()
         && matches!(
