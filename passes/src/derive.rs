@@ -80,7 +80,9 @@ fn drain(session: &mut Session) -> Result<()> {
                 crate::checkpoint::fixed::generate_forward(session, &job)
             }
             Derived::Forward(_) => crate::forward::generate(session, &job),
-            Derived::Reverse { .. } if crate::checkpoint::fixed::is_fixed_point(job.key.function) => {
+            Derived::Reverse { .. }
+                if crate::checkpoint::fixed::is_fixed_point(job.key.function) =>
+            {
                 Err(crate::checkpoint::fixed::refuse_reverse(&job))
             }
             // A checkpointed loop's pair drives its scheme instead of taping every step.

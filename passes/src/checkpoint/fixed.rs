@@ -57,7 +57,10 @@ pub fn lower_calls(module: Module) -> Result<()> {
         };
         for call in f.users() {
             if !(call.is_call() && call.called_value() == f) {
-                return Err(Error::at_value(call, format!("{name} is used other than by calling it")));
+                return Err(Error::at_value(
+                    call,
+                    format!("{name} is used other than by calling it"),
+                ));
             }
             lower_one(module, call)?;
         }
@@ -97,9 +100,16 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
             .or_else(|| id.strip_prefix("umbra_"))
             .unwrap_or("");
         markers.push(args[k]);
-        let need = if matches!(kind, "fp_state" | "checkpoint_region") { 2 } else { 1 };
+        let need = if matches!(kind, "fp_state" | "checkpoint_region") {
+            2
+        } else {
+            1
+        };
         if k + need >= args.len() {
-            return Err(Error::user_at(call, format!("{fname}: {id} needs {need} argument(s) after it")));
+            return Err(Error::user_at(
+                call,
+                format!("{fname}: {id} needs {need} argument(s) after it"),
+            ));
         }
         match kind {
             "fp_state" => {
@@ -235,22 +245,27 @@ pub fn generate_forward(session: &mut Session, job: &Job) -> Result<()> {
     let module = session.module;
     let ctx = module.context();
     let (i64t, f64t, ptr) = (Ty::int(ctx, 64), Ty::double(ctx), Ty::ptr(ctx));
-    let step = super::step_of(f).ok_or_else(|| Error::internal(f, "a fixed point without its step"))?;
+    let step =
+        super::step_of(f).ok_or_else(|| Error::internal(f, "a fixed point without its step"))?;
     let nparams = f.function_type().param_types().len();
     let nstep = step.function_type().param_types().len() - 1;
     let s = (nparams - FIXED - nstep) / 2;
     let acts = &job.key.activity;
     let mut step_acts = vec![Activity::Const];
     step_acts.extend_from_slice(&acts[FIXED + 2 * s..]);
-    if step_acts.iter().any(|a| *a == Activity::Out) {
-        return Err(Error::in_function(step, "a fixed-point step cannot take an `out` argument"));
+    if step_acts.contains(&Activity::Out) {
+        return Err(Error::in_function(
+            step,
+            "a fixed-point step cannot take an `out` argument",
+        ));
     }
     let fwd_step = session.declare_forward(step, &step_acts, 0)?;
     let pairs = crate::signature::paired_params(f, d, acts, 0);
     let v = |k: usize| pairs[k].1;
     let args: Vec<(Val, Option<Val>)> = pairs[FIXED + 2 * s..].iter().map(|p| (p.1, p.2)).collect();
-    let states: Vec<(Val, Val, Option<Val>)> =
-        (0..s).map(|k| (v(FIXED + k), v(FIXED + s + k), pairs[FIXED + k].2)).collect();
+    let states: Vec<(Val, Val, Option<Val>)> = (0..s)
+        .map(|k| (v(FIXED + k), v(FIXED + s + k), pairs[FIXED + k].2))
+        .collect();
 
     let mut b = Builder::new(module);
     let entry = d.append_block("entry");

@@ -205,7 +205,9 @@ fn decode_call(call: Val) -> Result<Decoded> {
     let (Some(scheme), Some(config)) = (scheme, config) else {
         return Err(Error::user_at(
             call,
-            format!("{fname} needs enzyme_scheme, &scheme, &config (for example &EnzymeCkptRevolve)"),
+            format!(
+                "{fname} needs enzyme_scheme, &scheme, &config (for example &EnzymeCkptRevolve)"
+            ),
         ));
     };
     let rest = args[k..].to_vec();

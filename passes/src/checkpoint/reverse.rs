@@ -75,7 +75,15 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
     }
     let (step_aug, step_adj) = session.declare_reverse(step, &step_acts, true, 0)?;
     augmented_body(session, f, augmented, &job.key.activity, step, r)?;
-    adjoint_body(session, f, adjoint, &job.key.activity, step, r, (step_aug, step_adj))
+    adjoint_body(
+        session,
+        f,
+        adjoint,
+        &job.key.activity,
+        step,
+        r,
+        (step_aug, step_adj),
+    )
 }
 
 /// The loop's values in `derived`, with the regions' array built at the builder (the entry).
@@ -243,7 +251,14 @@ fn augmented_body(
     b.add_case(sw, i32t.int_const(FLAG_DONE), done);
     b.position_at_end(turn);
     let last = b.sub(a[2], i64t.int_const(1));
-    copy_regions(&mut b, &l, state, STORE, i64t.int_const((-2i64) as u64), last);
+    copy_regions(
+        &mut b,
+        &l,
+        state,
+        STORE,
+        i64t.int_const((-2i64) as u64),
+        last,
+    );
     call_step(&mut b, &l, step, last);
     b.br(out);
     b.position_at_end(done);
@@ -286,8 +301,22 @@ fn adjoint_body(
     // The memory as found, kept for the end; then the state before the last step.
     b.position_at_end(begin);
     let last = b.sub(l.n, i64t.int_const(1));
-    copy_regions(&mut b, &l, state, STORE, i64t.int_const((-1i64) as u64), l.n);
-    copy_regions(&mut b, &l, state, RESTORE, i64t.int_const((-2i64) as u64), last);
+    copy_regions(
+        &mut b,
+        &l,
+        state,
+        STORE,
+        i64t.int_const((-1i64) as u64),
+        l.n,
+    );
+    copy_regions(
+        &mut b,
+        &l,
+        state,
+        RESTORE,
+        i64t.int_const((-2i64) as u64),
+        last,
+    );
     let grad = adj.append_block("ckpt.grad");
     b.br(grad);
 
@@ -329,7 +358,14 @@ fn adjoint_body(
     j.add_incoming(jj, uturn);
 
     b.position_at_end(finish);
-    copy_regions(&mut b, &l, state, RESTORE, i64t.int_const((-1i64) as u64), l.n);
+    copy_regions(
+        &mut b,
+        &l,
+        state,
+        RESTORE,
+        i64t.int_const((-1i64) as u64),
+        l.n,
+    );
     scheme_call(&mut b, &l, FINALIZE, Ty::void(ctx), &[state]);
     b.br(exit);
     b.position_at_end(exit);
