@@ -172,11 +172,7 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
     let new_call = b.call_function(fp, &cargs);
     new_call.copy_debug_location(call);
     call.erase();
-    for m in markers {
-        if m.is_instruction() && m.opcode() == Opcode::LLVMLoad && !m.has_uses() {
-            m.erase();
-        }
-    }
+    super::erase_marker_loads(markers);
     Ok(())
 }
 

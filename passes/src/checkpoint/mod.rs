@@ -263,6 +263,18 @@ fn decode_call(call: Val) -> Result<Decoded> {
     })
 }
 
+/// Erases the loads of marker globals left unused once their call is gone (at -O0 they would
+/// keep undefined symbols alive). One load may stand for several markers of a call.
+pub(crate) fn erase_marker_loads(mut markers: Vec<Val>) {
+    markers.sort();
+    markers.dedup();
+    for m in markers {
+        if m.is_instruction() && m.opcode() == Opcode::LLVMLoad && !m.has_uses() {
+            m.erase();
+        }
+    }
+}
+
 /// The alloca `p` points into, when it is one (through GEPs and casts).
 fn local_object(p: Val) -> Option<Val> {
     let mut v = p;
@@ -326,11 +338,7 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
     let new_call = b.call_function(looped, &args);
     new_call.copy_debug_location(call);
     call.erase();
-    for m in d.markers {
-        if m.is_instruction() && m.opcode() == Opcode::LLVMLoad && !m.has_uses() {
-            m.erase();
-        }
-    }
+    erase_marker_loads(d.markers);
     Ok(())
 }
 
