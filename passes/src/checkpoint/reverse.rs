@@ -338,6 +338,10 @@ fn adjoint_body(
     }
     let guarded = crate::tape::owned::guarded(module, session.personality(), step_aug, false);
     b.call_function(guarded, &args);
+    // `--tape-stats`: one step's tape at its peak is what this gradient holds on the tape.
+    if session.opts.tape_stats {
+        crate::tape::report_stats(&mut b, step_tape);
+    }
     // A step returning a floating-point value: its result is not the loop's, so its adjoint is 0.
     let want = step_adj.function_type().param_types();
     if want.len() > args.len() {
