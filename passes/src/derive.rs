@@ -83,7 +83,7 @@ fn drain(session: &mut Session) -> Result<()> {
             Derived::Reverse { .. }
                 if crate::checkpoint::fixed::is_fixed_point(job.key.function) =>
             {
-                Err(crate::checkpoint::fixed::refuse_reverse(&job))
+                crate::checkpoint::fixed_reverse::generate(session, &job)
             }
             // A checkpointed loop's pair drives its scheme instead of taping every step.
             Derived::Reverse { .. } if crate::checkpoint::is_loop(job.key.function) => {

@@ -1,23 +1,28 @@
 // RUN: %clang -O1 -g -I%runtime-include -c -emit-llvm %s -o %t.bc
-// RUN: not %umbra %t.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=REVERSE
+// RUN: not %umbra %t.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=BYVALUE
 // RUN: %clang -O1 -g -I%runtime-include -DINSIDE -c -emit-llvm %s -o %t.i.bc
 // RUN: not %umbra %t.i.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=INSIDE
 // RUN: %clang -O1 -g -I%runtime-include -DNOSTATE -c -emit-llvm %s -o %t.n.bc
 // RUN: not %umbra %t.n.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=NOSTATE
-// What Umbra refuses about fixed-point loops: reverse mode (never the plain loop's adjoint
-// instead), a loop marked from inside, a call without a state.
+// What Umbra refuses about fixed-point loops: a step taking a differentiable value by value, a
+// loop marked from inside, a call without a state.
 #include <umbra/fixed_point.h>
 
 extern int enzyme_dup;
 void __enzyme_autodiff(void *, ...);
 
-// REVERSE: reverse mode of __enzyme_fixed_point (step halve) is not implemented
 __attribute__((noinline)) static int halve(int64_t i, double *x, double *a) {
   (void)i;
   double next = 0.5 * (x[0] + a[0] / x[0]);
   int go = next != x[0];
   x[0] = next;
   return go;
+}
+
+// BYVALUE: the fixed-point step scaled takes a floating-point value that carries a derivative
+__attribute__((noinline)) static int scaled(int64_t i, double *x, double s) {
+  x[0] *= s;
+  return i < 5;
 }
 
 double f(double *x, double *a) {
@@ -31,7 +36,7 @@ double f(double *x, double *a) {
   // NOSTATE: fixed-point-errors.c:[[@LINE+1]]:{{.*}}needs at least one enzyme_fp_state
   __enzyme_fixed_point((void *)halve, enzyme_fp_reduction, 1e-20, x, a);
 #else
-  __enzyme_fixed_point((void *)halve, enzyme_fp_state, x, (int64_t)8, x, a);
+  __enzyme_fixed_point((void *)scaled, enzyme_fp_state, x, (int64_t)8, x, a[0]);
 #endif
   return x[0];
 }

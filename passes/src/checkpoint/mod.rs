@@ -23,6 +23,8 @@
 //! is what the user marks, nothing else: the header and the guide say so.
 
 pub mod fixed;
+pub mod fixed_emit;
+pub mod fixed_reverse;
 pub mod reverse;
 
 use crate::diag::{Error, Result};

@@ -24,8 +24,16 @@
  * phi_z = 0 at its fixed point, takes two passes. The primal state afterwards is the one the
  * loop converged to.
  *
- * Umbra refuses reverse mode of a fixed-point loop (the two-phase adjoint is not implemented)
- * and __enzyme_set_fixed_point (a loop marked from inside), each with an error at compile time.
+ * Reverse mode is Christianson's two-phase adjoint: the forward sweep keeps only the converged
+ * state (and the regions), one snapshot whatever the number of iterations; the reverse sweep
+ * iterates the adjoint of one step at that state until the squared 2-norm of the state's
+ * adjoint update falls to r times its value after the first pass (same limits and control
+ * function, *cumul being that norm). The state's shadow is zero afterwards (the converged state
+ * does not depend on the initial guess), and the primal memory is left as the reverse sweep
+ * found it. enzyme_checkpoint_region, ptr, bytes marks other memory the step reads that later
+ * code may overwrite: it is kept with the state.
+ *
+ * Umbra refuses __enzyme_set_fixed_point (a loop marked from inside) at compile time.
  */
 #ifndef UMBRA_FIXED_POINT_H
 #define UMBRA_FIXED_POINT_H
