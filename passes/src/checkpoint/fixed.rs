@@ -22,17 +22,11 @@
 
 use crate::cache::{Job, Session};
 use crate::diag::{Error, Result};
-use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
-use crate::vocab::Activity;
+use crate::ir::{Builder, Module, Opcode, Ty, Val};
 
 use super::fixed_emit as emit;
-
-/// Name prefix of the fixed-point functions.
-pub const FP_PREFIX: &str = "umbra.fp.";
-
-/// Parameters before the memory: reduction (as i64 bits), max_iters, control (as i64). Then the
-/// pointers of the states and the regions, their sizes, and the step's arguments.
-pub(super) const FIXED: usize = 3;
+pub use emit::FP_PREFIX;
+use emit::{call_step, step_activity, FIXED};
 
 const NAMES: [&str; 2] = ["__enzyme_fixed_point", "__umbra_fixed_point"];
 
@@ -184,14 +178,6 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
     Ok(())
 }
 
-/// The numbers of states and regions of fixed-point function `f` (`umbra.fp.<S>.<R>.<step>`).
-pub(super) fn counts(f: Val) -> (usize, usize) {
-    let name = f.name();
-    let mut parts = name[FP_PREFIX.len()..].split('.');
-    let mut next = || parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
-    (next(), next())
-}
-
 /// `umbra.fp.<S>.<R>.<step>`: `i = 0; while (step(i++, args...));`.
 fn fixed_point_function(module: Module, step: Val, (s, r): (usize, usize), ptys: &[Ty]) -> Val {
     let ctx = module.context();
@@ -227,23 +213,14 @@ fn fixed_point_function(module: Module, step: Val, (s, r): (usize, usize), ptys:
     f
 }
 
-/// `step(i, args) != 0`.
-pub(super) fn call_step(b: &mut Builder, step: Val, i: Val, args: &[Val]) -> Val {
-    let index = b.sext_or_trunc(i, step.function_type().param_types()[0]);
-    let mut all = vec![index];
-    all.extend(args.iter().copied());
-    let r = b.call_function(step, &all);
-    b.icmp(IntPred::LLVMIntNE, r, r.ty().zero())
-}
-
 /// The forward derivative of a fixed-point function (see the module documentation).
 pub fn generate_forward(session: &mut Session, job: &Job) -> Result<()> {
     let crate::cache::Derived::Forward(d) = job.derived else {
         return Ok(());
     };
-    let step_acts = step_activity(job)?;
     let step = super::step_of(job.key.function)
         .ok_or_else(|| Error::internal(job.key.function, "a fixed point without its step"))?;
+    let step_acts = step_activity(job, step)?;
     let fwd_step = session.declare_forward(step, &step_acts, 0)?;
     let module = session.module;
     let mut b = Builder::new(module);
@@ -289,23 +266,4 @@ pub fn generate_forward(session: &mut Session, job: &Job) -> Result<()> {
     fp.free_all(&mut b, kept.into_iter().chain(prev));
     b.ret_void();
     Ok(())
-}
-
-/// The step's activity: its index constant, its arguments as the fixed-point function's.
-pub(super) fn step_activity(job: &Job) -> Result<Vec<Activity>> {
-    let f = job.key.function;
-    let (s, r) = counts(f);
-    let mut acts = vec![Activity::Const];
-    acts.extend_from_slice(&job.key.activity[FIXED + 2 * (s + r)..]);
-    if acts.contains(&Activity::Out) {
-        let step = super::step_of(f).unwrap_or(f);
-        return Err(Error::in_function(
-            step,
-            format!(
-                "the fixed-point step {} takes a floating-point value that carries a derivative: pass it by pointer",
-                step.name()
-            ),
-        ));
-    }
-    Ok(acts)
 }

@@ -6,9 +6,13 @@
 //! Guarantees: the stopping rule is the one the header documents, in both modes; every buffer
 //! taken with [`Fp::malloc`] is freed by the caller with [`Fp::free_all`].
 
-use super::fixed::{counts, FIXED};
 use crate::cache::Job;
+use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, IntPred, Opcode, RealPred, Ty, Val};
+use crate::vocab::Activity;
+
+/// Name prefix of the fixed-point functions.
+pub const FP_PREFIX: &str = "umbra.fp.";
 
 /// One piece of memory of the loop: a state (in the convergence test) or a region.
 #[derive(Clone, Copy)]
@@ -104,7 +108,7 @@ impl Fp {
         b.position_at_end(body);
         let i = b.phi(i64t);
         let plain: Vec<Val> = self.args.iter().map(|a| a.0).collect();
-        let again = super::fixed::call_step(b, self.step, i, &plain);
+        let again = call_step(b, self.step, i, &plain);
         let next = b.add(i, i64t.int_const(1));
         i.add_incoming(i64t.zero(), here);
         i.add_incoming(next, body);
@@ -274,4 +278,43 @@ pub fn squared_norm(b: &mut Builder, d: Val, a: Val, prev: Option<Val>, bytes: V
     total.add_incoming(f64t.zero(), here);
     total.add_incoming(acc2, body);
     total
+}
+
+/// Parameters before the memory: reduction (as i64 bits), max_iters, control (as i64). Then the
+/// pointers of the states and the regions, their sizes, and the step's arguments.
+pub const FIXED: usize = 3;
+
+/// The numbers of states and regions of fixed-point function `f` (`umbra.fp.<S>.<R>.<step>`).
+pub fn counts(f: Val) -> (usize, usize) {
+    let name = f.name();
+    let mut parts = name[FP_PREFIX.len()..].split('.');
+    let mut next = || parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    (next(), next())
+}
+
+/// `step(i, args) != 0`.
+pub fn call_step(b: &mut Builder, step: Val, i: Val, args: &[Val]) -> Val {
+    let index = b.sext_or_trunc(i, step.function_type().param_types()[0]);
+    let mut all = vec![index];
+    all.extend(args.iter().copied());
+    let r = b.call_function(step, &all);
+    b.icmp(IntPred::LLVMIntNE, r, r.ty().zero())
+}
+
+/// The activity of `step`: its index constant, its arguments as the fixed-point function's.
+pub fn step_activity(job: &Job, step: Val) -> Result<Vec<Activity>> {
+    let f = job.key.function;
+    let (s, r) = counts(f);
+    let mut acts = vec![Activity::Const];
+    acts.extend_from_slice(&job.key.activity[FIXED + 2 * (s + r)..]);
+    if acts.contains(&Activity::Out) {
+        return Err(Error::in_function(
+            step,
+            format!(
+                "the fixed-point step {} takes a floating-point value that carries a derivative: pass it by pointer",
+                step.name()
+            ),
+        ));
+    }
+    Ok(acts)
 }
