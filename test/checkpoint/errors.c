@@ -6,7 +6,9 @@
 // RUN: not %umbra %t.n.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=NOSCHEME
 // RUN: %clang -O1 -g -I%runtime-include -DBYVALUE -c -emit-llvm %s -o %t.v.bc
 // RUN: not %umbra %t.v.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=BYVALUE
-// What Umbra refuses about checkpointed loops, each with its reason at the call site.
+// What Umbra refuses about checkpointed loops, each with its reason at the call site: a step
+// in a local variable, a while loop's step that returns no integer, no scheme, an active float
+// by value.
 #include <umbra/checkpoint.h>
 
 extern int enzyme_dup;
@@ -19,19 +21,14 @@ __attribute__((noinline)) static void step(int64_t i, double *u, double *e) {
   *e += u[0];
 }
 
-__attribute__((noinline)) static int cond_step(int64_t i, double *u) {
-  u[0] *= 0.5;
-  return i < 10;
-}
-
 __attribute__((noinline)) static void scaled(int64_t i, double *u, double s) {
   u[0] = u[0] * s + (double)i;
 }
 
 double f(double *u, double s) {
 #if defined(WHILE)
-  // WHILE: errors.c:[[@LINE+1]]:{{.*}}__enzyme_checkpoint_while is not supported by Umbra
-  __enzyme_checkpoint_while((void *)cond_step, enzyme_scheme, &EnzymeCkptStoreAll, &config, u);
+    // WHILE: errors.c:[[@LINE+1]]:{{.*}}__enzyme_checkpoint_while: the step step must return an integer
+  __enzyme_checkpoint_while((void *)step, enzyme_scheme, &EnzymeCkptStoreAll, &config, u, u);
 #elif defined(NOSCHEME)
   double e = 0;
   // NOSCHEME: errors.c:[[@LINE+1]]:{{.*}}__enzyme_checkpoint_for needs enzyme_scheme

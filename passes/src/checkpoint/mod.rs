@@ -17,10 +17,15 @@
 //! reverse pair (augmented then adjoint, back to back, on a tape of its own that is freed
 //! before the next action), so the memory held is the snapshots plus one step's tape.
 //!
+//! `__enzyme_checkpoint_while(step, markers..., args...)` becomes a loop function of the same
+//! parameters (`start` 0, `n` -1) whose body is `j = 0; while (step(j++, args...));`; its
+//! forward sweep tells the scheme the number of steps when a step returns 0.
+//!
 //! Guarantees: a call whose arguments cannot be decoded is refused naming the call site; a
-//! step taking a floating-point value (which would need an `out` adjoint per step) is refused;
-//! `__enzyme_checkpoint_while` is refused (only the `for` form is lowered). What a snapshot holds
-//! is what the user marks, nothing else: the header and the guide say so.
+//! step taking a floating-point value (which would need an `out` adjoint per step) is refused,
+//! and so is memory in the calling function's locals (gone when the reverse sweep reruns the
+//! steps). What a snapshot holds is what the user marks, nothing else: the header and the guide
+//! say so.
 
 pub mod fixed;
 pub mod fixed_emit;
@@ -32,6 +37,10 @@ use crate::ir::{Builder, Module, Opcode, Ty, Val};
 
 /// Name prefix of the loop functions [`lower_calls`] creates.
 pub const LOOP_PREFIX: &str = "umbra.ckpt.for.";
+
+/// Name prefix of the loop functions of `__enzyme_checkpoint_while` (same parameters; `start`
+/// is 0 and `n` is -1).
+pub const WHILE_PREFIX: &str = "umbra.ckpt.while.";
 
 /// Parameters of a loop function before the regions: start, n, scheme and config (as
 /// integers), the number of regions, their total bytes. Then each region's pointer, each
@@ -50,7 +59,13 @@ const WHILE_NAMES: [&str; 2] = ["__enzyme_checkpoint_while", "__umbra_checkpoint
 
 /// Whether `f` is a loop function made by [`lower_calls`].
 pub fn is_loop(f: Val) -> bool {
-    f.name().starts_with(LOOP_PREFIX)
+    let name = f.name();
+    name.starts_with(LOOP_PREFIX) || name.starts_with(WHILE_PREFIX)
+}
+
+/// Whether `f` is the loop function of a while loop.
+pub fn is_while(f: Val) -> bool {
+    f.name().starts_with(WHILE_PREFIX)
 }
 
 /// The step function a loop function calls.
@@ -66,17 +81,7 @@ pub fn step_of(f: Val) -> Option<Val> {
 /// every fixed-point loop into a call of its fixed-point function ([`fixed`]).
 pub fn lower_calls(module: Module) -> Result<()> {
     fixed::lower_calls(module)?;
-    for name in WHILE_NAMES {
-        if let Some(f) = module.function(name) {
-            if let Some(call) = f.users().into_iter().find(|u| u.is_call()) {
-                return Err(Error::at(
-                    call,
-                    format!("{name} is not supported by Umbra: write the loop with __enzyme_checkpoint_for (a known number of steps)"),
-                ));
-            }
-        }
-    }
-    for name in FOR_NAMES {
+    for name in FOR_NAMES.iter().chain(&WHILE_NAMES) {
         let Some(f) = module.function(name) else {
             continue;
         };
@@ -100,6 +105,7 @@ pub fn lower_calls(module: Module) -> Result<()> {
 /// What a call says, decoded.
 struct Decoded {
     step: Val,
+    is_while: bool,
     start: Val,
     n: Val,
     scheme: Val,
@@ -154,10 +160,10 @@ pub(crate) fn marker_name(arg: Val) -> Option<String> {
     })
 }
 
-fn decode_call(call: Val) -> Result<Decoded> {
+fn decode_call(call: Val, is_while: bool) -> Result<Decoded> {
     let args = call.call_args();
     let fname = call.called_value().name();
-    if args.len() < 3 {
+    if args.len() < if is_while { 1 } else { 3 } {
         return Err(Error::user_at(
             call,
             format!("{fname} needs the step function, the first step and the number of steps"),
@@ -170,7 +176,8 @@ fn decode_call(call: Val) -> Result<Decoded> {
             format!("{fname}: the step must be a function with a body, given directly"),
         ));
     }
-    let mut k = 3;
+    let i64t = Ty::int(call.ty().context(), 64);
+    let mut k = if is_while { 1 } else { 3 };
     let (mut scheme, mut config) = (None, None);
     let mut regions = Vec::new();
     let mut markers = Vec::new();
@@ -214,6 +221,15 @@ fn decode_call(call: Val) -> Result<Decoded> {
     };
     let rest = args[k..].to_vec();
     let params = step.function_type().param_types();
+    if is_while && !step.function_type().return_type().is_int() {
+        return Err(Error::user_at(
+            call,
+            format!(
+                "{fname}: the step {} must return an integer (nonzero: another step)",
+                step.name()
+            ),
+        ));
+    }
     if params.len() != rest.len() + 1 || !params[0].is_int() {
         return Err(Error::user_at(
             call,
@@ -255,8 +271,13 @@ fn decode_call(call: Val) -> Result<Decoded> {
     }
     Ok(Decoded {
         step,
-        start: args[1],
-        n: args[2],
+        start: if is_while { i64t.zero() } else { args[1] },
+        n: if is_while {
+            i64t.int_const(u64::MAX)
+        } else {
+            args[2]
+        },
+        is_while,
         scheme,
         config,
         regions,
@@ -312,7 +333,8 @@ pub(crate) fn strip_casts(v: Val) -> Val {
 }
 
 fn lower_one(module: Module, call: Val) -> Result<()> {
-    let d = decode_call(call)?;
+    let is_while = WHILE_NAMES.contains(&call.called_value().name().as_str());
+    let d = decode_call(call, is_while)?;
     let ctx = module.context();
     let i64t = Ty::int(ctx, 64);
     let looped = loop_function(module, &d);
@@ -344,7 +366,8 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
     Ok(())
 }
 
-/// The loop function for `d`'s step and argument types: `for j in 0..n: step(start + j, args)`.
+/// The loop function for `d`'s step and argument types: `for j in 0..n: step(start + j, args)`,
+/// or for a while loop `j = 0; while (step(j++, args));`.
 fn loop_function(module: Module, d: &Decoded) -> Val {
     let ctx = module.context();
     let (i64t, ptr) = (Ty::int(ctx, 64), Ty::ptr(ctx));
@@ -354,7 +377,12 @@ fn loop_function(module: Module, d: &Decoded) -> Val {
     params.extend(std::iter::repeat_n(i64t, r));
     params.extend(d.args.iter().map(|a| a.ty()));
     let fty = Ty::function(Ty::void(ctx), &params, false);
-    let name = format!("{LOOP_PREFIX}{r}.{}", d.step.name());
+    let prefix = if d.is_while {
+        WHILE_PREFIX
+    } else {
+        LOOP_PREFIX
+    };
+    let name = format!("{prefix}{r}.{}", d.step.name());
     // One per step and signature; a second call with other types gets a suffixed name.
     if let Some(f) = module.function(&name) {
         if f.function_type() == fty {
@@ -379,8 +407,12 @@ fn loop_function(module: Module, d: &Decoded) -> Val {
     let exit = f.append_block("exit");
     let mut b = Builder::new(module);
     b.position_at_end(entry);
-    let any = b.icmp(crate::ir::IntPred::LLVMIntSGT, p[1], i64t.zero());
-    b.cond_br(any, body, exit);
+    if d.is_while {
+        b.br(body);
+    } else {
+        let any = b.icmp(crate::ir::IntPred::LLVMIntSGT, p[1], i64t.zero());
+        b.cond_br(any, body, exit);
+    }
     b.position_at_end(body);
     let j = b.phi(i64t);
     let i = b.add(p[0], j);
@@ -388,9 +420,14 @@ fn loop_function(module: Module, d: &Decoded) -> Val {
     let i = b.sext_or_trunc(i, step_ty.param_types()[0]);
     let mut args = vec![i];
     args.extend(p[FIXED_PARAMS + 2 * r..].iter().copied());
-    b.call_function(d.step, &args);
+    let result = b.call_function(d.step, &args);
     let next = b.add(j, i64t.int_const(1));
-    let more = b.icmp(crate::ir::IntPred::LLVMIntSLT, next, p[1]);
+    // for: while steps remain; while: while the step says so.
+    let more = if d.is_while {
+        b.icmp(crate::ir::IntPred::LLVMIntNE, result, result.ty().zero())
+    } else {
+        b.icmp(crate::ir::IntPred::LLVMIntSLT, next, p[1])
+    };
     b.cond_br(more, body, exit);
     j.add_incoming(i64t.zero(), entry);
     j.add_incoming(next, body);

@@ -27,6 +27,7 @@ const INIT: u64 = 8;
 const NEXT_ACTION: u64 = 16;
 const STORE: u64 = 24;
 const RESTORE: u64 = 32;
+const SET_NSTEPS: u64 = 40;
 const FINALIZE: u64 = 48;
 
 /// Action flags (`ENZYME_CKPT_*`).
@@ -74,7 +75,15 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
         step_acts.push(*a);
     }
     let (step_aug, step_adj) = session.declare_reverse(step, &step_acts, true, 0)?;
-    augmented_body(session, f, augmented, &job.key.activity, step, r)?;
+    augmented_body(
+        session,
+        f,
+        augmented,
+        &job.key.activity,
+        step,
+        r,
+        super::is_while(f),
+    )?;
     adjoint_body(
         session,
         f,
@@ -156,6 +165,45 @@ fn run_steps(b: &mut Builder, func: Val, l: &Loop, step: Val, from: Val, to: Val
     b.position_at_end(after);
 }
 
+/// A while loop's forward sweep: steps `from..to` until one returns 0, which ends the loop:
+/// its number of steps goes to `slot` and to the scheme (`set_nsteps`). The builder is left in
+/// the block after.
+fn run_steps_while(
+    b: &mut Builder,
+    func: Val,
+    l: &Loop,
+    step: Val,
+    (from, to): (Val, Val),
+    (state, slot): (Val, Val),
+) {
+    let ctx = b.module().context();
+    let i64t = Ty::int(ctx, 64);
+    let here = b.current_block();
+    let body = func.append_block("ckpt.while.step");
+    let go_on = func.append_block("ckpt.while.more");
+    let ended = func.append_block("ckpt.while.ended");
+    let after = func.append_block("ckpt.while.done");
+    let any = b.icmp(IntPred::LLVMIntSLT, from, to);
+    b.cond_br(any, body, after);
+    b.position_at_end(body);
+    let j = b.phi(i64t);
+    let result = call_step(b, l, step, j);
+    let stop = b.icmp(IntPred::LLVMIntEQ, result, result.ty().zero());
+    b.cond_br(stop, ended, go_on);
+    b.position_at_end(go_on);
+    let next = b.add(j, i64t.int_const(1));
+    let more = b.icmp(IntPred::LLVMIntSLT, next, to);
+    b.cond_br(more, body, after);
+    j.add_incoming(from, here);
+    j.add_incoming(next, go_on);
+    b.position_at_end(ended);
+    let n = b.add(j, i64t.int_const(1));
+    b.store(n, slot, 8);
+    scheme_call(b, l, SET_NSTEPS, Ty::void(ctx), &[state, n]);
+    b.br(after);
+    b.position_at_end(after);
+}
+
 fn call_step(b: &mut Builder, l: &Loop, step: Val, j: Val) -> Val {
     let index_ty = step.function_type().param_types()[0];
     let i = b.add(l.start, j);
@@ -193,7 +241,7 @@ fn common_actions(
     func: Val,
     l: &Loop,
     step: Val,
-    state: Val,
+    (state, steps_seen): (Val, Option<Val>),
     a: &[Val; 5],
 ) -> Val {
     let ctx = b.module().context();
@@ -219,7 +267,10 @@ fn common_actions(
     copy_regions(b, l, state, RESTORE, a[4], a[2]);
     b.br(head);
     b.position_at_end(forward);
-    run_steps(b, func, l, step, a[3], a[2]);
+    match steps_seen {
+        Some(slot) => run_steps_while(b, func, l, step, (a[3], a[2]), (state, slot)),
+        None => run_steps(b, func, l, step, a[3], a[2]),
+    }
     b.br(head);
     sw
 }
@@ -231,6 +282,7 @@ fn augmented_body(
     activity: &[Activity],
     step: Val,
     r: usize,
+    is_while: bool,
 ) -> Result<()> {
     let module = session.module;
     let ctx = module.context();
@@ -241,9 +293,28 @@ fn augmented_body(
     b.position_at_end(entry);
     let l = loop_values(&mut b, f, aug, activity, r);
     let action = b.alloca(Ty::array(i64t, 4), "ckpt.action");
+    // The number of steps: a while loop's is found when a step returns 0.
+    let steps_seen = b.alloca(i64t, "ckpt.steps");
+    b.store(l.n, steps_seen, 8);
+    if is_while {
+        // A while loop needs a scheme that can be told where the loop ended.
+        let at = crate::tape::at_offset(&mut b, l.scheme, SET_NSTEPS);
+        let set = b.load(ptr, at, 8);
+        let missing = b.icmp(IntPred::LLVMIntEQ, set, ptr.zero());
+        let bad = aug.append_block("ckpt.no.set_nsteps");
+        let fine = aug.append_block("ckpt.init");
+        b.cond_br(missing, bad, fine);
+        b.position_at_end(bad);
+        crate::unwind::emit_fatal(
+            &mut b,
+            "umbra checkpoint: __enzyme_checkpoint_while needs a scheme with set_nsteps (EnzymeCkptStoreAll)",
+        );
+        b.position_at_end(fine);
+    }
     let state = scheme_call(&mut b, &l, INIT, ptr, &[l.config, l.n, l.bytes]);
     let a = next_action(&mut b, aug, &l, state, action);
-    let sw = common_actions(&mut b, aug, &l, step, state, &a);
+    let seen = is_while.then_some(steps_seen);
+    let sw = common_actions(&mut b, aug, &l, step, (state, seen), &a);
     let turn = aug.append_block("ckpt.firstuturn");
     let done = aug.append_block("ckpt.done");
     let out = aug.append_block("ckpt.out");
@@ -269,6 +340,8 @@ fn augmented_body(
     kept.add_incoming(state, turn);
     kept.add_incoming(ptr.zero(), done);
     crate::tape::push(&mut b, tape, kept);
+    let n = b.load(i64t, steps_seen, 8);
+    crate::tape::push(&mut b, tape, n);
     b.ret_void();
     Ok(())
 }
@@ -294,21 +367,16 @@ fn adjoint_body(
     b.position_at_end(entry);
     let l = loop_values(&mut b, f, adj, activity, r);
     let action = b.alloca(Ty::array(i64t, 4), "ckpt.action");
+    // The number of steps (a while loop's as its forward sweep found it), then the scheme.
+    let n = crate::tape::pop(&mut b, tape, i64t);
     let state = crate::tape::pop(&mut b, tape, ptr);
     let none = b.icmp(IntPred::LLVMIntEQ, state, ptr.zero());
     b.cond_br(none, exit, begin);
 
     // The memory as found, kept for the end; then the state before the last step.
     b.position_at_end(begin);
-    let last = b.sub(l.n, i64t.int_const(1));
-    copy_regions(
-        &mut b,
-        &l,
-        state,
-        STORE,
-        i64t.int_const((-1i64) as u64),
-        l.n,
-    );
+    let last = b.sub(n, i64t.int_const(1));
+    copy_regions(&mut b, &l, state, STORE, i64t.int_const((-1i64) as u64), n);
     copy_regions(
         &mut b,
         &l,
@@ -352,7 +420,7 @@ fn adjoint_body(
     back.erase();
     b.position_at_end(grad);
     let a = next_action(&mut b, adj, &l, state, action);
-    let sw = common_actions(&mut b, adj, &l, step, state, &a);
+    let sw = common_actions(&mut b, adj, &l, step, (state, None), &a);
     let uturn = adj.append_block("ckpt.uturn");
     b.add_case(sw, i32t.int_const(FLAG_UTURN), uturn);
     b.add_case(sw, i32t.int_const(FLAG_DONE), finish);
@@ -368,7 +436,7 @@ fn adjoint_body(
         state,
         RESTORE,
         i64t.int_const((-1i64) as u64),
-        l.n,
+        n,
     );
     scheme_call(&mut b, &l, FINALIZE, Ty::void(ctx), &[state]);
     b.br(exit);

@@ -129,8 +129,11 @@ extern int umbra_scheme;
 extern int umbra_checkpoint_region;
 void __enzyme_checkpoint_for(void *step, int64_t start, int64_t n, ...);
 void __umbra_checkpoint_for(void *step, int64_t start, int64_t n, ...);
-/* while (step(i++, args...)); with the same markers. Umbra refuses it in reverse mode (it
- * differentiates the for form only); the reference schemes support it. */
+/* `int64_t i = 0; while (step(i++, args...));` (step returns nonzero for another step), with
+ * the same markers. The number of steps is known only when the loop ends: the scheme's init gets
+ * nsteps = -1, and set_nsteps the number once a step has returned 0, after which it continues
+ * from the final state to its first turn. Of the reference schemes, EnzymeCkptStoreAll does
+ * this; the others stop the program with a message. */
 void __enzyme_checkpoint_while(void *step, ...);
 
 /* ------------------------------------------------------------------------------------------ */
