@@ -24,8 +24,9 @@
 //! Guarantees: a call whose arguments cannot be decoded is refused naming the call site; a
 //! step taking a floating-point value (which would need an `out` adjoint per step) is refused,
 //! and so is memory in the calling function's locals (gone when the reverse sweep reruns the
-//! steps). What a snapshot holds is what the user marks, nothing else: the header and the guide
-//! say so.
+//! steps). A snapshot holds the marked regions and the mutable globals the step's call tree
+//! refers to that some code may write ([`written_globals`]); nothing else (the header and the
+//! guide say so).
 
 pub mod fixed;
 pub mod fixed_emit;
@@ -253,6 +254,15 @@ fn decode_call(call: Val, is_while: bool) -> Result<Decoded> {
             ));
         }
     }
+    // Globals the steps write, or read while other code writes them, are kept too (as Enzyme
+    // does): a recomputed step must see them as they were.
+    let i64t_regions = Ty::int(call.ty().context(), 64);
+    for g in written_globals(step) {
+        if !regions.iter().any(|r| strip_casts(r.0) == g) {
+            let bytes = step.module().alloc_size(g.global_value_type());
+            regions.push((g, i64t_regions.int_const(bytes)));
+        }
+    }
     for (k, a) in rest.iter().chain(regions.iter().map(|r| &r.0)).enumerate() {
         if let Some(local) = local_object(*a) {
             let what = if k < rest.len() {
@@ -283,6 +293,73 @@ fn decode_call(call: Val, is_while: bool) -> Result<Decoded> {
         regions,
         args: rest,
         markers,
+    })
+}
+
+/// The mutable globals the step and the functions it calls (directly, with a body) refer to
+/// and that some code may write: a use other than as the address of a load, anywhere.
+fn written_globals(step: Val) -> Vec<Val> {
+    let mut seen = std::collections::HashSet::new();
+    let mut work = vec![step];
+    let mut found = Vec::new();
+    while let Some(f) = work.pop() {
+        if !seen.insert(f) {
+            continue;
+        }
+        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            if let Some(g) = i.is_call().then(|| i.called_function()).flatten() {
+                if !g.is_declaration() {
+                    work.push(g);
+                }
+            }
+            for op in i.operands() {
+                let g = strip_address(op);
+                if g.is_global_variable()
+                    && !g.is_global_constant()
+                    && marker_name(g).is_none()
+                    && !found.contains(&g)
+                    && may_be_written(g)
+                {
+                    found.push(g);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The global (or other base) a constant address is computed from.
+fn strip_address(v: Val) -> Val {
+    let mut v = v;
+    while v.is_constant_expr()
+        && matches!(
+            v.const_opcode(),
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast
+        )
+    {
+        v = v.operand(0);
+    }
+    v
+}
+
+/// Whether some use of address `p` (through address arithmetic) may write what it points to:
+/// anything but being the address of a load.
+fn may_be_written(p: Val) -> bool {
+    p.users().into_iter().any(|u| {
+        let arith = if u.is_instruction() {
+            matches!(u.opcode(), Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast)
+        } else if u.is_constant_expr() {
+            matches!(
+                u.const_opcode(),
+                Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast
+            )
+        } else {
+            false
+        };
+        if arith {
+            return may_be_written(u);
+        }
+        !(u.is_instruction() && u.opcode() == Opcode::LLVMLoad && u.operand(0) == p)
     })
 }
 
