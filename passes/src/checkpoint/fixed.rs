@@ -159,6 +159,17 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
             ),
         ));
     }
+    // Globals the step writes are kept with the state, as for checkpointed loops.
+    for g in super::written_globals(step) {
+        let covered = states
+            .iter()
+            .chain(&regions)
+            .any(|m| super::strip_casts(m.0) == g);
+        if !covered {
+            let bytes = step.module().alloc_size(g.global_value_type());
+            regions.push((g, i64t.int_const(bytes)));
+        }
+    }
     let (s, r) = (states.len(), regions.len());
     let memory: Vec<(Val, Val)> = states.into_iter().chain(regions).collect();
     let mut ptys = vec![i64t; FIXED];

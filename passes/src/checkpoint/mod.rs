@@ -298,7 +298,7 @@ fn decode_call(call: Val, is_while: bool) -> Result<Decoded> {
 
 /// The mutable globals the step and the functions it calls (directly, with a body) refer to
 /// and that some code may write: a use other than as the address of a load, anywhere.
-fn written_globals(step: Val) -> Vec<Val> {
+pub(crate) fn written_globals(step: Val) -> Vec<Val> {
     let mut seen = std::collections::HashSet::new();
     let mut work = vec![step];
     let mut found = Vec::new();

@@ -31,7 +31,8 @@
  * function, *cumul being that norm). The state's shadow is zero afterwards (the converged state
  * does not depend on the initial guess), and the primal memory is left as the reverse sweep
  * found it. enzyme_checkpoint_region, ptr, bytes marks other memory the step reads that later
- * code may overwrite: it is kept with the state.
+ * code may overwrite: it is kept with the state, and so are the mutable globals the step refers
+ * to that some code writes.
  *
  * Umbra refuses __enzyme_set_fixed_point (a loop marked from inside) at compile time.
  */
