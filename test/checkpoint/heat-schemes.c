@@ -101,11 +101,11 @@ int main(void) {
               {"revolve-40", &EnzymeCkptRevolve, 40, NULL},
               {"periodic-5", &EnzymeCkptPeriodic, 5, NULL},
               {"store-all", &EnzymeCkptStoreAll, 0, NULL},
-              {"revolve-4-spilled", &EnzymeCkptRevolve, 4, "."}};
+              {"revolve-4-spilled", &EnzymeCkptRevolve, 4, "/tmp"}};
   for (unsigned r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
     scheme = runs[r].scheme;
     config.snapshots = runs[r].snapshots;
-    config.spill_dir = runs[r].spill;
+    config.spill_dir = runs[r].spill && getenv("TMPDIR") ? getenv("TMPDIR") : runs[r].spill;
     config.mem_budget = 2 * M * sizeof(double);
     memset(&stats, 0, sizeof(stats));
     gradient(1, got, u_ckpt);
