@@ -64,6 +64,24 @@ pub fn is_loop(f: Val) -> bool {
     name.starts_with(LOOP_PREFIX) || name.starts_with(WHILE_PREFIX)
 }
 
+/// The error for differentiating `f` again when it is a derivative of a checkpointed loop or
+/// a fixed point (a Hessian-vector product through one, say): their derivatives drive schemes
+/// and iterate to convergence, which Umbra does not differentiate.
+pub fn refuse_higher_order(f: Val) -> Option<Error> {
+    let name = f.name();
+    let derived = ["augfwd.", "adjoint.", "fwddiffe."].iter().any(|d| {
+        [LOOP_PREFIX, WHILE_PREFIX, fixed::FP_PREFIX]
+            .iter()
+            .any(|p| name.contains(&format!("{d}{p}")))
+    });
+    derived.then(|| {
+        Error::in_function(
+            f,
+            "a derivative of a checkpointed loop or a fixed point cannot be differentiated again (higher-order derivatives through __enzyme_checkpoint_for / __enzyme_fixed_point are not supported)",
+        )
+    })
+}
+
 /// Whether `f` is the loop function of a while loop.
 pub fn is_while(f: Val) -> bool {
     f.name().starts_with(WHILE_PREFIX)
