@@ -74,16 +74,36 @@ fn drain(session: &mut Session) -> Result<()> {
     while let Some(job) = session.next_job() {
         let open = crate::devirt::is_open_dispatcher(job.key.function);
         session.requests_graph.building = Some((job.derived.primary(), open));
-        let result = match job.derived {
-            Derived::Forward(_) => crate::forward::generate(session, &job),
-            Derived::Reverse { .. } => crate::reverse::generate(session, &job),
-        };
+        let result = build_one(session, &job);
         session.requests_graph.building = None;
         if let Err(e) = result {
             leave_out(session, &job, e)?;
         }
     }
     Ok(())
+}
+
+/// Builds the body (or bodies) of one job with the generator its function needs.
+fn build_one(session: &mut Session, job: &Job) -> Result<()> {
+    // The derivatives of checkpointed loops and fixed points are not differentiated again.
+    if let Some(e) = crate::checkpoint::refuse_higher_order(job.key.function) {
+        return Err(e);
+    }
+    match job.derived {
+        // A fixed-point loop's tangent is iterated at the converged state.
+        Derived::Forward(_) if crate::checkpoint::fixed::is_fixed_point(job.key.function) => {
+            crate::checkpoint::fixed::generate_forward(session, job)
+        }
+        Derived::Forward(_) => crate::forward::generate(session, job),
+        Derived::Reverse { .. } if crate::checkpoint::fixed::is_fixed_point(job.key.function) => {
+            crate::checkpoint::fixed_reverse::generate(session, job)
+        }
+        // A checkpointed loop's pair drives its scheme instead of taping every step.
+        Derived::Reverse { .. } if crate::checkpoint::is_loop(job.key.function) => {
+            crate::checkpoint::reverse::generate(session, job)
+        }
+        Derived::Reverse { .. } => crate::reverse::generate(session, job),
+    }
 }
 
 /// After the body of `job` failed with `e`: the error, unless only guessed candidates reach

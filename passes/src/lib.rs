@@ -25,6 +25,7 @@ pub(crate) mod api;
 pub(crate) mod batch;
 pub(crate) mod cache;
 pub mod capi;
+pub(crate) mod checkpoint;
 pub(crate) mod clone;
 mod contraction;
 pub(crate) mod derive;
@@ -78,6 +79,9 @@ pub struct Summary {
 /// Differentiates every derivative request in `module` in place. On error the module may hold
 /// partially built derived functions and must be discarded.
 pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
+    // Checkpointed loops become loop functions first: their primal is needed with or without
+    // requests, and the requests then see ordinary calls.
+    checkpoint::lower_calls(module)?;
     let requests = api::find_requests(module)?;
     if requests.is_empty() {
         // A program's other objects may call `umbra_release_tapes` too.

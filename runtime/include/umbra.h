@@ -209,6 +209,19 @@
  * which Umbra defines in every object that has requests (or declares it).
  *
  * ----------------------------------------------------------------------------------------------
+ * Time loops and fixed points
+ *
+ *   __umbra_checkpoint_for(step, start, n, umbra_scheme, &scheme, &config,
+ *                          umbra_checkpoint_region, ptr, bytes, ..., args...);
+ *
+ * runs `for (i = start; i < start + n; i++) step(i, args...)`; its gradient keeps snapshots
+ * (binomial/Revolve, periodic or store-all schemes) instead of every step's tape: memory that
+ * does not grow with n. <umbra/checkpoint.h> defines the schemes and the ABI (Enzyme's
+ * __enzyme_checkpoint_for, <enzyme/checkpoint.h>). <umbra/fixed_point.h> declares
+ * __umbra_fixed_point / __enzyme_fixed_point, a loop iterated to convergence whose tangent is
+ * iterated at the converged state. See docs/guide/checkpointing.md.
+ *
+ * ----------------------------------------------------------------------------------------------
  * Building
  *
  *   clang-22 -O2 -c -emit-llvm prog.c -o prog.bc     (then the driver:)
@@ -221,6 +234,8 @@
 
 #ifndef UMBRA_H
 #define UMBRA_H
+
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -261,6 +276,25 @@ extern int enzyme_tape;
 extern int enzyme_vector;
 extern int enzyme_scalar;
 extern int enzyme_buffer;
+
+/* Checkpointed loops and fixed points (see "Time loops and fixed points"; the schemes and
+ * their types are in <umbra/checkpoint.h>). */
+void __umbra_checkpoint_for(void *step, int64_t start, int64_t n, ...);
+void __enzyme_checkpoint_for(void *step, int64_t start, int64_t n, ...);
+void __umbra_fixed_point(void *step, ...);
+void __enzyme_fixed_point(void *step, ...);
+extern int umbra_scheme;
+extern int umbra_checkpoint_region;
+extern int enzyme_scheme;
+extern int enzyme_checkpoint_region;
+extern int umbra_fp_state;
+extern int umbra_fp_reduction;
+extern int umbra_fp_max_iters;
+extern int umbra_fp_control;
+extern int enzyme_fp_state;
+extern int enzyme_fp_reduction;
+extern int enzyme_fp_max_iters;
+extern int enzyme_fp_control;
 
 /* User rules (see "User rules" above). The registration globals must be visible (not static)
  * and kept (`used`); the unique suffix allows several per translation unit. */
