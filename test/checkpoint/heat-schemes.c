@@ -11,7 +11,7 @@
 // initial state and the conductivities equals the gradient of the same plain loop, fully
 // taped (to rounding), and central finite differences, for Revolve with 1, 3 and 40 slots,
 // periodic, store-all and Revolve spilled to files; the recomputed steps are Revolve's
-// optimum; the primal state after the gradient is the plain loop's.
+// optimum; the primal state after the gradient is the plain loop's (to rounding).
 #include <umbra/checkpoint.h>
 
 #include "fdcheck.h"
@@ -116,10 +116,16 @@ int main(void) {
       }
     }
     fd_check_array(runs[r].name, got, fd, 2 * M);
-    if (memcmp(u_ckpt, u_plain, sizeof(u_plain))) {
-      printf("FAIL %s: the state after the gradient differs from the plain loop's\n",
-             runs[r].name);
-      failures++;
+    // To rounding: the checkpointed steps and the taped loop's forward sweep are optimised
+    // separately, and at -O3 they may contract or vectorise the same sums differently.
+    for (int j = 0; j < M; j++) {
+      if (fabs(u_ckpt[j] - u_plain[j]) > 1e-13 * (1 + fabs(u_plain[j]))) {
+        printf("FAIL %s: the state after the gradient differs from the plain loop's: u[%d] = "
+               "%.17g, plain %.17g\n",
+               runs[r].name, j, u_ckpt[j], u_plain[j]);
+        failures++;
+        break;
+      }
     }
     if (stats.taped_steps != STEPS) {
       printf("FAIL %s: %lld steps differentiated\n", runs[r].name,
