@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 #[derive(Parser, Debug)]
 #[command(
     name = "umbra",
-    after_help = "Other commands:\n  umbra rules [--markdown]   list the built-in derivative rules"
+    after_help = "Other commands:\n  umbra rules [--markdown]   list the built-in derivative rules\n  umbra check IN [--function DESC]...   check derivatives numerically (umbra check --help)"
 )]
 pub struct Args {
     /// Input module: LLVM bitcode or textual IR, detected by content; '-' reads standard input

@@ -31,6 +31,7 @@ pub(crate) mod derive;
 pub(crate) mod devirt;
 pub mod diag;
 pub(crate) mod forward;
+pub mod inspect;
 pub mod ir;
 #[cfg(test)]
 mod layers;
