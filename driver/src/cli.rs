@@ -80,6 +80,13 @@ pub struct Args {
     #[arg(long)]
     pub tape_report: bool,
 
+    /// Check at run time every tangent and adjoint the derived code computes: the first that
+    /// is NaN or infinite from finite values (or a null shadow of a non-null pointer) prints
+    /// one line naming the instruction and its source location, and aborts (with
+    /// UMBRA_DEBUG=warn in the environment: prints every one and goes on)
+    #[arg(long)]
+    pub debug_checks: bool,
+
     /// Print on stderr the wall time of each phase: reading and verifying, differentiating,
     /// re-optimising, code generation (and writing)
     #[arg(long)]

@@ -157,6 +157,7 @@ fn run(args: &Args) -> Result<()> {
         print_types: args.print_types,
         tape_stats: args.tape_stats,
         tape_report: args.tape_report,
+        debug_checks: args.debug_checks,
         reoptimize: None,
         rust_sysroot: args
             .rust_sysroot

@@ -27,6 +27,7 @@ pub(crate) mod cache;
 pub mod capi;
 pub(crate) mod clone;
 mod contraction;
+pub(crate) mod debug_checks;
 pub(crate) mod derive;
 pub(crate) mod devirt;
 pub mod diag;

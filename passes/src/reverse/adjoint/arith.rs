@@ -15,7 +15,10 @@ impl AdjointFn<'_> {
         } else {
             self.pop_needs(i);
         }
-        self.reverse_instruction_body(i)
+        self.reversing = Some(i);
+        let done = self.reverse_instruction_body(i);
+        self.reversing = None;
+        done
     }
 
     /// The needs of `i`, batched with its neighbours: the batch is popped where the adjoint

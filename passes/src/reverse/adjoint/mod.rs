@@ -85,6 +85,8 @@ pub(super) struct AdjointFn<'s> {
     loop_tapes: LoopTapes,
     /// Structured loop → the slots holding its region's address and reserved count.
     regions: HashMap<usize, (Val, Val)>,
+    /// The source instruction whose adjoint is being emitted, for `--debug-checks`.
+    reversing: Option<Val>,
 }
 
 impl<'s> AdjointFn<'s> {
@@ -140,6 +142,7 @@ impl<'s> AdjointFn<'s> {
             block: None,
             loop_tapes,
             regions: HashMap::new(),
+            reversing: None,
         }
     }
 
@@ -295,6 +298,9 @@ impl<'s> AdjointFn<'s> {
         let cur = self.b.load(t, s, 0);
         let sum = add_values(&mut self.b, cur, d);
         self.b.store(sum, s, 0);
+        if let Some(i) = self.reversing.filter(|_| self.session.opts.debug_checks) {
+            crate::debug_checks::adjoint(&mut self.b, i, cur, sum);
+        }
     }
 
     /// Reads and clears the adjoint of `v` (for active floating-point values).
