@@ -44,8 +44,14 @@ fn what(i: Val) -> String {
         return "indirect call".to_string();
     }
     let text = i.print();
-    let after = text.split_once(" = ").map_or(text.trim(), |(_, r)| r.trim());
-    after.split_whitespace().next().unwrap_or("instruction").to_string()
+    let after = text
+        .split_once(" = ")
+        .map_or(text.trim(), |(_, r)| r.trim());
+    after
+        .split_whitespace()
+        .next()
+        .unwrap_or("instruction")
+        .to_string()
 }
 
 /// The one-line message for instruction `i` of the function being differentiated.
@@ -57,7 +63,10 @@ fn message(i: Val, problem: &str, mode: &str) -> String {
         (None, None) => "an unknown place".to_string(),
     };
     let function = loc.function.unwrap_or_default();
-    format!("{problem} of '{}' at {at} in '{function}' ({mode})", what(i))
+    format!(
+        "{problem} of '{}' at {at} in '{function}' ({mode})",
+        what(i)
+    )
 }
 
 /// The text constant of a message and its length as an `intptr`.
@@ -122,7 +131,10 @@ fn finite_helper(m: Module, ty: Ty) -> Val {
     }
     let ctx = m.context();
     let (ptr, intptr) = (Ty::ptr(ctx), m.intptr_ty());
-    let f = m.add_function(&name, Ty::function(Ty::void(ctx), &[ty, ty, ptr, intptr], false));
+    let f = m.add_function(
+        &name,
+        Ty::function(Ty::void(ctx), &[ty, ty, ptr, intptr], false),
+    );
     f.set_internal();
     let p = f.params();
     let mut b = Builder::new(m);
@@ -164,7 +176,10 @@ fn null_helper(m: Module) -> Val {
     }
     let ctx = m.context();
     let (ptr, intptr) = (Ty::ptr(ctx), m.intptr_ty());
-    let f = m.add_function(&name, Ty::function(Ty::void(ctx), &[ptr, ptr, ptr, intptr], false));
+    let f = m.add_function(
+        &name,
+        Ty::function(Ty::void(ctx), &[ptr, ptr, ptr, intptr], false),
+    );
     f.set_internal();
     let p = f.params();
     let mut b = Builder::new(m);

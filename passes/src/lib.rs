@@ -32,6 +32,7 @@ pub(crate) mod derive;
 pub(crate) mod devirt;
 pub mod diag;
 pub(crate) mod forward;
+pub(crate) mod grad_log;
 pub mod inspect;
 pub mod ir;
 #[cfg(test)]

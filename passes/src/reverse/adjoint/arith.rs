@@ -160,7 +160,10 @@ impl AdjointFn<'_> {
             // pass them here.
             InstClass::Phi | InstClass::Return | InstClass::Control => Ok(()),
             InstClass::Rule(rule) => match self.take_adjoint(i) {
-                Some(d) => self.reverse_instruction_rule(i, rule, d),
+                Some(d) => {
+                    self.log_gradient(i, d)?;
+                    self.reverse_instruction_rule(i, rule, d)
+                }
                 None => Ok(()),
             },
             InstClass::Moves { .. } => match self.take_adjoint(i) {
