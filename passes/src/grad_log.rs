@@ -117,6 +117,16 @@ fn position(i: Val) -> (String, String, u64, u64) {
     (opcode, f.name(), block, inst)
 }
 
+/// A private constant C string.
+fn string(m: Module, s: &str) -> Val {
+    let arr = Val::const_string_in(m.context(), s);
+    let g = m.add_global(arr.ty(), "umbra.log.str");
+    g.set_initializer(arr);
+    g.set_global_constant(true);
+    g.set_internal();
+    g
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -128,14 +138,4 @@ mod tests {
         assert!(!super::is_logger_name("enzymeLogGradient"));
         assert!(!super::is_logger_name("_ZN2ns13enzymeLogGradEd"));
     }
-}
-
-/// A private constant C string.
-fn string(m: Module, s: &str) -> Val {
-    let arr = Val::const_string_in(m.context(), s);
-    let g = m.add_global(arr.ty(), "umbra.log.str");
-    g.set_initializer(arr);
-    g.set_global_constant(true);
-    g.set_internal();
-    g
 }
