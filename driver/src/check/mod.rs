@@ -34,7 +34,7 @@ pub const EXIT_DISAGREE: u8 = 3;
 /// finite differences, reverse against forward mode, registered rules against the derivative
 /// of the body they replace, at random points.
 #[derive(Parser, Debug)]
-#[command(name = "umbra check")]
+#[command(name = "umbra check", bin_name = "umbra check")]
 pub struct CheckArgs {
     /// Input module: LLVM bitcode or textual IR
     #[arg(value_name = "INPUT")]
