@@ -1,7 +1,8 @@
 //! `--debug-checks` (plugin: `debug-checks`): run-time checks in derived code that stop at the
 //! first derivative gone wrong, naming the instruction it came from.
 //!
-//! - Forward mode: after each instruction with a floating-point tangent, the tangent must be
+//! - Forward mode: after each instruction with a floating-point tangent (a scalar or a vector,
+//!   any of whose lanes counts), the tangent must be
 //!   finite where the primal value is ([`tangent`]); after each pointer with a shadow, the
 //!   shadow must not be null where the primal is not ([`shadow`]).
 //! - Reverse mode: each addition into an adjoint must leave it finite where it was finite
@@ -115,11 +116,10 @@ pub fn shadow(b: &mut Builder, i: Val, primal: Val, s: Val, kind: Kind) {
     b.call_function(helper, &[primal, s, g, len]);
 }
 
-/// `float`, `double` (and other scalar floats) only: a vector of them would need a reduction,
-/// which the checks do not make.
+/// Floating-point scalars and fixed vectors of them (vectorised code: any lane counts).
 fn is_checkable_float(v: Val) -> bool {
     let t = v.ty();
-    t.is_float() && !t.is_vector()
+    t.is_fp_or_fp_vector() && !t.is_scalable_vector()
 }
 
 /// `void umbra.check.finite.<ty>(ty a, ty b, ptr text, intptr len)`: reports when `a` is
@@ -156,8 +156,15 @@ fn finite_helper(m: Module, ty: Ty) -> Val {
     };
     let a_finite = b.fcmp(RealPred::LLVMRealOLT, fa, inf);
     let b_finite = b.fcmp(RealPred::LLVMRealOLT, fb, inf);
-    let b_bad = b.icmp(IntPred::LLVMIntEQ, b_finite, Ty::int(ctx, 1).zero());
+    let b_bad = b.icmp(IntPred::LLVMIntEQ, b_finite, b_finite.ty().zero());
     let bad = b.binop(crate::ir::Opcode::LLVMAnd, a_finite, b_bad);
+    // A vector: any lane.
+    let bad = if ty.is_vector() {
+        b.intrinsic("llvm.vector.reduce.or", &[bad.ty()], &[bad])
+            .unwrap_or(bad)
+    } else {
+        bad
+    };
     b.cond_br(bad, report, done);
     b.position_at_end(report);
     emit_report(&mut b, p[2], p[3]);

@@ -202,7 +202,7 @@ impl<'s> ForwardFn<'s> {
             || i.is_terminator()
             || i.opcode() == Opcode::LLVMPHI
             || !self.is_active(i)
-            || !(i.ty().is_float() || i.ty().is_ptr())
+            || !(i.ty().is_fp_or_fp_vector() || i.ty().is_ptr())
         {
             return;
         }
