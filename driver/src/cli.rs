@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 #[derive(Parser, Debug)]
 #[command(
     name = "umbra",
-    after_help = "Other commands:\n  umbra rules [--markdown]   list the built-in derivative rules"
+    after_help = "Other commands:\n  umbra rules [--markdown]   list the built-in derivative rules\n  umbra check IN [--function DESC]...   check derivatives numerically (umbra check --help)"
 )]
 pub struct Args {
     /// Input module: LLVM bitcode or textual IR, detected by content; '-' reads standard input
@@ -79,6 +79,13 @@ pub struct Args {
     /// otherwise (compile with -g for locations)
     #[arg(long)]
     pub tape_report: bool,
+
+    /// Check at run time every tangent and adjoint the derived code computes: the first that
+    /// is NaN or infinite from finite values (or a null shadow of a non-null pointer) prints
+    /// one line naming the instruction and its source location, and aborts (with
+    /// UMBRA_DEBUG=warn in the environment: prints every one and goes on)
+    #[arg(long)]
+    pub debug_checks: bool,
 
     /// Print on stderr the wall time of each phase: reading and verifying, differentiating,
     /// re-optimising, code generation (and writing)

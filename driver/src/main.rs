@@ -5,6 +5,7 @@
 //! `umbra: error: ...` line and exits non-zero (1: bad input or arguments; 2: the input could
 //! not be read safely; 70: a bug in Umbra), leaving OUTPUT untouched.
 
+mod check;
 mod cli;
 mod diagnostics;
 mod emit;
@@ -24,6 +25,9 @@ fn main() -> ExitCode {
     let argv: Vec<OsString> = std::env::args_os().collect();
     if argv.get(1).is_some_and(|a| a == "rules") {
         return list_rules();
+    }
+    if argv.get(1).is_some_and(|a| a == "check") {
+        return check::main(argv);
     }
     // Arguments are checked here, so usage errors cost no worker.
     let args = Args::parse_or_exit(argv);
@@ -153,6 +157,7 @@ fn run(args: &Args) -> Result<()> {
         print_types: args.print_types,
         tape_stats: args.tape_stats,
         tape_report: args.tape_report,
+        debug_checks: args.debug_checks,
         reoptimize: None,
         rust_sysroot: args
             .rust_sysroot

@@ -28,10 +28,13 @@ pub mod capi;
 pub(crate) mod checkpoint;
 pub(crate) mod clone;
 mod contraction;
+pub(crate) mod debug_checks;
 pub(crate) mod derive;
 pub(crate) mod devirt;
 pub mod diag;
 pub(crate) mod forward;
+pub(crate) mod grad_log;
+pub mod inspect;
 pub mod ir;
 #[cfg(test)]
 mod layers;

@@ -17,6 +17,9 @@ pub struct Options {
     pub tape_stats: bool,
     /// Report what each gradient keeps on its tape, per loop, with source locations and why.
     pub tape_report: bool,
+    /// Emit run-time checks of every tangent, adjoint and shadow pointer in derived code
+    /// ([`crate::debug_checks`]).
+    pub debug_checks: bool,
     /// Re-optimise the module after differentiation at this level (0-3). The driver runs its own
     /// pipeline and leaves this `None`; the clang plugin sets it to clang's level.
     pub reoptimize: Option<u8>,
@@ -59,6 +62,7 @@ impl Options {
                 "print-types" => self.print_types = true,
                 "tape-stats" => self.tape_stats = true,
                 "tape-report" => self.tape_report = true,
+                "debug-checks" => self.debug_checks = true,
                 "reopt" => {
                     let level = value.trim_start_matches(['O', 'o']);
                     match level.parse::<u8>() {
@@ -72,7 +76,7 @@ impl Options {
                 }
                 _ => {
                     return Err(Error::general(format!(
-                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, rust-sysroot=DIR, reopt=O0..O3, print-activity, print-types, tape-stats, tape-report)"
+                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, rust-sysroot=DIR, reopt=O0..O3, print-activity, print-types, tape-stats, tape-report, debug-checks)"
                 )))
                 }
             }

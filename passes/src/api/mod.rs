@@ -18,4 +18,4 @@ mod split;
 
 pub use crate::vocab::Mode;
 pub use names::Sweep;
-pub use request::{find_requests, inner_first, redecode, Request, Split};
+pub use request::{find_requests, inner_first, redecode, ArgPlan, Request, Split};

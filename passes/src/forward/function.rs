@@ -113,6 +113,9 @@ impl<'s> ForwardFn<'s> {
                 self.b.set_fast_math_from(i);
                 let span = i.is_invoke().then(|| crate::unwind::Span::begin(&self.b));
                 self.visit(i)?;
+                if span.is_none() && self.session.opts.debug_checks {
+                    self.debug_check(i);
+                }
                 if let Some(span) = span {
                     self.finish_invoke(i, span);
                 }
@@ -187,6 +190,30 @@ impl<'s> ForwardFn<'s> {
                 "exception handling and indirect branches cannot be differentiated yet",
             )),
             InstClass::InactiveOnly => self.visit_inactive_only(i),
+        }
+    }
+
+    /// `--debug-checks`: after active instruction `i`, its tangent must be finite where its
+    /// value is, its shadow not null where it is not ([`crate::debug_checks`]). Phis (which
+    /// must stay together at the top of their block) and terminators are not checked; batched
+    /// tangents neither.
+    fn debug_check(&mut self, i: Val) {
+        if self.width != 1
+            || i.is_terminator()
+            || i.opcode() == Opcode::LLVMPHI
+            || !self.is_active(i)
+            || !(i.ty().is_fp_or_fp_vector() || i.ty().is_ptr())
+        {
+            return;
+        }
+        let Some(t) = self.tangent(i) else {
+            return;
+        };
+        let p = self.map(i);
+        if i.ty().is_ptr() {
+            crate::debug_checks::shadow(&mut self.b, i, p, t, crate::debug_checks::Kind::Tangent);
+        } else {
+            crate::debug_checks::tangent(&mut self.b, i, p, t);
         }
     }
 

@@ -142,6 +142,17 @@ impl Module {
         Val(unsafe { sys::core::LLVMAddGlobal(self.0, ty.0, c.as_ptr()) })
     }
 
+    /// The module's identifier (the file it was read from, for clang the source file).
+    pub fn identifier(self) -> String {
+        let mut len = 0;
+        let p = unsafe { sys::core::LLVMGetModuleIdentifier(self.0, &mut len) };
+        if p.is_null() {
+            return String::new();
+        }
+        let bytes = unsafe { std::slice::from_raw_parts(p as *const u8, len) };
+        String::from_utf8_lossy(bytes).into_owned()
+    }
+
     /// The module's target triple (empty when it has none).
     pub fn target_triple(self) -> String {
         let t = unsafe { sys::core::LLVMGetTarget(self.0) };

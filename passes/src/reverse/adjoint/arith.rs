@@ -15,7 +15,10 @@ impl AdjointFn<'_> {
         } else {
             self.pop_needs(i);
         }
-        self.reverse_instruction_body(i)
+        self.reversing = Some(i);
+        let done = self.reverse_instruction_body(i);
+        self.reversing = None;
+        done
     }
 
     /// The needs of `i`, batched with its neighbours: the batch is popped where the adjoint
@@ -157,7 +160,10 @@ impl AdjointFn<'_> {
             // pass them here.
             InstClass::Phi | InstClass::Return | InstClass::Control => Ok(()),
             InstClass::Rule(rule) => match self.take_adjoint(i) {
-                Some(d) => self.reverse_instruction_rule(i, rule, d),
+                Some(d) => {
+                    self.log_gradient(i, d)?;
+                    self.reverse_instruction_rule(i, rule, d)
+                }
                 None => Ok(()),
             },
             InstClass::Moves { .. } => match self.take_adjoint(i) {

@@ -45,6 +45,7 @@ impl AdjointFn<'_> {
         let RuleKind::Math(partials) = rule.kind else {
             return Ok(());
         };
+        self.log_gradient(i, d)?;
         let src_args = i.call_args();
         let active: Vec<bool> = src_args.iter().map(|&a| self.is_active(a)).collect();
         let read = rules::partials_read(rule, i, &active);

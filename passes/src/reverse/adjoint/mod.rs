@@ -85,6 +85,10 @@ pub(super) struct AdjointFn<'s> {
     loop_tapes: LoopTapes,
     /// Structured loop → the slots holding its region's address and reserved count.
     regions: HashMap<usize, (Val, Val)>,
+    /// The source instruction whose adjoint is being emitted, for `--debug-checks`.
+    reversing: Option<Val>,
+    /// The module's gradient logger ([`crate::grad_log`]), once looked up.
+    grad_logger: Option<Option<Val>>,
 }
 
 impl<'s> AdjointFn<'s> {
@@ -140,6 +144,8 @@ impl<'s> AdjointFn<'s> {
             block: None,
             loop_tapes,
             regions: HashMap::new(),
+            reversing: None,
+            grad_logger: None,
         }
     }
 
@@ -295,6 +301,24 @@ impl<'s> AdjointFn<'s> {
         let cur = self.b.load(t, s, 0);
         let sum = add_values(&mut self.b, cur, d);
         self.b.store(sum, s, 0);
+        if let Some(i) = self.reversing.filter(|_| self.session.opts.debug_checks) {
+            crate::debug_checks::adjoint(&mut self.b, i, cur, sum);
+        }
+    }
+
+    /// Passes adjoint `d` of source instruction `i` to the module's gradient logger, if it has
+    /// one ([`crate::grad_log`]).
+    fn log_gradient(&mut self, i: Val, d: Val) -> Result<()> {
+        let logger = match self.grad_logger {
+            Some(l) => l,
+            None => *self
+                .grad_logger
+                .insert(crate::grad_log::logger(self.session.module)?),
+        };
+        if let Some(log) = logger {
+            crate::grad_log::log(&mut self.b, log, i, d);
+        }
+        Ok(())
     }
 
     /// Reads and clears the adjoint of `v` (for active floating-point values).

@@ -234,6 +234,9 @@ impl<'s> AugmentedFn<'s> {
                 self.refuse_mixed_aggregate(i)?;
                 self.visit(i)?;
                 if !i.is_invoke() {
+                    if self.session.opts.debug_checks {
+                        self.debug_check(i);
+                    }
                     self.spill_to_frame(i)?;
                 }
                 let normal = span.map(|s| self.invoke_unwinding_calls(i, s));
@@ -439,6 +442,21 @@ impl<'s> AugmentedFn<'s> {
 
     pub(super) fn is_active(&self, v: Val) -> bool {
         self.active.contains(v)
+    }
+
+    /// `--debug-checks`: after active pointer `i`, its shadow must not be null where it is not
+    /// ([`crate::debug_checks::shadow`]); phis and terminators are not checked.
+    fn debug_check(&mut self, i: Val) {
+        if i.is_terminator() || i.opcode() == Opcode::LLVMPHI || !i.ty().is_ptr() {
+            return;
+        }
+        if !self.is_active(i) {
+            return;
+        }
+        if let Some(s) = self.vals.shadow(i) {
+            let p = self.vals.map(i);
+            crate::debug_checks::shadow(&mut self.b, i, p, s, crate::debug_checks::Kind::Adjoint);
+        }
     }
 
     /// An active value whose type holds both floating-point data and pointers (`{ptr, double}`
