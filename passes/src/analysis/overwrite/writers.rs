@@ -250,11 +250,10 @@ impl Oracle<'_> {
                 let f = i.called_function()?;
                 let name = f.name();
                 if f.is_declaration() {
-                    // memset / memcpy / memmove: typed by their own tag.
-                    let mem = ["llvm.memset.", "llvm.memcpy.", "llvm.memmove."]
-                        .iter()
-                        .any(|p| name.starts_with(p));
-                    if !mem || i.tbaa_access_chain().is_none() {
+                    // Copies and sets (their effects name the bytes they write at one
+                    // argument): typed by their own tag.
+                    let counted = self.rule_for(i).is_some_and(|r| counted_write(r).is_some());
+                    if !counted || i.tbaa_access_chain().is_none() {
                         return None;
                     }
                     add(i, &mut found);
