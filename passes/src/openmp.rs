@@ -465,11 +465,20 @@ pub fn inactive_capture(a: Val, is_active: impl Fn(Val) -> bool) -> bool {
 /// passed on to a function that only reads it (with -g, the outlined function forwards its
 /// arguments to `outlined_debug__`).
 fn only_read(p: Val, depth: u32) -> bool {
+    only_read_at(p, depth, false)
+}
+
+/// [`only_read`], also through GEPs and comparisons of `p` when `geps` (the fields and
+/// elements of the variable are only read too).
+fn only_read_at(p: Val, depth: u32, geps: bool) -> bool {
     if depth > 4 {
         return false;
     }
     p.users().into_iter().all(|u| match u.opcode() {
-        Opcode::LLVMLoad => u.operand(0) == p,
+        Opcode::LLVMLoad => u.operand(0) == p && !u.is_volatile(),
+        Opcode::LLVMGetElementPtr if geps => u.operand(0) == p && only_read_at(u, depth, geps),
+        // Comparing addresses reads no memory (the vectoriser's run-time alias checks).
+        Opcode::LLVMICmp if geps => true,
         Opcode::LLVMCall => {
             let Some(g) = u.called_function().filter(|g| !g.is_declaration()) else {
                 return false;
@@ -480,16 +489,15 @@ fn only_read(p: Val, depth: u32) -> bool {
                 && args
                     .iter()
                     .zip(&params)
-                    .all(|(&a, &q)| a != p || only_read(q, depth + 1))
+                    .all(|(&a, &q)| a != p || only_read_at(q, depth + 1, geps))
         }
         Opcode::LLVMStore if u.operand(0) == p => {
             let slot = u.operand(1);
             slot.is_instruction()
                 && slot.opcode() == Opcode::LLVMAlloca
-                && slot
-                    .users()
-                    .into_iter()
-                    .all(|s| s == u || (s.opcode() == Opcode::LLVMLoad && only_read(s, depth + 1)))
+                && slot.users().into_iter().all(|s| {
+                    s == u || (s.opcode() == Opcode::LLVMLoad && only_read_at(s, depth + 1, geps))
+                })
         }
         _ => false,
     })
@@ -543,5 +551,202 @@ fn private_parameter(p: Val, depth: u32) -> bool {
                 && c.call_args()
                     .get(k)
                     .is_some_and(|&a| private_at(a, depth + 1))
+        })
+}
+
+/// How the adjoint of a load inside a parallel region adds into the shadow of the memory it
+/// read (issue 28's scaling item): atomically unless one of the two proofs below holds.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum LoadAdjoint {
+    /// Other threads may add to the same adjoint at the same time: `atomicrmw fadd`.
+    Atomic,
+    /// No other thread touches the adjoint while this thread adds to it ([`overwritten_here`]):
+    /// a plain load, add and store.
+    Plain,
+    /// The variable the caller shares with the region through this parameter of the outlined
+    /// function, which the region only reads ([`read_only_capture`]): the thread adds into a
+    /// private sum, added atomically into the shared adjoint once, when its adjoint ends.
+    Private(Val, u64),
+}
+
+/// How the adjoint of `load`, in a function that runs on several threads at once, adds into
+/// the shadow of the memory it read (`rules`: which calls are known math).
+pub fn load_adjoint(load: Val, rules: &crate::rules::user::UserRules) -> LoadAdjoint {
+    if let Some((p, offset)) = read_only_capture(load.operand(0)) {
+        return LoadAdjoint::Private(p, offset);
+    }
+    if overwritten_here(load, rules) {
+        return LoadAdjoint::Plain;
+    }
+    LoadAdjoint::Atomic
+}
+
+/// True when the thread that runs `load` also stores to the same address (the same SSA
+/// pointer, as many bytes) in the same block, with nothing between the two that could order
+/// it with other threads (only arithmetic, memory accesses that are not atomic, and calls of
+/// math functions and intrinsics): the read-modify-write `x[i] = x[i] * k + ...` of a loop
+/// whose iterations write disjoint slices. Then no other thread reads or writes those bytes
+/// while this one is between the two (that would be a data race in the primal), and
+/// synchronisation outside that stretch is mirrored by the adjoint (barriers, critical
+/// sections in reverse ticket order), so this thread's adjoint of the load (like that of the
+/// store, which already clears the shadow without an atomic) is alone on the shadow.
+pub fn overwritten_here(load: Val, rules: &crate::rules::user::UserRules) -> bool {
+    if load.opcode() != Opcode::LLVMLoad || load.is_volatile() || load.is_atomic_access() {
+        return false;
+    }
+    let Some(m) = load.parent_function().map(|f| f.module()) else {
+        return false;
+    };
+    let p = load.operand(0);
+    let insts = load.parent_block().instructions();
+    let Some(at) = insts.iter().position(|&i| i == load) else {
+        return false;
+    };
+    let same_store = |s: Val| {
+        s.opcode() == Opcode::LLVMStore
+            && s.operand(1) == p
+            && !s.is_volatile()
+            && !s.is_atomic_access()
+            && m.store_size(s.operand(0).ty()) == m.store_size(load.ty())
+    };
+    let harmless = |i: Val| match i.opcode() {
+        Opcode::LLVMFence | Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => false,
+        Opcode::LLVMLoad | Opcode::LLVMStore => !i.is_atomic_access(),
+        Opcode::LLVMInvoke | Opcode::LLVMCallBr => false,
+        Opcode::LLVMCall => math_call(i, rules),
+        _ => true,
+    };
+    // After the load, up to the store; else before it, back to the store.
+    let found = |range: &mut dyn Iterator<Item = &Val>| {
+        for &i in range {
+            if same_store(i) {
+                return true;
+            }
+            if !harmless(i) {
+                return false;
+            }
+        }
+        false
+    };
+    found(&mut insts[at + 1..].iter()) || found(&mut insts[..at].iter().rev())
+}
+
+/// True when `call` runs a math function or an intrinsic (a declarative math rule, an
+/// inactive `llvm.*` intrinsic): nothing that orders the threads.
+fn math_call(call: Val, rules: &crate::rules::user::UserRules) -> bool {
+    use crate::rules::{Callee, RuleKind};
+    match crate::rules::classify(call, rules) {
+        Callee::Rule(r) => match r.kind {
+            RuleKind::Math(_) => !r.effects.synchronises,
+            RuleKind::Inactive => r.name.starts_with("llvm.") && !r.effects.synchronises,
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// The parameter of an outlined function that `p` is (directly, or reloaded from the one slot
+/// clang -O0 spills it to), and the constant offset `p` adds to it, when the region only reads the variable behind it and nothing
+/// else can reach that variable: every `__kmpc_fork_call` of the function passes there, once,
+/// a local variable of its caller whose address goes nowhere else (loaded, stored to, and
+/// given to parallel regions), and the function and everything it passes the parameter to
+/// only load from it ([`only_read`]). The variable then keeps its value during the region,
+/// so no adjoint in the region reads its shadow: every thread may sum its adjoints privately
+/// and add the sum once (a scalar every iteration reads: a coefficient, a time step).
+pub fn read_only_capture(p: Val) -> Option<(Val, u64)> {
+    read_only_capture_at(p, 0)
+}
+
+fn read_only_capture_at(p: Val, depth: u32) -> Option<(Val, u64)> {
+    if depth > 2 {
+        return None;
+    }
+    // A field or element at a constant offset (`w[1]` of a shared `double w[2]`).
+    let (base, offset) = match p.is_instruction() && p.opcode() == Opcode::LLVMGetElementPtr {
+        true => {
+            let m = p.parent_function()?.module();
+            let off = crate::analysis::types::bytes::const_offset(m, p)?;
+            (p.operand(0), off)
+        }
+        false => (p, 0),
+    };
+    let param = spilled_param(base).or_else(|| base.is_argument().then_some(base))?;
+    let f = param.parent_function()?;
+    let k = f.params().iter().position(|&q| q == param)?;
+    // The runtime's two thread-id pointers come first (in an outlined function).
+    if k < 2 || !param.ty().is_ptr() {
+        return None;
+    }
+    let users = f.users();
+    let once = |c: Val, a: Val| c.call_args().iter().filter(|&&x| x == a).count() == 1;
+    let forks_only = !users.is_empty()
+        && users.into_iter().all(|c| {
+            if outlined(c) == Some(f) {
+                return c
+                    .call_args()
+                    .get(k + 1)
+                    .is_some_and(|&a| once(c, a) && local_unescaped(a));
+            }
+            // A function the outlined one calls with its own parameter (clang -g forwards
+            // every argument to `.omp_outlined_debug__`): that parameter must be one.
+            (c.is_call() || c.is_invoke())
+                && c.called_value() == f
+                && c.call_args().get(k).is_some_and(|&a| {
+                    once(c, a) && read_only_capture_at(a, depth + 1).is_some_and(|(_, o)| o == 0)
+                })
+        });
+    (forks_only && only_read_at(param, 0, true)).then_some((param, offset))
+}
+
+/// The parameter `p` reloads, when `p` is a load of a pointer from a local slot whose one
+/// store is of that parameter (clang -O0's spill of every parameter).
+fn spilled_param(p: Val) -> Option<Val> {
+    if !p.is_instruction() || p.opcode() != Opcode::LLVMLoad {
+        return None;
+    }
+    let slot = p.operand(0);
+    if !slot.is_instruction() || slot.opcode() != Opcode::LLVMAlloca {
+        return None;
+    }
+    let stores: Vec<Val> = slot
+        .users()
+        .into_iter()
+        .filter(|u| u.opcode() != Opcode::LLVMLoad)
+        .collect();
+    match stores.as_slice() {
+        [s] if s.opcode() == Opcode::LLVMStore && s.operand(1) == slot => {
+            let v = s.operand(0);
+            v.is_argument().then_some(v)
+        }
+        _ => None,
+    }
+}
+
+/// True when `a` is a local variable (an `alloca`) whose address goes nowhere but to
+/// parallel regions ([`address_kept`]).
+pub fn local_unescaped(a: Val) -> bool {
+    a.is_instruction() && a.opcode() == Opcode::LLVMAlloca && address_kept(a, 0)
+}
+
+/// True when the address `a` (of a local variable, or of a field or element of one) is only
+/// loaded from, stored to, offset into addresses of the same kind, marked live or dead, and
+/// (the variable's own) passed to parallel regions.
+fn address_kept(a: Val, depth: u32) -> bool {
+    depth < 8
+        && a.users().into_iter().all(|u| match u.opcode() {
+            Opcode::LLVMLoad => !u.is_volatile(),
+            Opcode::LLVMStore => u.operand(1) == a && u.operand(0) != a,
+            Opcode::LLVMGetElementPtr => u.operand(0) == a && address_kept(u, depth + 1),
+            Opcode::LLVMICmp => true,
+            Opcode::LLVMCall => {
+                // Only the variable's own address goes to a region (once per region, checked
+                // there): a field's would alias it under another parameter.
+                (is_fork(u) && depth == 0)
+                    || u.called_function().is_some_and(|g| {
+                        let n = g.name();
+                        n.starts_with("llvm.lifetime.") || n.starts_with("llvm.dbg.")
+                    })
+            }
+            _ => false,
         })
 }

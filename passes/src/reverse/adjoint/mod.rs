@@ -85,6 +85,15 @@ pub(super) struct AdjointFn<'s> {
     loop_tapes: LoopTapes,
     /// Structured loop → the slots holding its region's address and reserved count.
     regions: HashMap<usize, (Val, Val)>,
+    /// This thread's sums of the adjoints of variables a parallel region shares read-only
+    /// (parameter, byte offset, adjoint type → slot), added into their shadows at the exit
+    /// ([`crate::openmp::LoadAdjoint::Private`], `reverse/parallel.rs`).
+    private_sums: Vec<(Val, u64, Ty, Val)>,
+    /// In an outlined function, the captured variables its region writes when it writes no
+    /// other shared memory (computed at the first load that needs it), and this thread's
+    /// tables of sums by shadow address, by type (`reverse/partial_sums.rs`).
+    unwritten: Option<Option<std::collections::HashSet<Val>>>,
+    sum_tables: Vec<(Ty, Val)>,
 }
 
 impl<'s> AdjointFn<'s> {
@@ -140,6 +149,9 @@ impl<'s> AdjointFn<'s> {
             block: None,
             loop_tapes,
             regions: HashMap::new(),
+            private_sums: Vec::new(),
+            unwritten: None,
+            sum_tables: Vec::new(),
         }
     }
 
@@ -196,6 +208,7 @@ impl<'s> AdjointFn<'s> {
         }
 
         self.b.position_at_end(exit);
+        self.flush_private_sums()?;
         if let Some(list) = self.deferred {
             let release = tape::release_helper(self.session.module);
             self.b.call_function(release, &[list]);
