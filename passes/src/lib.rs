@@ -35,6 +35,7 @@ pub mod ir;
 #[cfg(test)]
 mod layers;
 pub(crate) mod openmp;
+pub(crate) mod openmp_float;
 pub mod options;
 pub(crate) mod preprocess;
 pub mod reoptimize;

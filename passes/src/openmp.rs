@@ -52,9 +52,10 @@ pub struct CaptureBits {
 ///
 /// A `double` travels as the bits of an `i64` (the type analysis finds them on both sides:
 /// the caller's `bitcast` or spill, the outlined function's reload); the derivative then
-/// travels the same way, in the same slot. Anything else carrying float bits (a `float` in the
-/// low half of an `i64`, a value the analysis cannot place) is refused: dropping its
-/// derivative would be a silently wrong result.
+/// travels the same way, in the same slot. A `float` in the low half of an `i64` was widened to
+/// a `double` before ([`crate::openmp_float`]). Anything else carrying float bits (a
+/// `_Float16`, a value the analysis cannot place) is refused: dropping its derivative would be
+/// a silently wrong result.
 pub fn captured_float(
     m: Module,
     call: Val,
@@ -73,7 +74,7 @@ pub fn captured_float(
         Err(Error::at(
             call,
             format!(
-                "cannot differentiate this OpenMP parallel region: it captures '{}' by value, {what} (captures by value are supported for integers and `double`s; capture it by address, e.g. `shared`, or as a `double`)",
+                "cannot differentiate this OpenMP parallel region: it captures '{}' by value, {what} (captures by value are supported for integers, `float`s and `double`s; capture it by address, e.g. `shared`, or as a `double`)",
                 crate::diag::short(a)
             ),
         ))
@@ -87,7 +88,7 @@ pub fn captured_float(
         (Some(t), Some(u)) if t == u && whole(t) => Ok(Some(t)),
         // Integer data on both sides, unless either holds float bits only in part.
         (None, None) if b.partly_float => refuse(
-            "floating-point data that does not fill the pointer-sized integer it travels in (a `float`?)",
+            "floating-point data that does not fill the pointer-sized integer it travels in (a `_Float16`?)",
         ),
         (None, None) => Ok(None),
         _ => refuse("floating-point data the region and its caller do not agree on"),
