@@ -36,6 +36,7 @@ pub mod ir;
 mod layers;
 pub(crate) mod openmp;
 pub(crate) mod openmp_float;
+pub(crate) mod openmp_reduce;
 pub mod options;
 pub(crate) mod preprocess;
 pub mod reoptimize;

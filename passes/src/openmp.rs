@@ -1,9 +1,9 @@
 //! What both modes share about OpenMP parallel regions (clang `-fopenmp`, libomp): recognising
 //! `__kmpc_fork_call`, the functions that run inside a parallel region, variables captured by
 //! value ([`captured_float`]), the runtime calls that order a region's threads ([`Sync`]:
-//! barriers, critical sections, blocking reductions) and what the adjoint emits for them, the
-//! lock that serialises the adjoint of a reduction's critical section, and which runtime calls
-//! reverse mode can mirror.
+//! barriers, critical sections, blocking reductions) and what the adjoint emits for them (the
+//! tickets that order the adjoints of critical sections and reductions), which runtime calls
+//! reverse mode can mirror, and which loads' adjoints need no atomic add ([`load_adjoint`]).
 //!
 //! A region is `__kmpc_fork_call(loc, argc, outlined, captured...)`: every thread of the team
 //! runs `outlined(&gtid, &btid, captured...)`, the captured variables passed by address, or by
@@ -12,9 +12,10 @@
 //!
 //! Guarantees: a function that may run on several threads at once (an outlined function and
 //! everything it calls, [`parallel_functions`]) accumulates adjoints into memory other threads
-//! may share with atomic adds; a barrier of the primal is a barrier of the adjoint; critical
-//! sections are reversed one at a time in the reverse of the order the threads ran them; the
-//! adjoint of a reduction's critical section runs under a lock; any other OpenMP runtime call
+//! may share with atomic adds, unless [`load_adjoint`] proves no other thread adds to the same
+//! adjoint meanwhile; a barrier of the primal is a barrier of the adjoint; critical sections,
+//! also those of reductions, are reversed one at a time in the reverse of the order the
+//! threads ran them; any other OpenMP runtime call
 //! in a reverse-mode region is an error ([`check_reverse`]), and so is a capture by value whose
 //! float bits cannot travel whole, never a silently unsynchronised or dropped adjoint.
 
@@ -132,7 +133,7 @@ pub fn parallel_functions(m: Module) -> HashSet<Val> {
 /// `master` and `masked` (primal only: the adjoint follows the branches the primal took, on
 /// the same thread's tape), barriers (a barrier in the adjoint, [`Sync`]), `critical`
 /// sections (reversed one at a time, in the reverse of the order the threads ran them) and
-/// reductions (their critical sections' adjoints run under a lock).
+/// reductions (their critical sections reversed like `critical` ones).
 const REVERSE_SUPPORTED: &[&str] = &[
     "__kmpc_barrier",
     "__kmpc_critical",
@@ -173,7 +174,7 @@ pub fn check_reverse(call: Val) -> Result<()> {
     if runtime && !REVERSE_SUPPORTED.contains(&name.as_str()) {
         return Err(Error::at(
             call,
-            format!("reverse mode cannot differentiate the OpenMP construct that calls '{name}' yet: parallel regions are differentiated with static schedules, barriers, critical, single, master and masked sections and `+` reductions only (no dynamic schedules, ordered sections, tasks, copyprivate or locks)"),
+            format!("reverse mode cannot differentiate the OpenMP construct that calls '{name}' yet: parallel regions are differentiated with static schedules, barriers, critical, single, master and masked sections and reductions only (no dynamic schedules, ordered sections, tasks, copyprivate or locks)"),
         ));
     }
     Ok(())
@@ -191,7 +192,7 @@ pub enum Sync {
     /// thread's turn ([`wait_turn`]).
     EndCritical,
     /// `__kmpc_end_reduce` (a blocking reduction): it released the reduction's lock and waited
-    /// at a barrier; the adjoint waits at a barrier and takes the adjoint lock.
+    /// at a barrier; the adjoint waits at a barrier, then for its turn.
     EndReduce,
 }
 
@@ -222,7 +223,7 @@ pub fn waits_for_others(f: Val) -> bool {
         }
         for b in g.blocks() {
             for i in b.instructions() {
-                if sync_kind(i).is_some() {
+                if sync_kind(i).is_some() || ends_critical(i) {
                     return true;
                 }
                 if i.is_call() || i.is_invoke() {
@@ -336,61 +337,24 @@ pub fn release_turn(b: &mut Builder, enter: Val) -> Result<()> {
     Ok(())
 }
 
-/// The lock the adjoints of reductions' critical sections take (a `kmp_critical_name`).
-fn adjoint_lock(m: Module) -> Val {
-    const NAME: &str = "umbra.omp.adjoint.lock";
-    if let Some(g) = m.global(NAME) {
-        return g;
-    }
-    let ty = Ty::array(Ty::int(m.context(), 32), 8);
-    let g = m.add_global(ty, NAME);
-    g.set_initializer(ty.zero());
-    g.set_internal();
-    g.set_alignment(8);
-    g
-}
-
-/// `__kmpc_critical(loc, gtid, lock)` (`enter`) or `__kmpc_end_critical` on the adjoint lock,
-/// with the calling thread's own global id (the adjoint's team need not be the primal's).
-fn critical(b: &mut Builder, loc: Val, enter: bool) {
-    let m = b.module();
-    let ctx = m.context();
-    let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
-    let thread = m.get_or_add_function(
-        "__kmpc_global_thread_num",
-        Ty::function(i32t, &[ptr], false),
-    );
-    let gtid = b.call_function(thread, &[loc]);
-    let name = if enter {
-        "__kmpc_critical"
-    } else {
-        "__kmpc_end_critical"
-    };
-    let f = m.get_or_add_function(name, Ty::function(Ty::void(ctx), &[ptr, i32t, ptr], false));
-    b.call_function(f, &[loc, gtid, adjoint_lock(m)]);
-}
-
-/// Enters the adjoint lock: the adjoint of a critical section (`__kmpc_end_reduce_nowait`
-/// going backwards) starts here.
-pub fn adjoint_critical_begin(b: &mut Builder, loc: Val) {
-    critical(b, loc, true);
-}
-
-/// Leaves the adjoint lock when the reduction's critical section ran (`result == 1`; also
-/// `2`, its atomic method, for a blocking reduction, `blocking`), through an internal helper so
-/// the adjoint sweep's own control flow is left alone.
-pub fn adjoint_critical_end(b: &mut Builder, loc: Val, result: Val, blocking: bool) {
+/// Going backwards out of a reduction's critical section (the `__kmpc_reduce[_nowait]` call
+/// under `lock` that returned `result`): when the section ran (`result == 1`; also `2`, its
+/// atomic method, for a blocking reduction, `blocking`, which ends with `__kmpc_end_reduce`
+/// either way and so took a ticket), the next ticket down may go ([`release_turn`]). Through
+/// an internal helper so the adjoint sweep's own control flow is left alone.
+pub fn reduction_turn_end(b: &mut Builder, lock: Val, result: Val, blocking: bool) -> Result<()> {
     let name = if blocking {
-        "umbra.omp.adjoint.release.blocking"
+        "umbra.omp.reduce.release.blocking"
     } else {
-        "umbra.omp.adjoint.release"
+        "umbra.omp.reduce.release"
     };
     let m = b.module();
     let ctx = m.context();
+    let counter = ticket_counter(m, lock)?;
     let helper = match m.function(name) {
         Some(f) => f,
         None => {
-            let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
+            let (ptr, i32t, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 32), Ty::int(ctx, 64));
             let f = m.add_function(name, Ty::function(Ty::void(ctx), &[ptr, i32t], false));
             f.set_internal();
             let mut h = Builder::new(m);
@@ -410,14 +374,15 @@ pub fn adjoint_critical_end(b: &mut Builder, loc: Val, result: Val, blocking: bo
             };
             h.cond_br(ran, release, done);
             h.position_at_end(release);
-            critical(&mut h, p[0], false);
+            h.atomic_int_add(p[0], i64t.int_const(1), true);
             h.br(done);
             h.position_at_end(done);
             h.ret_void();
             f
         }
     };
-    b.call_function(helper, &[loc, result]);
+    b.call_function(helper, &[counter, result]);
+    Ok(())
 }
 
 /// True when `i` ends a reduction's critical section (`__kmpc_end_reduce_nowait`).
