@@ -3,7 +3,8 @@
 //! value ([`captured_float`]), the runtime calls that order a region's threads ([`Sync`]:
 //! barriers, critical sections, blocking reductions) and what the adjoint emits for them (the
 //! tickets that order the adjoints of critical sections and reductions), which runtime calls
-//! reverse mode can mirror, and which loads' adjoints need no atomic add ([`load_adjoint`]).
+//! reverse mode can mirror, and which captured variables a region only reads
+//! ([`read_only_capture`]).
 //!
 //! A region is `__kmpc_fork_call(loc, argc, outlined, captured...)`: every thread of the team
 //! runs `outlined(&gtid, &btid, captured...)`, the captured variables passed by address, or by
@@ -12,8 +13,8 @@
 //!
 //! Guarantees: a function that may run on several threads at once (an outlined function and
 //! everything it calls, [`parallel_functions`]) accumulates adjoints into memory other threads
-//! may share with atomic adds, unless [`load_adjoint`] proves no other thread adds to the same
-//! adjoint meanwhile; a barrier of the primal is a barrier of the adjoint; critical sections,
+//! may share with atomic adds, unless `reverse/partial_sums.rs` proves no other thread adds to
+//! the same adjoint meanwhile; a barrier of the primal is a barrier of the adjoint; critical sections,
 //! also those of reductions, are reversed one at a time in the reverse of the order the
 //! threads ran them; any other OpenMP runtime call
 //! in a reverse-mode region is an error ([`check_reverse`]), and so is a capture by value whose
@@ -518,97 +519,6 @@ fn private_parameter(p: Val, depth: u32) -> bool {
                     .get(k)
                     .is_some_and(|&a| private_at(a, depth + 1))
         })
-}
-
-/// How the adjoint of a load inside a parallel region adds into the shadow of the memory it
-/// read (issue 28's scaling item): atomically unless one of the two proofs below holds.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum LoadAdjoint {
-    /// Other threads may add to the same adjoint at the same time: `atomicrmw fadd`.
-    Atomic,
-    /// No other thread touches the adjoint while this thread adds to it ([`overwritten_here`]):
-    /// a plain load, add and store.
-    Plain,
-    /// The variable the caller shares with the region through this parameter of the outlined
-    /// function, which the region only reads ([`read_only_capture`]): the thread adds into a
-    /// private sum, added atomically into the shared adjoint once, when its adjoint ends.
-    Private(Val, u64),
-}
-
-/// How the adjoint of `load`, in a function that runs on several threads at once, adds into
-/// the shadow of the memory it read (`rules`: which calls are known math).
-pub fn load_adjoint(load: Val, rules: &crate::rules::user::UserRules) -> LoadAdjoint {
-    if let Some((p, offset)) = read_only_capture(load.operand(0)) {
-        return LoadAdjoint::Private(p, offset);
-    }
-    if overwritten_here(load, rules) {
-        return LoadAdjoint::Plain;
-    }
-    LoadAdjoint::Atomic
-}
-
-/// True when the thread that runs `load` also stores to the same address (the same SSA
-/// pointer, as many bytes) in the same block, with nothing between the two that could order
-/// it with other threads (only arithmetic, memory accesses that are not atomic, and calls of
-/// math functions and intrinsics): the read-modify-write `x[i] = x[i] * k + ...` of a loop
-/// whose iterations write disjoint slices. Then no other thread reads or writes those bytes
-/// while this one is between the two (that would be a data race in the primal), and
-/// synchronisation outside that stretch is mirrored by the adjoint (barriers, critical
-/// sections in reverse ticket order), so this thread's adjoint of the load (like that of the
-/// store, which already clears the shadow without an atomic) is alone on the shadow.
-pub fn overwritten_here(load: Val, rules: &crate::rules::user::UserRules) -> bool {
-    if load.opcode() != Opcode::LLVMLoad || load.is_volatile() || load.is_atomic_access() {
-        return false;
-    }
-    let Some(m) = load.parent_function().map(|f| f.module()) else {
-        return false;
-    };
-    let p = load.operand(0);
-    let insts = load.parent_block().instructions();
-    let Some(at) = insts.iter().position(|&i| i == load) else {
-        return false;
-    };
-    let same_store = |s: Val| {
-        s.opcode() == Opcode::LLVMStore
-            && s.operand(1) == p
-            && !s.is_volatile()
-            && !s.is_atomic_access()
-            && m.store_size(s.operand(0).ty()) == m.store_size(load.ty())
-    };
-    let harmless = |i: Val| match i.opcode() {
-        Opcode::LLVMFence | Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => false,
-        Opcode::LLVMLoad | Opcode::LLVMStore => !i.is_atomic_access(),
-        Opcode::LLVMInvoke | Opcode::LLVMCallBr => false,
-        Opcode::LLVMCall => math_call(i, rules),
-        _ => true,
-    };
-    // After the load, up to the store; else before it, back to the store.
-    let found = |range: &mut dyn Iterator<Item = &Val>| {
-        for &i in range {
-            if same_store(i) {
-                return true;
-            }
-            if !harmless(i) {
-                return false;
-            }
-        }
-        false
-    };
-    found(&mut insts[at + 1..].iter()) || found(&mut insts[..at].iter().rev())
-}
-
-/// True when `call` runs a math function or an intrinsic (a declarative math rule, an
-/// inactive `llvm.*` intrinsic): nothing that orders the threads.
-fn math_call(call: Val, rules: &crate::rules::user::UserRules) -> bool {
-    use crate::rules::{Callee, RuleKind};
-    match crate::rules::classify(call, rules) {
-        Callee::Rule(r) => match r.kind {
-            RuleKind::Math(_) => !r.effects.synchronises,
-            RuleKind::Inactive => r.name.starts_with("llvm.") && !r.effects.synchronises,
-            _ => false,
-        },
-        _ => false,
-    }
 }
 
 /// The parameter of an outlined function that `p` is (directly, or reloaded from the one slot

@@ -20,7 +20,7 @@
 //! - *Captures by value*: a `double` captured by value is active (`out`); each thread's
 //!   adjoint of it is added atomically into a sum the caller adds to its own adjoint (a
 //!   `float` was widened to a `double` before, [`crate::openmp_float`]).
-//! - *Shared reads*: see [`crate::openmp::load_adjoint`] and `partial_sums.rs` for the loads
+//! - *Shared reads*: see `partial_sums.rs` for the loads
 //!   whose adjoints need no atomic add.
 
 use super::adjoint::AdjointFn;

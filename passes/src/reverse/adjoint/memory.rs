@@ -13,8 +13,8 @@ impl AdjointFn<'_> {
         };
         let sp = self.shadow(i.operand(0), i)?;
         if self.session.runs_in_parallel(self.src) && !crate::openmp::thread_private(i.operand(0)) {
-            use crate::openmp::LoadAdjoint;
-            match crate::openmp::load_adjoint(i, &self.session.rules) {
+            use partial_sums::LoadAdjoint;
+            match partial_sums::load_adjoint(i, &self.session.rules) {
                 // Other threads may add into the same adjoint.
                 LoadAdjoint::Atomic => {
                     if self.reads_unwritten(i, d.ty()) {

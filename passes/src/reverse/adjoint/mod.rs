@@ -87,7 +87,7 @@ pub(super) struct AdjointFn<'s> {
     regions: HashMap<usize, (Val, Val)>,
     /// This thread's sums of the adjoints of variables a parallel region shares read-only
     /// (parameter, byte offset, adjoint type → slot), added into their shadows at the exit
-    /// ([`crate::openmp::LoadAdjoint::Private`], `reverse/parallel.rs`).
+    /// (`reverse/partial_sums.rs`).
     private_sums: Vec<(Val, u64, Ty, Val)>,
     /// In an outlined function, the captured variables its region writes when it writes no
     /// other shared memory (computed at the first load that needs it), and this thread's
