@@ -39,6 +39,8 @@ pub mod ir;
 #[cfg(test)]
 mod layers;
 pub(crate) mod openmp;
+pub(crate) mod openmp_float;
+pub(crate) mod openmp_reduce;
 pub mod options;
 pub(crate) mod preprocess;
 pub mod reoptimize;

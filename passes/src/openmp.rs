@@ -1,9 +1,10 @@
 //! What both modes share about OpenMP parallel regions (clang `-fopenmp`, libomp): recognising
 //! `__kmpc_fork_call`, the functions that run inside a parallel region, variables captured by
 //! value ([`captured_float`]), the runtime calls that order a region's threads ([`Sync`]:
-//! barriers, critical sections, blocking reductions) and what the adjoint emits for them, the
-//! lock that serialises the adjoint of a reduction's critical section, and which runtime calls
-//! reverse mode can mirror.
+//! barriers, critical sections, blocking reductions) and what the adjoint emits for them (the
+//! tickets that order the adjoints of critical sections and reductions), which runtime calls
+//! reverse mode can mirror, and which captured variables a region only reads
+//! ([`read_only_capture`]).
 //!
 //! A region is `__kmpc_fork_call(loc, argc, outlined, captured...)`: every thread of the team
 //! runs `outlined(&gtid, &btid, captured...)`, the captured variables passed by address, or by
@@ -12,9 +13,10 @@
 //!
 //! Guarantees: a function that may run on several threads at once (an outlined function and
 //! everything it calls, [`parallel_functions`]) accumulates adjoints into memory other threads
-//! may share with atomic adds; a barrier of the primal is a barrier of the adjoint; critical
-//! sections are reversed one at a time in the reverse of the order the threads ran them; the
-//! adjoint of a reduction's critical section runs under a lock; any other OpenMP runtime call
+//! may share with atomic adds, unless `reverse/partial_sums.rs` proves no other thread adds to
+//! the same adjoint meanwhile; a barrier of the primal is a barrier of the adjoint; critical sections,
+//! also those of reductions, are reversed one at a time in the reverse of the order the
+//! threads ran them; any other OpenMP runtime call
 //! in a reverse-mode region is an error ([`check_reverse`]), and so is a capture by value whose
 //! float bits cannot travel whole, never a silently unsynchronised or dropped adjoint.
 
@@ -52,9 +54,10 @@ pub struct CaptureBits {
 ///
 /// A `double` travels as the bits of an `i64` (the type analysis finds them on both sides:
 /// the caller's `bitcast` or spill, the outlined function's reload); the derivative then
-/// travels the same way, in the same slot. Anything else carrying float bits (a `float` in the
-/// low half of an `i64`, a value the analysis cannot place) is refused: dropping its
-/// derivative would be a silently wrong result.
+/// travels the same way, in the same slot. A `float` in the low half of an `i64` was widened to
+/// a `double` before ([`crate::openmp_float`]). Anything else carrying float bits (a
+/// `_Float16`, a value the analysis cannot place) is refused: dropping its derivative would be
+/// a silently wrong result.
 pub fn captured_float(
     m: Module,
     call: Val,
@@ -73,7 +76,7 @@ pub fn captured_float(
         Err(Error::at(
             call,
             format!(
-                "cannot differentiate this OpenMP parallel region: it captures '{}' by value, {what} (captures by value are supported for integers and `double`s; capture it by address, e.g. `shared`, or as a `double`)",
+                "cannot differentiate this OpenMP parallel region: it captures '{}' by value, {what} (captures by value are supported for integers, `float`s and `double`s; capture it by address, e.g. `shared`, or as a `double`)",
                 crate::diag::short(a)
             ),
         ))
@@ -87,7 +90,7 @@ pub fn captured_float(
         (Some(t), Some(u)) if t == u && whole(t) => Ok(Some(t)),
         // Integer data on both sides, unless either holds float bits only in part.
         (None, None) if b.partly_float => refuse(
-            "floating-point data that does not fill the pointer-sized integer it travels in (a `float`?)",
+            "floating-point data that does not fill the pointer-sized integer it travels in (a `_Float16`?)",
         ),
         (None, None) => Ok(None),
         _ => refuse("floating-point data the region and its caller do not agree on"),
@@ -131,7 +134,7 @@ pub fn parallel_functions(m: Module) -> HashSet<Val> {
 /// `master` and `masked` (primal only: the adjoint follows the branches the primal took, on
 /// the same thread's tape), barriers (a barrier in the adjoint, [`Sync`]), `critical`
 /// sections (reversed one at a time, in the reverse of the order the threads ran them) and
-/// reductions (their critical sections' adjoints run under a lock).
+/// reductions (their critical sections reversed like `critical` ones).
 const REVERSE_SUPPORTED: &[&str] = &[
     "__kmpc_barrier",
     "__kmpc_critical",
@@ -172,7 +175,7 @@ pub fn check_reverse(call: Val) -> Result<()> {
     if runtime && !REVERSE_SUPPORTED.contains(&name.as_str()) {
         return Err(Error::at(
             call,
-            format!("reverse mode cannot differentiate the OpenMP construct that calls '{name}' yet: parallel regions are differentiated with static schedules, barriers, critical, single, master and masked sections and `+` reductions only (no dynamic schedules, ordered sections, tasks, copyprivate or locks)"),
+            format!("reverse mode cannot differentiate the OpenMP construct that calls '{name}' yet: parallel regions are differentiated with static schedules, barriers, critical, single, master and masked sections and reductions only (no dynamic schedules, ordered sections, tasks, copyprivate or locks)"),
         ));
     }
     Ok(())
@@ -190,7 +193,7 @@ pub enum Sync {
     /// thread's turn ([`wait_turn`]).
     EndCritical,
     /// `__kmpc_end_reduce` (a blocking reduction): it released the reduction's lock and waited
-    /// at a barrier; the adjoint waits at a barrier and takes the adjoint lock.
+    /// at a barrier; the adjoint waits at a barrier, then for its turn.
     EndReduce,
 }
 
@@ -221,7 +224,7 @@ pub fn waits_for_others(f: Val) -> bool {
         }
         for b in g.blocks() {
             for i in b.instructions() {
-                if sync_kind(i).is_some() {
+                if sync_kind(i).is_some() || ends_critical(i) {
                     return true;
                 }
                 if i.is_call() || i.is_invoke() {
@@ -335,61 +338,24 @@ pub fn release_turn(b: &mut Builder, enter: Val) -> Result<()> {
     Ok(())
 }
 
-/// The lock the adjoints of reductions' critical sections take (a `kmp_critical_name`).
-fn adjoint_lock(m: Module) -> Val {
-    const NAME: &str = "umbra.omp.adjoint.lock";
-    if let Some(g) = m.global(NAME) {
-        return g;
-    }
-    let ty = Ty::array(Ty::int(m.context(), 32), 8);
-    let g = m.add_global(ty, NAME);
-    g.set_initializer(ty.zero());
-    g.set_internal();
-    g.set_alignment(8);
-    g
-}
-
-/// `__kmpc_critical(loc, gtid, lock)` (`enter`) or `__kmpc_end_critical` on the adjoint lock,
-/// with the calling thread's own global id (the adjoint's team need not be the primal's).
-fn critical(b: &mut Builder, loc: Val, enter: bool) {
-    let m = b.module();
-    let ctx = m.context();
-    let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
-    let thread = m.get_or_add_function(
-        "__kmpc_global_thread_num",
-        Ty::function(i32t, &[ptr], false),
-    );
-    let gtid = b.call_function(thread, &[loc]);
-    let name = if enter {
-        "__kmpc_critical"
-    } else {
-        "__kmpc_end_critical"
-    };
-    let f = m.get_or_add_function(name, Ty::function(Ty::void(ctx), &[ptr, i32t, ptr], false));
-    b.call_function(f, &[loc, gtid, adjoint_lock(m)]);
-}
-
-/// Enters the adjoint lock: the adjoint of a critical section (`__kmpc_end_reduce_nowait`
-/// going backwards) starts here.
-pub fn adjoint_critical_begin(b: &mut Builder, loc: Val) {
-    critical(b, loc, true);
-}
-
-/// Leaves the adjoint lock when the reduction's critical section ran (`result == 1`; also
-/// `2`, its atomic method, for a blocking reduction, `blocking`), through an internal helper so
-/// the adjoint sweep's own control flow is left alone.
-pub fn adjoint_critical_end(b: &mut Builder, loc: Val, result: Val, blocking: bool) {
+/// Going backwards out of a reduction's critical section (the `__kmpc_reduce[_nowait]` call
+/// under `lock` that returned `result`): when the section ran (`result == 1`; also `2`, its
+/// atomic method, for a blocking reduction, `blocking`, which ends with `__kmpc_end_reduce`
+/// either way and so took a ticket), the next ticket down may go ([`release_turn`]). Through
+/// an internal helper so the adjoint sweep's own control flow is left alone.
+pub fn reduction_turn_end(b: &mut Builder, lock: Val, result: Val, blocking: bool) -> Result<()> {
     let name = if blocking {
-        "umbra.omp.adjoint.release.blocking"
+        "umbra.omp.reduce.release.blocking"
     } else {
-        "umbra.omp.adjoint.release"
+        "umbra.omp.reduce.release"
     };
     let m = b.module();
     let ctx = m.context();
+    let counter = ticket_counter(m, lock)?;
     let helper = match m.function(name) {
         Some(f) => f,
         None => {
-            let (ptr, i32t) = (Ty::ptr(ctx), Ty::int(ctx, 32));
+            let (ptr, i32t, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 32), Ty::int(ctx, 64));
             let f = m.add_function(name, Ty::function(Ty::void(ctx), &[ptr, i32t], false));
             f.set_internal();
             let mut h = Builder::new(m);
@@ -409,14 +375,15 @@ pub fn adjoint_critical_end(b: &mut Builder, loc: Val, result: Val, blocking: bo
             };
             h.cond_br(ran, release, done);
             h.position_at_end(release);
-            critical(&mut h, p[0], false);
+            h.atomic_int_add(p[0], i64t.int_const(1), true);
             h.br(done);
             h.position_at_end(done);
             h.ret_void();
             f
         }
     };
-    b.call_function(helper, &[loc, result]);
+    b.call_function(helper, &[counter, result]);
+    Ok(())
 }
 
 /// True when `i` ends a reduction's critical section (`__kmpc_end_reduce_nowait`).
@@ -465,11 +432,20 @@ pub fn inactive_capture(a: Val, is_active: impl Fn(Val) -> bool) -> bool {
 /// passed on to a function that only reads it (with -g, the outlined function forwards its
 /// arguments to `outlined_debug__`).
 fn only_read(p: Val, depth: u32) -> bool {
+    only_read_at(p, depth, false)
+}
+
+/// [`only_read`], also through GEPs and comparisons of `p` when `geps` (the fields and
+/// elements of the variable are only read too).
+fn only_read_at(p: Val, depth: u32, geps: bool) -> bool {
     if depth > 4 {
         return false;
     }
     p.users().into_iter().all(|u| match u.opcode() {
-        Opcode::LLVMLoad => u.operand(0) == p,
+        Opcode::LLVMLoad => u.operand(0) == p && !u.is_volatile(),
+        Opcode::LLVMGetElementPtr if geps => u.operand(0) == p && only_read_at(u, depth, geps),
+        // Comparing addresses reads no memory (the vectoriser's run-time alias checks).
+        Opcode::LLVMICmp if geps => true,
         Opcode::LLVMCall => {
             let Some(g) = u.called_function().filter(|g| !g.is_declaration()) else {
                 return false;
@@ -480,16 +456,15 @@ fn only_read(p: Val, depth: u32) -> bool {
                 && args
                     .iter()
                     .zip(&params)
-                    .all(|(&a, &q)| a != p || only_read(q, depth + 1))
+                    .all(|(&a, &q)| a != p || only_read_at(q, depth + 1, geps))
         }
         Opcode::LLVMStore if u.operand(0) == p => {
             let slot = u.operand(1);
             slot.is_instruction()
                 && slot.opcode() == Opcode::LLVMAlloca
-                && slot
-                    .users()
-                    .into_iter()
-                    .all(|s| s == u || (s.opcode() == Opcode::LLVMLoad && only_read(s, depth + 1)))
+                && slot.users().into_iter().all(|s| {
+                    s == u || (s.opcode() == Opcode::LLVMLoad && only_read_at(s, depth + 1, geps))
+                })
         }
         _ => false,
     })
@@ -543,5 +518,111 @@ fn private_parameter(p: Val, depth: u32) -> bool {
                 && c.call_args()
                     .get(k)
                     .is_some_and(|&a| private_at(a, depth + 1))
+        })
+}
+
+/// The parameter of an outlined function that `p` is (directly, or reloaded from the one slot
+/// clang -O0 spills it to), and the constant offset `p` adds to it, when the region only reads the variable behind it and nothing
+/// else can reach that variable: every `__kmpc_fork_call` of the function passes there, once,
+/// a local variable of its caller whose address goes nowhere else (loaded, stored to, and
+/// given to parallel regions), and the function and everything it passes the parameter to
+/// only load from it ([`only_read`]). The variable then keeps its value during the region,
+/// so no adjoint in the region reads its shadow: every thread may sum its adjoints privately
+/// and add the sum once (a scalar every iteration reads: a coefficient, a time step).
+pub fn read_only_capture(p: Val) -> Option<(Val, u64)> {
+    read_only_capture_at(p, 0)
+}
+
+fn read_only_capture_at(p: Val, depth: u32) -> Option<(Val, u64)> {
+    if depth > 2 {
+        return None;
+    }
+    // A field or element at a constant offset (`w[1]` of a shared `double w[2]`).
+    let (base, offset) = match p.is_instruction() && p.opcode() == Opcode::LLVMGetElementPtr {
+        true => {
+            let m = p.parent_function()?.module();
+            let off = crate::analysis::types::bytes::const_offset(m, p)?;
+            (p.operand(0), off)
+        }
+        false => (p, 0),
+    };
+    let param = spilled_param(base).or_else(|| base.is_argument().then_some(base))?;
+    let f = param.parent_function()?;
+    let k = f.params().iter().position(|&q| q == param)?;
+    // The runtime's two thread-id pointers come first (in an outlined function).
+    if k < 2 || !param.ty().is_ptr() {
+        return None;
+    }
+    let users = f.users();
+    let once = |c: Val, a: Val| c.call_args().iter().filter(|&&x| x == a).count() == 1;
+    let forks_only = !users.is_empty()
+        && users.into_iter().all(|c| {
+            if outlined(c) == Some(f) {
+                return c
+                    .call_args()
+                    .get(k + 1)
+                    .is_some_and(|&a| once(c, a) && local_unescaped(a));
+            }
+            // A function the outlined one calls with its own parameter (clang -g forwards
+            // every argument to `.omp_outlined_debug__`): that parameter must be one.
+            (c.is_call() || c.is_invoke())
+                && c.called_value() == f
+                && c.call_args().get(k).is_some_and(|&a| {
+                    once(c, a) && read_only_capture_at(a, depth + 1).is_some_and(|(_, o)| o == 0)
+                })
+        });
+    (forks_only && only_read_at(param, 0, true)).then_some((param, offset))
+}
+
+/// The parameter `p` reloads, when `p` is a load of a pointer from a local slot whose one
+/// store is of that parameter (clang -O0's spill of every parameter).
+fn spilled_param(p: Val) -> Option<Val> {
+    if !p.is_instruction() || p.opcode() != Opcode::LLVMLoad {
+        return None;
+    }
+    let slot = p.operand(0);
+    if !slot.is_instruction() || slot.opcode() != Opcode::LLVMAlloca {
+        return None;
+    }
+    let stores: Vec<Val> = slot
+        .users()
+        .into_iter()
+        .filter(|u| u.opcode() != Opcode::LLVMLoad)
+        .collect();
+    match stores.as_slice() {
+        [s] if s.opcode() == Opcode::LLVMStore && s.operand(1) == slot => {
+            let v = s.operand(0);
+            v.is_argument().then_some(v)
+        }
+        _ => None,
+    }
+}
+
+/// True when `a` is a local variable (an `alloca`) whose address goes nowhere but to
+/// parallel regions ([`address_kept`]).
+pub fn local_unescaped(a: Val) -> bool {
+    a.is_instruction() && a.opcode() == Opcode::LLVMAlloca && address_kept(a, 0)
+}
+
+/// True when the address `a` (of a local variable, or of a field or element of one) is only
+/// loaded from, stored to, offset into addresses of the same kind, marked live or dead, and
+/// (the variable's own) passed to parallel regions.
+fn address_kept(a: Val, depth: u32) -> bool {
+    depth < 8
+        && a.users().into_iter().all(|u| match u.opcode() {
+            Opcode::LLVMLoad => !u.is_volatile(),
+            Opcode::LLVMStore => u.operand(1) == a && u.operand(0) != a,
+            Opcode::LLVMGetElementPtr => u.operand(0) == a && address_kept(u, depth + 1),
+            Opcode::LLVMICmp => true,
+            Opcode::LLVMCall => {
+                // Only the variable's own address goes to a region (once per region, checked
+                // there): a field's would alias it under another parameter.
+                (is_fork(u) && depth == 0)
+                    || u.called_function().is_some_and(|g| {
+                        let n = g.name();
+                        n.starts_with("llvm.lifetime.") || n.starts_with("llvm.dbg.")
+                    })
+            }
+            _ => false,
         })
 }

@@ -39,6 +39,10 @@ pub fn canonicalize_reachable(
             stack.extend(callees(f));
         }
         if canonical.is_empty() {
+            // Floats captured by value travel as doubles, which carry derivatives.
+            crate::openmp_float::widen_float_captures(&seen);
+            // Reductions other than `+` by their critical method, which has derivatives.
+            crate::openmp_reduce::critical_reductions(&seen)?;
             return Ok(seen);
         }
         // Once every function reached so far is canonical, so that vtable and table loads are

@@ -4,7 +4,8 @@
 // thread and forks the outlined function's augmented sweep; the adjoint asks for a team of
 // the recorded size and forks the outlined function's adjoint on those tapes. In the outlined
 // adjoint, the shared x's adjoint is added atomically, and the reduction's critical section
-// is reversed under Umbra's lock; derived reductions pass no reduce_func (no tree method).
+// takes a ticket and is reversed in the reverse of the order the threads ran it; derived
+// reductions pass no reduce_func (no tree method).
 void __enzyme_autodiff(void *, ...);
 extern int enzyme_dup, enzyme_const;
 
@@ -27,5 +28,6 @@ void grad(const double *x, double *dx, int n) {
 // CHECK-DAG: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr {{.*}}, i32 {{[0-9]+}}, ptr @adjoint.sum_sq.omp_outlined{{.*}}.omp, ptr
 // CHECK-DAG: call i32 @__kmpc_reduce_nowait(ptr {{.*}}, i32 {{.*}}, i32 1, i64 8, ptr null, ptr null, ptr
 // CHECK-DAG: atomicrmw fadd ptr {{.*}} monotonic
-// CHECK-DAG: call void @__kmpc_critical(ptr {{.*}}, ptr @umbra.omp.adjoint.lock)
-// CHECK-DAG: call void @__kmpc_end_critical(ptr {{.*}}, ptr @umbra.omp.adjoint.lock)
+// CHECK-DAG: atomicrmw add ptr @umbra.omp.turn..gomp_critical_user_.reduction.var, i64 1
+// CHECK-DAG: call void @umbra.omp.wait.turn(ptr @umbra.omp.turn..gomp_critical_user_.reduction.var,
+// CHECK-DAG: call void @umbra.omp.reduce.release(ptr @umbra.omp.turn..gomp_critical_user_.reduction.var,

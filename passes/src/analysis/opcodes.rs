@@ -172,7 +172,8 @@ pub fn inactive_only_refusal(i: Val) -> &'static str {
         Opcode::LLVMAtomicCmpXchg => {
             "a compare-and-swap on differentiable data cannot be differentiated (OpenMP \
              reductions other than `+`, such as `max`, `min` or `*`, use one in their atomic \
-             method; only `+` reductions are supported)"
+             method, which Umbra replaces by their critical method when the reduction is made \
+             through `__kmpc_reduce[_nowait]` in a function a request reaches)"
         }
         Opcode::LLVMAtomicRMW => {
             "an atomic read-modify-write other than `fadd` on differentiable data cannot be \

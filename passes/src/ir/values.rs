@@ -574,6 +574,14 @@ impl Val {
         let mut bs = [b.0];
         unsafe { c::LLVMAddIncoming(self.0, vs.as_mut_ptr(), bs.as_mut_ptr(), 1) }
     }
+    /// The case value of successor `k` (from 1; 0 is the default) of a `switch`.
+    pub fn switch_case_value(self, k: u32) -> Val {
+        Val(unsafe { c::LLVMGetSwitchCaseValue(self.0, k) })
+    }
+    /// Makes successor `k` of a terminator `to`.
+    pub fn set_successor(self, k: u32, to: Block) {
+        unsafe { c::LLVMSetSuccessor(self.0, k, to.0) }
+    }
     /// Successor blocks of a terminator.
     pub fn successors(self) -> Vec<Block> {
         let n = unsafe { c::LLVMGetNumSuccessors(self.0) };

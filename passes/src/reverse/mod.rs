@@ -31,6 +31,7 @@ mod loop_tape;
 mod needs;
 mod openmp;
 mod parallel;
+mod partial_sums;
 mod plan;
 mod pred_choice;
 mod tape_report;

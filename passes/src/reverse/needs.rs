@@ -105,8 +105,13 @@ pub(super) fn needs(
         }
         // A deferred free: the adjoint releases the block, so it needs the pointer.
         LLVMCall | LLVMInvoke if defers_free(i) => add(Need::Primal(i.operand(0))),
-        // The end of an OpenMP critical section: its ticket (`reverse/openmp.rs`).
-        LLVMCall if crate::openmp::sync_kind(i) == Some(crate::openmp::Sync::EndCritical) => {
+        // The end of an OpenMP critical section or reduction: its ticket (`reverse/openmp.rs`).
+        LLVMCall
+            if matches!(
+                crate::openmp::sync_kind(i),
+                Some(crate::openmp::Sync::EndCritical | crate::openmp::Sync::EndReduce)
+            ) || crate::openmp::ends_critical(i) =>
+        {
             add(Need::Saved(i))
         }
         LLVMCall | LLVMInvoke => match reverse_callee(i, active, user) {

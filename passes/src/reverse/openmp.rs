@@ -13,12 +13,15 @@
 //! - *Races*: adjoints a thread adds into memory other threads may share are atomic adds
 //!   (`adjoint.rs`, [`crate::openmp::parallel_functions`]); a store's adjoint clears the shadow
 //!   of memory only that thread wrote (the primal would race otherwise); a reduction's critical
-//!   section is reversed under a lock ([`crate::openmp`]); barriers are mirrored, critical
+//!   section is reversed in ticket order ([`crate::openmp`]); barriers are mirrored, critical
 //!   sections reversed in the reverse of their tickets' order ([`AdjointFn::reverse_sync`]);
 //!   an adjoint whose threads wait for each other runs one tape per thread, on a team of the
 //!   primal's size; other synchronisation is refused.
 //! - *Captures by value*: a `double` captured by value is active (`out`); each thread's
-//!   adjoint of it is added atomically into a sum the caller adds to its own adjoint.
+//!   adjoint of it is added atomically into a sum the caller adds to its own adjoint (a
+//!   `float` was widened to a `double` before, [`crate::openmp_float`]).
+//! - *Shared reads*: see `partial_sums.rs` for the loads
+//!   whose adjoints need no atomic add.
 
 use super::adjoint::AdjointFn;
 use super::augmented::AugmentedFn;
@@ -176,7 +179,7 @@ fn microtask(m: Module, name: &str, sweep: Val, augment: bool, strict: bool) -> 
             b.position_at_end(short);
             crate::unwind::emit_fatal_call(
                 &mut b,
-                "umbra: the gradient of an OpenMP parallel region with barriers or critical sections got fewer threads than the region ran with; it needs as many (raise OMP_THREAD_LIMIT, or set OMP_DYNAMIC=false)",
+                "umbra: the gradient of an OpenMP parallel region with barriers, critical sections or reductions got fewer threads than the region ran with; it needs as many (raise OMP_THREAD_LIMIT, or set OMP_DYNAMIC=false)",
             );
             b.unreachable();
             b.position_at_end(full);
@@ -399,10 +402,25 @@ impl AdjointFn<'_> {
             Sync::Critical => crate::openmp::release_turn(&mut self.b, i)?,
             Sync::EndReduce => {
                 crate::openmp::barrier(&mut self.b, loc);
-                crate::openmp::adjoint_critical_begin(&mut self.b, loc);
+                self.reduction_turn_begin(i)?;
             }
         }
         Ok(())
+    }
+}
+
+impl AdjointFn<'_> {
+    /// Going backwards into a reduction's critical section at its end (`i`, a
+    /// `__kmpc_end_reduce[_nowait]`): once every section with a later ticket is reversed (a
+    /// maximum, a minimum or a product over the threads needs that order).
+    pub(super) fn reduction_turn_begin(&mut self, i: Val) -> Result<()> {
+        let Some(ticket) = self.saved.take() else {
+            return Err(Error::internal(
+                i,
+                "the ticket of an OpenMP reduction's critical section was not taped",
+            ));
+        };
+        crate::openmp::wait_turn(&mut self.b, i, ticket)
     }
 }
 
@@ -426,8 +444,31 @@ impl AugmentedFn<'_> {
                 };
                 self.saved.insert(i, ticket);
             }
+            // A reduction's critical section: the ticket is taken just before it ends, still
+            // under the runtime's lock (the section began inside `__kmpc_reduce[_nowait]`).
+            Some(Sync::EndReduce) => self.reduction_ticket(i)?,
+            _ if crate::openmp::ends_critical(i) => self.reduction_ticket(i)?,
             _ => {}
         }
+        Ok(())
+    }
+
+    /// Takes and tapes the ticket of the reduction's critical section `end` ends, before the
+    /// primal's copy of `end` (the last instruction emitted).
+    fn reduction_ticket(&mut self, end: Val) -> Result<()> {
+        let here = self.b.current_block();
+        let copy = here.instructions().last().copied();
+        let Some(copy) = copy.filter(|c| c.is_call() && c.called_value() == end.called_value())
+        else {
+            return Err(Error::internal(
+                end,
+                "the copy of a reduction's end is missing",
+            ));
+        };
+        self.b.position_before(copy);
+        let ticket = crate::openmp::take_ticket(&mut self.b, end)?;
+        self.b.position_at_end(here);
+        self.saved.insert(end, ticket);
         Ok(())
     }
 }

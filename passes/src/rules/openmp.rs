@@ -10,8 +10,10 @@
 //! non-null (`FAST_REDUCTION_TREE_METHOD_GENERATED`, also when `KMP_FORCE_REDUCTION=tree`, which
 //! falls back to critical), so derived code passes nulls: the critical method (the threads add
 //! their copies one at a time under a lock) or the atomic one (`atomicrmw fadd`), whose
-//! derivatives follow the instructions the threads run. The reverse half releases the lock
-//! [`crate::openmp`] takes around the adjoint of the critical section.
+//! derivatives follow the instructions the threads run. The reverse half passes on the turn
+//! the adjoint of the critical section waited for ([`crate::openmp::reduction_turn_end`]).
+//! Reductions whose atomic method is a compare-and-swap (`max`, `min`, `*`) only ever take the
+//! critical method ([`crate::openmp_reduce`]).
 //!
 //! `__kmpc_fork_call` itself is not a rule: the sweeps call the outlined function's derivative
 //! through it (`forward/openmp.rs`, `reverse/openmp.rs`). Runtime calls not listed here stay
@@ -128,22 +130,24 @@ fn reduce_augment(c: &mut AugmentCall) -> Result<Augmented> {
     })
 }
 
-/// The adjoint of the critical section ran under [`crate::openmp`]'s lock, taken where the
-/// section ended (`__kmpc_end_reduce_nowait`, reached first going backwards); the reduction
-/// returned 1 exactly when that section ran, so that is when the lock is released here.
+/// The adjoint of the critical section waited for its turn where the section ended
+/// (`__kmpc_end_reduce_nowait`, reached first going backwards, with the ticket taken there);
+/// the reduction returned 1 exactly when that section ran, so that is when the turn passes on
+/// here ([`crate::openmp::reduction_turn_end`]).
 fn reduce_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     if let Some(result) = c.result {
-        crate::openmp::adjoint_critical_end(c.b, c.args[0], result, false);
+        crate::openmp::reduction_turn_end(c.b, c.src.call_args()[6], result, false)?;
     }
     Ok(vec![None; c.args.len()])
 }
 
 /// A blocking reduction ends with `__kmpc_end_reduce` in both its critical (1) and atomic (2)
-/// methods, and the adjoint takes the lock there in both ([`crate::openmp::Sync::EndReduce`]):
-/// released here when the reduction returned 1 or 2.
+/// methods, and the adjoint waits for its turn there in both
+/// ([`crate::openmp::Sync::EndReduce`]): the turn passes on here when the reduction returned
+/// 1 or 2.
 fn reduce_blocking_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     if let Some(result) = c.result {
-        crate::openmp::adjoint_critical_end(c.b, c.args[0], result, true);
+        crate::openmp::reduction_turn_end(c.b, c.src.call_args()[6], result, true)?;
     }
     Ok(vec![None; c.args.len()])
 }

@@ -186,7 +186,7 @@ fn byte_address(p: Val) -> Option<(Val, Option<Val>, u64)> {
 }
 
 /// The byte offset a GEP with constant, non-negative indices adds.
-pub(super) fn const_offset(m: Module, g: Val) -> Option<u64> {
+pub(crate) fn const_offset(m: Module, g: Val) -> Option<u64> {
     let mut ty = g.gep_source_type();
     let first = u64::try_from(g.operand(1).const_int_sext()?).ok()?;
     let mut off = first * m.alloc_size(ty);

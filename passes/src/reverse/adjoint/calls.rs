@@ -7,7 +7,7 @@ impl AdjointFn<'_> {
     pub(super) fn reverse_call(&mut self, i: Val) -> Result<()> {
         if crate::openmp::ends_critical(i) {
             // Going backwards, a reduction's critical section starts here.
-            crate::openmp::adjoint_critical_begin(&mut self.b, i.call_args()[0]);
+            self.reduction_turn_begin(i)?;
         }
         if let Some(sync) = crate::openmp::sync_kind(i) {
             self.reverse_sync(i, sync)?;

@@ -89,6 +89,15 @@ pub(super) struct AdjointFn<'s> {
     reversing: Option<Val>,
     /// The module's gradient logger ([`crate::grad_log`]), once looked up.
     grad_logger: Option<Option<Val>>,
+    /// This thread's sums of the adjoints of variables a parallel region shares read-only
+    /// (parameter, byte offset, adjoint type → slot), added into their shadows at the exit
+    /// (`reverse/partial_sums.rs`).
+    private_sums: Vec<(Val, u64, Ty, Val)>,
+    /// In an outlined function, the captured variables its region writes when it writes no
+    /// other shared memory (computed at the first load that needs it), and this thread's
+    /// tables of sums by shadow address, by type (`reverse/partial_sums.rs`).
+    unwritten: Option<Option<std::collections::HashSet<Val>>>,
+    sum_tables: Vec<(Ty, Val)>,
 }
 
 impl<'s> AdjointFn<'s> {
@@ -146,6 +155,9 @@ impl<'s> AdjointFn<'s> {
             regions: HashMap::new(),
             reversing: None,
             grad_logger: None,
+            private_sums: Vec::new(),
+            unwritten: None,
+            sum_tables: Vec::new(),
         }
     }
 
@@ -202,6 +214,7 @@ impl<'s> AdjointFn<'s> {
         }
 
         self.b.position_at_end(exit);
+        self.flush_private_sums()?;
         if let Some(list) = self.deferred {
             let release = tape::release_helper(self.session.module);
             self.b.call_function(release, &[list]);
