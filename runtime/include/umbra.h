@@ -199,10 +199,10 @@
  * ----------------------------------------------------------------------------------------------
  * Tape memory
  *
- * A gradient's tape outlives the call: each thread keeps the largest tape chunk given back as a
- * spare, which the next gradient call reuses instead of asking the system for fresh pages. A
- * spare larger than the environment variable UMBRA_TAPE_KEEP (bytes; default 1 GiB, 0 keeps
- * none) is not kept. A thread's spare is freed when the thread exits, and when it calls
+ * A gradient's tape outlives the call: each thread keeps the two largest tape chunks given back
+ * as spares, which the next gradient call reuses instead of asking the system for fresh pages.
+ * A spare larger than the environment variable UMBRA_TAPE_KEEP (bytes; default 1 GiB, 0 keeps
+ * none) is not kept. A thread's spares are freed when the thread exits, and when it calls
  *
  *   void umbra_release_tapes(void);
  *

@@ -37,7 +37,7 @@ entry:
 
 ; CHECK-LABEL: define double @caller(
 ; CHECK:         call double @augfwd.pw.ac[[TOP:[.a-z]*]](ptr %tape, double %x, i32 %n)
-; CHECK-NEXT:    call void @umbra.tape.settle(ptr %tape)
+; CHECK-NEXT:    call void @umbra.tape.settle(ptr %tape, ptr @umbra.tape.hint)
 ; CHECK-NEXT:    call { double } @adjoint.pw.ac[[TOP]](ptr %tape, double %x, i32 %n, double 1.000000e+00)
 
 ; The request's pair (top level).

@@ -26,7 +26,7 @@ entry:
 ; { double, double } is rebuilt from the adjoint's struct in order.
 ; CHECK-LABEL: define { double, double } @caller(double %x, i32 %n, double %y)
 ; CHECK:         call double @augfwd.f.aca[[SFX:[.a-z]*]](ptr %tape, double %x, i32 %n, double %y)
-; CHECK-NEXT:    call void @umbra.tape.settle(ptr %tape)
+; CHECK-NEXT:    call void @umbra.tape.settle(ptr %tape, ptr @umbra.tape.hint)
 ; CHECK-NEXT:    [[ADJ:%[0-9]+]] = call { double, double } @adjoint.f.aca[[SFX]](ptr %tape, double %x, i32 %n, double %y, double 1.000000e+00)
 ; CHECK:         [[GX:%[0-9]+]] = extractvalue { double, double } [[ADJ]], 0
 ; CHECK-NEXT:    [[R1:%[0-9]+]] = insertvalue { double, double } poison, double [[GX]], 0

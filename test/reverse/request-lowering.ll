@@ -60,7 +60,7 @@ done:
 ; CHECK-NEXT:    store { ptr, i64, i64 } zeroinitializer, ptr %tape, align 8
 ; CHECK-NEXT:    call void @umbra.tape.start(ptr %tape, ptr %tape.stack)
 ; CHECK-NEXT:    {{%[0-9]+}} = call double @augfwd.f.dca[[SFX:[.a-z]*]](ptr %tape, ptr %x, ptr %dx, i32 %n, double %s)
-; CHECK-NEXT:    call void @umbra.tape.settle(ptr %tape)
+; CHECK-NEXT:    call void @umbra.tape.settle(ptr %tape, ptr @umbra.tape.hint)
 ; CHECK-NEXT:    [[ADJ:%[0-9]+]] = call { double } @adjoint.f.dca[[SFX]](ptr %tape, ptr %x, ptr %dx, i32 %n, double %s, double 1.000000e+00)
 ; CHECK-NEXT:    call void @umbra.tape.free(ptr %tape)
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = extractvalue { double } [[ADJ]], 0

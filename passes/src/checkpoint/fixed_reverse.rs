@@ -68,6 +68,8 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
     }
     let guarded = crate::tape::owned::guarded(module, session.personality(), step_aug, false);
     b.call_function(guarded, &args);
+    // At its peak: the next gradient's step tape starts as large.
+    crate::tape::settle(&mut b, step_tape);
     if session.opts.tape_stats {
         crate::tape::report_stats(&mut b, step_tape);
     }

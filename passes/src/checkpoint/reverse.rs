@@ -406,6 +406,8 @@ fn adjoint_body(
     }
     let guarded = crate::tape::owned::guarded(module, session.personality(), step_aug, false);
     b.call_function(guarded, &args);
+    // At its peak: the next step's tape starts as large.
+    crate::tape::settle(&mut b, step_tape);
     // `--tape-stats`: one step's tape at its peak is what this gradient holds on the tape.
     if session.opts.tape_stats {
         crate::tape::report_stats(&mut b, step_tape);

@@ -130,24 +130,14 @@ fn grow_helper(m: Module) -> Val {
     let size = load_int(&mut b, size_p);
     let cap = load_int(&mut b, cap_p);
 
-    // A new chunk, at least twice the last, remembering the tape as it was. Outgrowing a
-    // chunk raises the hint that gradient tapes start from ([`start_helper`]) to the bytes held
-    // now (every chunk's used size, walking the chain back) and a sixteenth more: a gradient
-    // evaluated again starts with one chunk about as large as its tape, and its tape grows in
-    // few steps if later calls need more. (An estimate from capacities kept up to twice the
-    // tape's bytes: gmm's 2.4 MB tape took 5.2 MB of chunks.)
+    // A new chunk, at least twice the last, remembering the tape as it was. The hint a tape
+    // of its kind starts from next time is raised where the tape is at its peak ([`settle`],
+    // [`settle_into`]), not here: a grow does not know which hint its tape starts from (an
+    // OpenMP thread's tape raising the gradient tapes' hint made every gradient start with a
+    // chunk as large as a thread's tape, which took the spare the thread wanted back).
     let doubled = b.add(cap, cap);
     let at_least = b.add(n, i64t.int_const(HEADER + 4096));
     let new_cap = umax(&mut b, doubled, at_least);
-    let held = b.call_function(held_helper(m), &[tape]);
-    let held = b.add(held, n);
-    let slack = b.binop(crate::ir::Opcode::LLVMLShr, held, i64t.int_const(4));
-    let held = b.add(held, slack);
-    let hint_g = hint_global(m);
-    let hint = b.load_relaxed(i64t, hint_g);
-    hint.set_tbaa_scalar(INT_TBAA);
-    let raised = umax(&mut b, hint, held);
-    b.store_relaxed(raised, hint_g).set_tbaa_scalar(INT_TBAA);
     let malloc = pool::alloc_declaration(m);
     let chunk = b.call_function(malloc, &[new_cap]);
     let data = b.load(ptr, tape, 8);
@@ -218,6 +208,14 @@ fn held_helper(m: Module) -> Val {
 /// trailed a tape that kept growing after that point, and each later call overflowed again
 /// (a hydrodynamics step: ten calls of fresh pages before its tape fit one chunk).
 pub fn settle(b: &mut Builder, tape: Val) {
+    let hint = hint_global(b.module());
+    settle_into(b, tape, hint);
+}
+
+/// [`settle`] for a tape that starts from a hint of its own (`hint`, an `i64` global such as
+/// [`region_hint`]): raises it to the bytes `tape` holds and a sixteenth more when the tape
+/// outgrew its first chunk.
+pub fn settle_into(b: &mut Builder, tape: Val, hint: Val) {
     const SETTLE: &str = "umbra.tape.settle";
     let m = b.module();
     let ctx = m.context();
@@ -225,9 +223,9 @@ pub fn settle(b: &mut Builder, tape: Val) {
     let f = match m.function(SETTLE) {
         Some(f) => f,
         None => {
-            let f = m.add_function(SETTLE, Ty::function(Ty::void(ctx), &[ptr], false));
+            let f = m.add_function(SETTLE, Ty::function(Ty::void(ctx), &[ptr, ptr], false));
             f.set_internal();
-            let t = f.params()[0];
+            let (t, hint_g) = (f.params()[0], f.params()[1]);
             let mut fb = Builder::new(m);
             let entry = f.append_block("entry");
             let grew = f.append_block("grew");
@@ -244,7 +242,6 @@ pub fn settle(b: &mut Builder, tape: Val) {
             let held = fb.call_function(held_helper(m), &[t]);
             let slack = fb.binop(crate::ir::Opcode::LLVMLShr, held, i64t.int_const(4));
             let wanted = fb.add(held, slack);
-            let hint_g = hint_global(m);
             let hint = fb.load_relaxed(i64t, hint_g);
             hint.set_tbaa_scalar(INT_TBAA);
             let raised = umax(&mut fb, hint, wanted);
@@ -255,7 +252,65 @@ pub fn settle(b: &mut Builder, tape: Val) {
             f
         }
     };
-    b.call_function(f, &[tape]);
+    b.call_function(f, &[tape, hint]);
+}
+
+/// `@NAME`: a hint of its own (an internal `i64`, zero to start with) for tapes that start
+/// with [`start_from`] and settle with [`settle_into`]: one OpenMP region's per-thread tapes,
+/// whose size has nothing to do with the gradient tape's.
+pub fn region_hint(m: Module, name: &str) -> Val {
+    if let Some(g) = m.global(name) {
+        return g;
+    }
+    let i64t = Ty::int(m.context(), 64);
+    let g = m.add_global(i64t, name);
+    g.set_initializer(i64t.zero());
+    g.set_internal();
+    g.set_alignment(8);
+    g
+}
+
+/// Gives the empty tape `tape` a first chunk from the pool as large as `hint` says (an `i64`
+/// global of [`region_hint`]) once that is known, so a tape evaluated again fills one chunk,
+/// which the pool keeps for the next call, instead of growing chunk by chunk from nothing
+/// (every chunk but the largest then came fresh from the system, page faults included).
+/// With no hint yet the tape stays empty and grows on its first push.
+pub fn start_from(b: &mut Builder, tape: Val, hint: Val) {
+    const START: &str = "umbra.tape.start.hinted";
+    let m = b.module();
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let f = match m.function(START) {
+        Some(f) => f,
+        None => {
+            let f = m.add_function(START, Ty::function(Ty::void(ctx), &[ptr, ptr], false));
+            f.set_internal();
+            let (t, hint_g) = (f.params()[0], f.params()[1]);
+            let mut fb = Builder::new(m);
+            let entry = f.append_block("entry");
+            let alloc = f.append_block("allocate");
+            let done = f.append_block("done");
+            fb.position_at_end(entry);
+            let n = fb.load_relaxed(i64t, hint_g);
+            n.set_tbaa_scalar(INT_TBAA);
+            let known = fb.icmp(IntPred::LLVMIntUGT, n, i64t.int_const(HEADER));
+            fb.cond_br(known, alloc, done);
+            fb.position_at_end(alloc);
+            let chunk = fb.call_function(pool::alloc_declaration(m), &[n]);
+            // The tape before this chunk: empty.
+            fb.store(tape_type(m).zero(), chunk, 8);
+            fb.store(chunk, t, 8);
+            let p = field(&mut fb, t, 1);
+            fb.store(i64t.int_const(HEADER), p, 8);
+            let p = field(&mut fb, t, 2);
+            fb.store(n, p, 8);
+            fb.br(done);
+            fb.position_at_end(done);
+            fb.ret_void();
+            f
+        }
+    };
+    b.call_function(f, &[tape, hint]);
 }
 
 /// `void umbra.tape.start(ptr tape, ptr stack)`: gives a new gradient tape its first chunk.

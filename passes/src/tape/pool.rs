@@ -4,11 +4,14 @@
 //! A large chunk from `malloc` is a fresh mapping; freed, it goes back to the system. A
 //! gradient whose tape takes hundreds of megabytes then spent more time in page faults than in
 //! arithmetic (a hydrodynamics step: 68% of its CPU time in the kernel). Tapes take their
-//! chunks from [`ALLOC`] and give them back through [`FREE`]; each thread keeps one spare
-//! chunk, the largest given back, unless it exceeds the limit `UMBRA_TAPE_KEEP` (bytes; default
-//! [`DEFAULT_KEEP`]). The spare goes back to the system at thread exit and when the program calls
-//! `umbra_release_tapes()` (declared in `umbra.h`, releasing the calling thread's spare). A
-//! chunk of 2 MiB or more is offered transparent huge pages (`madvise`).
+//! chunks from [`ALLOC`] and give them back through [`FREE`]; each thread keeps two spare
+//! chunks, the largest given back, each within the limit `UMBRA_TAPE_KEEP` (bytes; default
+//! [`DEFAULT_KEEP`]). Two, because a thread may hold two tapes at once that each want their
+//! spare back on the next call: the main thread of an OpenMP program holds the gradient's tape
+//! and, as thread 0 of each parallel region, that region's tape. The spares go back to the
+//! system at thread exit and when the program calls `umbra_release_tapes()` (declared in
+//! `umbra.h`, releasing the calling thread's spares). A chunk of 2 MiB or more is offered
+//! transparent huge pages (`madvise`).
 //!
 //! Derived code calls the two functions while they are declarations, whose rules are
 //! `malloc`'s and `free`'s: an outer request differentiating a gradient's code sees the
@@ -17,7 +20,7 @@
 //! thread-local state, so every object of a program shares one pool per thread.
 //!
 //! Guarantees: a chunk [`ALLOC`] returns is at least as large as asked and used by nobody else;
-//! every chunk given to [`FREE`] is either the thread's spare (the only one) or freed.
+//! every chunk given to [`FREE`] is either one of the thread's two spares or freed.
 
 use crate::ir::{Builder, IntPred, Module, Ty, Val};
 
@@ -34,6 +37,9 @@ pub const RELEASE: &str = "umbra_release_tapes";
 pub const DEFAULT_KEEP: u64 = 1 << 30;
 
 const SPARE: &str = "umbra.tape.spare";
+/// The second spare slot (its own global, so objects built before there were two agree on
+/// the first's type).
+const SECOND_SPARE: &str = "umbra.tape.spare.second";
 const REGISTERED: &str = "umbra.tape.spare.registered";
 const KEEP: &str = "umbra.tape.keep";
 const THREAD_EXIT: &str = "umbra.tape.thread_exit";
@@ -110,38 +116,64 @@ fn libc_free(b: &mut Builder, p: Val) {
     b.call_function(f, &[p]);
 }
 
-/// [`ALLOC`]: the spare when it is large enough and not more than four times too large (a
-/// small tape, the adjoint's list of deferred frees, must not take the large one a gradient
-/// tape will want); otherwise a new block, offered huge pages when large.
+/// The thread's two spare slots (each null or a chunk).
+fn spare_slots(m: Module) -> [Val; 2] {
+    let ptr = Ty::ptr(m.context());
+    [thread_global(m, SPARE, ptr), thread_global(m, SECOND_SPARE, ptr)]
+}
+
+/// [`ALLOC`]: the smaller of the spares that is large enough and not more than four times too
+/// large (a small tape, the adjoint's list of deferred frees, must not take the large one a
+/// gradient tape will want); otherwise a new block, offered huge pages when large.
 fn define_alloc(m: Module) {
     let ctx = m.context();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
     let f = pool_function(m, ALLOC, Ty::function(ptr, &[i64t], false));
     let n = f.params()[0];
-    let spare_g = thread_global(m, SPARE, ptr);
+    let slots = spare_slots(m);
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
-    let check = f.append_block("check");
-    let take = f.append_block("take");
+    let take_first = f.append_block("take.first");
+    let second = f.append_block("second");
+    let take_second = f.append_block("take.second");
     let fresh = f.append_block("fresh");
     let huge = f.append_block("huge");
     let done = f.append_block("done");
     b.position_at_end(entry);
-    let spare = b.load(ptr, spare_g, 8);
-    let some = b.icmp(IntPred::LLVMIntNE, spare, ptr.zero());
-    b.cond_br(some, check, fresh);
+    let mut spares = Vec::new();
+    let mut fits = Vec::new();
+    let mut caps = Vec::new();
+    for slot in slots {
+        let spare = b.load(ptr, slot, 8);
+        // `malloc_usable_size(NULL)` is 0: an empty slot fits nothing.
+        let cap = usable_size(&mut b, spare);
+        let large_enough = b.icmp(IntPred::LLVMIntUGE, cap, n);
+        let quarter = b.binop(crate::ir::Opcode::LLVMLShr, cap, i64t.int_const(2));
+        let near = b.icmp(IntPred::LLVMIntULE, quarter, n);
+        let some = b.icmp(IntPred::LLVMIntNE, spare, ptr.zero());
+        let ok = b.binop(crate::ir::Opcode::LLVMAnd, large_enough, near);
+        let ok = b.binop(crate::ir::Opcode::LLVMAnd, ok, some);
+        spares.push(spare);
+        fits.push(ok);
+        caps.push(cap);
+    }
+    // The first slot's spare when it fits and the second does not, or is no smaller.
+    let not_smaller = b.icmp(IntPred::LLVMIntULE, caps[0], caps[1]);
+    let second_fails = b.icmp(IntPred::LLVMIntEQ, fits[1], Ty::int(ctx, 1).zero());
+    let prefer_first = b.binop(crate::ir::Opcode::LLVMOr, second_fails, not_smaller);
+    let first_wins = b.binop(crate::ir::Opcode::LLVMAnd, fits[0], prefer_first);
+    b.cond_br(first_wins, take_first, second);
 
-    b.position_at_end(check);
-    let cap = usable_size(&mut b, spare);
-    let fits = b.icmp(IntPred::LLVMIntUGE, cap, n);
-    let quarter = b.binop(crate::ir::Opcode::LLVMLShr, cap, i64t.int_const(2));
-    let near = b.icmp(IntPred::LLVMIntULE, quarter, n);
-    let ok = b.binop(crate::ir::Opcode::LLVMAnd, fits, near);
-    b.cond_br(ok, take, fresh);
+    b.position_at_end(take_first);
+    b.store(ptr.zero(), slots[0], 8);
+    b.ret(spares[0]);
 
-    b.position_at_end(take);
-    b.store(ptr.zero(), spare_g, 8);
-    b.ret(spare);
+    b.position_at_end(second);
+    b.cond_br(fits[1], take_second, fresh);
+
+    b.position_at_end(take_second);
+    b.store(ptr.zero(), slots[1], 8);
+    b.ret(spares[1]);
 
     b.position_at_end(fresh);
     let malloc = m.get_or_add_function("malloc", Ty::function(ptr, &[i64t], false));
@@ -170,20 +202,21 @@ fn define_alloc(m: Module) {
     b.ret(p);
 }
 
-/// [`FREE`]: keeps `chunk` as the thread's spare when no larger one is kept and it is within
-/// the limit ([`keep_limit`]); frees whichever of the two is not kept.
+/// [`FREE`]: keeps `chunk` in an empty spare slot, or in place of the smaller spare when it is
+/// larger, as long as it is within the limit ([`keep_limit`]); frees whichever is not kept.
 fn define_free(m: Module) {
     let ctx = m.context();
     let ptr = Ty::ptr(ctx);
     let f = pool_function(m, FREE, Ty::function(Ty::void(ctx), &[ptr], false));
     let chunk = f.params()[0];
-    let spare_g = thread_global(m, SPARE, ptr);
+    let slots = spare_slots(m);
     let keep_fn = keep_limit(m);
     let register_fn = register_thread_exit(m);
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
     let sized = f.append_block("sized");
     let pool = f.append_block("pool");
+    let look_second = f.append_block("look.second");
     let compare = f.append_block("compare");
     let swap = f.append_block("swap");
     let put = f.append_block("put");
@@ -200,21 +233,36 @@ fn define_free(m: Module) {
     b.cond_br(over, release, pool);
 
     b.position_at_end(pool);
-    let spare = b.load(ptr, spare_g, 8);
-    let none = b.icmp(IntPred::LLVMIntEQ, spare, ptr.zero());
+    let first = b.load(ptr, slots[0], 8);
+    let none = b.icmp(IntPred::LLVMIntEQ, first, ptr.zero());
+    b.cond_br(none, put, look_second);
+
+    b.position_at_end(look_second);
+    let second = b.load(ptr, slots[1], 8);
+    let none = b.icmp(IntPred::LLVMIntEQ, second, ptr.zero());
     b.cond_br(none, put, compare);
 
+    // Both slots taken: the smaller spare makes way for a larger chunk.
     b.position_at_end(compare);
-    let spare_size = usable_size(&mut b, spare);
-    let larger = b.icmp(IntPred::LLVMIntUGT, size, spare_size);
+    let first_size = usable_size(&mut b, first);
+    let second_size = usable_size(&mut b, second);
+    let first_smaller = b.icmp(IntPred::LLVMIntULE, first_size, second_size);
+    let smaller = b.select(first_smaller, first, second);
+    let smaller_size = b.select(first_smaller, first_size, second_size);
+    let smaller_slot = b.select(first_smaller, slots[0], slots[1]);
+    let larger = b.icmp(IntPred::LLVMIntUGT, size, smaller_size);
     b.cond_br(larger, swap, release);
 
     b.position_at_end(swap);
-    libc_free(&mut b, spare);
+    libc_free(&mut b, smaller);
     b.br(put);
 
     b.position_at_end(put);
-    b.store(chunk, spare_g, 8);
+    let slot = b.phi(ptr);
+    slot.add_incoming(slots[0], pool);
+    slot.add_incoming(slots[1], look_second);
+    slot.add_incoming(smaller_slot, swap);
+    b.store(chunk, slot, 8);
     b.call_function(register_fn, &[]);
     b.br(done);
 
@@ -226,7 +274,7 @@ fn define_free(m: Module) {
     b.ret_void();
 }
 
-/// [`RELEASE`]: frees the calling thread's spare.
+/// [`RELEASE`]: frees the calling thread's spares.
 fn define_release(m: Module) {
     let ctx = m.context();
     let ptr = Ty::ptr(ctx);
@@ -234,12 +282,14 @@ fn define_release(m: Module) {
     if !f.is_declaration() {
         return;
     }
-    let spare_g = thread_global(m, SPARE, ptr);
+    let slots = spare_slots(m);
     let mut b = Builder::new(m);
     b.position_at_end(f.append_block("entry"));
-    let spare = b.load(ptr, spare_g, 8);
-    b.store(ptr.zero(), spare_g, 8);
-    libc_free(&mut b, spare);
+    for slot in slots {
+        let spare = b.load(ptr, slot, 8);
+        b.store(ptr.zero(), slot, 8);
+        libc_free(&mut b, spare);
+    }
     b.ret_void();
 }
 
