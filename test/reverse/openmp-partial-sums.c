@@ -49,29 +49,29 @@ void grads(double *u, double *du, double c, const double *x, double *dx, double 
 }
 
 // The read-modify-write slice: no atomic add anywhere in the thread's adjoint.
-// CHECK-LABEL: define internal void @adjoint.update.omp_outlined.{{[a-z]+}}(
+// CHECK-LABEL: define internal void @adjoint.update.omp_outlined.{{[a-z]+(\.s)?}}(
 // CHECK-NOT: atomicrmw
-// CHECK: define internal void @adjoint.update.omp_outlined.{{[a-z]+}}.omp(
+// CHECK: define internal void @adjoint.update.omp_outlined.{{[a-z]+(\.s)?}}.omp(
 
 // The shared k: a private sum, added once at the exit; the slice of u: plain adds.
-// CHECK-LABEL: define internal void @adjoint.scaled.omp_outlined.{{[a-z]+}}(
+// CHECK-LABEL: define internal void @adjoint.scaled.omp_outlined.{{[a-z]+(\.s)?}}(
 // CHECK: %private.sum = alloca double
 // CHECK-NOT: atomicrmw
 // CHECK: exit:
 // CHECK-NEXT: %[[SUM:[0-9]+]] = load double, ptr %private.sum
 // CHECK-NEXT: atomicrmw fadd ptr %{{[0-9]+}}, double %[[SUM]] monotonic
 // CHECK-NOT: atomicrmw
-// CHECK: define internal void @adjoint.scaled.omp_outlined.{{[a-z]+}}.omp(
+// CHECK: define internal void @adjoint.scaled.omp_outlined.{{[a-z]+(\.s)?}}.omp(
 
 // A slice only read, y written: atomic adds.
-// CHECK-LABEL: define internal void @adjoint.readonly.omp_outlined.{{[a-z]+}}(
+// CHECK-LABEL: define internal void @adjoint.readonly.omp_outlined.{{[a-z]+(\.s)?}}(
 // CHECK-NOT: private.sum
 // CHECK-NOT: @calloc(i64 4096, i64 16)
 // CHECK: atomicrmw fadd
-// CHECK: define internal void @adjoint.readonly.omp_outlined.{{[a-z]+}}.omp(
+// CHECK: define internal void @adjoint.readonly.omp_outlined.{{[a-z]+(\.s)?}}.omp(
 
 // Nothing shared written: the thread's table, flushed at the exit.
-// CHECK-LABEL: define internal void @adjoint.table_sum.omp_outlined.{{[a-z]+}}(
+// CHECK-LABEL: define internal void @adjoint.table_sum.omp_outlined.{{[a-z]+(\.s)?}}(
 // CHECK: call ptr @calloc(i64 4096, i64 16)
 // CHECK: exit:
 // CHECK: call void @umbra.omp.sum.flush.double(

@@ -268,7 +268,8 @@ impl AugmentedFn<'_> {
                 args.push(self.shadow(a, i)?);
             }
         }
-        let (aug, _) = self.session.declare_reverse(g, &acts, false, 0)?;
+        let stable = self.plan.fork_memory_stable(i, g);
+        let (aug, _) = self.session.declare_reverse(g, &acts, stable, 0)?;
         let m = self.session.module;
         let micro = microtask(m, &format!("{}.omp", aug.name()), aug, true, false);
         let ctx = m.context();
@@ -306,7 +307,8 @@ impl AdjointFn<'_> {
                 args.push(self.shadow(a, i)?);
             }
         }
-        let (_, adj) = self.session.declare_reverse(g, &acts, false, 0)?;
+        let stable = self.plan.fork_memory_stable(i, g);
+        let (_, adj) = self.session.declare_reverse(g, &acts, stable, 0)?;
         let m = self.session.module;
         let strict = crate::openmp::waits_for_others(g);
         let micro = microtask(m, &format!("{}.omp", adj.name()), adj, false, strict);

@@ -119,7 +119,10 @@ fn libc_free(b: &mut Builder, p: Val) {
 /// The thread's two spare slots (each null or a chunk).
 fn spare_slots(m: Module) -> [Val; 2] {
     let ptr = Ty::ptr(m.context());
-    [thread_global(m, SPARE, ptr), thread_global(m, SECOND_SPARE, ptr)]
+    [
+        thread_global(m, SPARE, ptr),
+        thread_global(m, SECOND_SPARE, ptr),
+    ]
 }
 
 /// [`ALLOC`]: the smaller of the spares that is large enough and not more than four times too

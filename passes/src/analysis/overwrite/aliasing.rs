@@ -20,7 +20,7 @@ impl Oracle<'_> {
             Target::Everything => {
                 return lobjs.iter().any(|&o| match self.kind(o) {
                     Kind::Nothing | Kind::Global { constant: true } => false,
-                    k if Self::is_fresh(k) => self.escapes(o),
+                    k if Self::is_fresh(k) || k == Kind::ParentSlot => self.escapes(o),
                     _ => true,
                 })
             }
@@ -62,6 +62,29 @@ impl Oracle<'_> {
         match (ka, kb) {
             (Kind::Nothing, _) | (_, Kind::Nothing) => false,
             (Kind::Global { constant: true }, _) | (_, Kind::Global { constant: true }) => false,
+            // A global of this module whose address nothing captures (an OpenMP critical
+            // section's lock): no pointer of unknown origin, argument or loaded, points to it.
+            (Kind::Global { .. }, Kind::Unknown | Kind::Arg { .. } | Kind::FromParent)
+                if self.private_global(a) =>
+            {
+                false
+            }
+            (Kind::Unknown | Kind::Arg { .. } | Kind::FromParent, Kind::Global { .. })
+                if self.private_global(b) =>
+            {
+                false
+            }
+            // A pointer the forking function stored before the region: none of the body's
+            // blocks, no stack slot of the forking function (regions.rs).
+            (Kind::FromParent, k) | (k, Kind::FromParent) => {
+                !(Self::is_fresh(k) || k == Kind::ParentSlot || k == Kind::Arg { noalias: true })
+            }
+            // A slot of the forking function nothing else there captured: reachable from the
+            // body only through the parameter, unless the body lets it escape.
+            (Kind::ParentSlot, Kind::ParentSlot) => a == b,
+            (Kind::ParentSlot, Kind::Unknown) => self.escapes(a),
+            (Kind::Unknown, Kind::ParentSlot) => self.escapes(b),
+            (Kind::ParentSlot, _) | (_, Kind::ParentSlot) => false,
             (Kind::Unknown, Kind::Unknown) => true,
             (Kind::Unknown, k) if Self::is_fresh(k) => self.escapes(b),
             (k, Kind::Unknown) if Self::is_fresh(k) => self.escapes(a),
@@ -160,6 +183,54 @@ impl Oracle<'_> {
     }
 
     // ----- escapes -----
+
+    /// True when global `g` is reached through its symbol alone, so no parameter and no
+    /// pointer of unknown origin points into it: no other module can take its address (it has
+    /// local linkage, or it is a lock clang makes for OpenMP critical sections and reductions,
+    /// `.gomp_critical_user_*`, common across modules under a name no source language can
+    /// spell), and in this module it is only loaded, stored to, compared, or passed to
+    /// declarations whose rules keep no argument (a function with a body would see it as a
+    /// parameter), directly or through GEPs and casts; no constant expression uses it.
+    pub(super) fn private_global(&mut self, g: Val) -> bool {
+        if !g.is_global_variable()
+            || !(g.is_local_linkage() || g.name().starts_with(".gomp_critical_user_"))
+        {
+            return false;
+        }
+        let mut seen = HashSet::from([g]);
+        let mut stack = vec![g];
+        while let Some(v) = stack.pop() {
+            for u in v.users() {
+                if !u.is_instruction() {
+                    return false;
+                }
+                use Opcode::*;
+                match u.opcode() {
+                    LLVMLoad | LLVMICmp => {}
+                    LLVMStore if u.operand(0) != v => {}
+                    LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast => {
+                        if seen.insert(u) {
+                            stack.push(u);
+                        }
+                    }
+                    LLVMCall | LLVMInvoke => {
+                        let declared = u.called_function().is_some_and(|f| f.is_declaration());
+                        let nargs = u.num_call_args();
+                        if !declared || (nargs..u.num_operands()).any(|k| u.operand(k) == v) {
+                            return false;
+                        }
+                        for k in 0..nargs {
+                            if u.operand(k) == v && self.captures_arg(u, k) {
+                                return false;
+                            }
+                        }
+                    }
+                    _ => return false,
+                }
+            }
+        }
+        true
+    }
 
     /// True when `root` (a fresh allocation or a parameter) may be captured: stored as a value,
     /// returned, turned into an integer, passed to a call that may capture it, ...

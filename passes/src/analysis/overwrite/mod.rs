@@ -52,6 +52,15 @@
 //!   allocation of `f` is *deferred* rather than counted as a writer, when some re-readable load
 //!   needs it; every other free is a writer of the objects it frees.
 //!
+//! - *Parallel regions* ([`regions`]): in an OpenMP outlined function whose shared variables
+//!   are verified slots of the forking function, the slots count as that function's stack
+//!   (never re-read) and pointers loaded from read-only slots as values it stored (no stack
+//!   address, none of the body's blocks); every writer counts as running after every load and
+//!   index reasoning is off, since the team's threads run at once. The forking function gives
+//!   the region stable memory only when it writes nothing the region can reach after the fork
+//!   ([`Overwrites::fork_stable`]). A global of local linkage (or clang's OpenMP lock) whose
+//!   address nothing captures is reached through its symbol alone.
+//!
 //! Unsure means "not re-readable": a wrong "re-read" is a silently wrong gradient.
 
 use super::cfg::reverse_post_order;
@@ -65,6 +74,7 @@ use std::collections::{HashMap, HashSet};
 
 mod aliasing;
 mod ordering;
+mod regions;
 mod writers;
 
 /// Context of the derived function.
@@ -91,6 +101,12 @@ pub struct Overwrites {
     /// The calls that may reach a stack slot of `f` (see [`Overwrites::reaches_stack`]).
     stack_calls: HashSet<Val>,
     places: Places,
+    /// `f` is an OpenMP outlined function with [`regions::RegionFacts`]: its threads run at
+    /// once, so every writer counts as running after every load.
+    concurrent: bool,
+    /// The allocas of `f` whose address escapes (is stored, passed to a call that may keep
+    /// it, a fork's captured argument included).
+    escaped_allocas: HashSet<Val>,
 }
 
 impl Overwrites {
@@ -114,6 +130,8 @@ impl Overwrites {
         needed: impl Fn(Val) -> bool,
     ) -> Overwrites {
         let mut o = Oracle::new(f.module(), rules);
+        o.region = regions::RegionFacts::of(f);
+        let concurrent = o.region.is_some();
         let blocks = reverse_post_order(f);
         let reach = reachability(&blocks);
         // Every writer of `f` with its place, and the free-like calls that could be deferred.
@@ -153,8 +171,17 @@ impl Overwrites {
             .flat_map(|b| b.instructions())
             .filter(|i| i.opcode() == Opcode::LLVMAlloca)
             .collect();
-        o.stack_escaped = allocas.iter().any(|&a| o.escapes(a));
-        let after = |l: Val, s: Val| places.after(l, s);
+        let slots: Vec<Val> = o
+            .region
+            .as_ref()
+            .map(|r| r.slots.iter().copied().collect())
+            .unwrap_or_default();
+        let escaped_allocas: HashSet<Val> =
+            allocas.iter().copied().filter(|&a| o.escapes(a)).collect();
+        o.stack_escaped = !escaped_allocas.is_empty() || slots.iter().any(|&q| o.escapes(q));
+        // Another thread's writer may run between this thread's load and its adjoint wherever
+        // it stands in the code.
+        let after = |l: Val, s: Val| concurrent || places.after(l, s);
         let mut loads = HashMap::new();
         let mut indices: Option<Option<Indices>> = None;
         let mut by_index = HashSet::new();
@@ -169,8 +196,9 @@ impl Overwrites {
                         if !after(l, *s) || !o.may_clobber(l, *s, t, &places) {
                             return false;
                         }
-                        // Aliasing alone cannot tell; the indices may.
-                        let missed = index_miss(&mut indices, f, l, *s, t);
+                        // Aliasing alone cannot tell; the indices may (not across threads:
+                        // another thread's "later" iteration may run first).
+                        let missed = !concurrent && index_miss(&mut indices, f, l, *s, t);
                         indexed |= missed;
                         !missed
                     };
@@ -227,7 +255,7 @@ impl Overwrites {
         // include an alloca, or through memory once any alloca's address escapes.
         let any_escapes = o.stack_escaped;
         let mut stack_calls = HashSet::new();
-        if !allocas.is_empty() {
+        if !allocas.is_empty() || !slots.is_empty() {
             for &b in &blocks {
                 for i in b.instructions() {
                     if !matches!(i.opcode(), Opcode::LLVMCall | Opcode::LLVMInvoke) {
@@ -236,7 +264,9 @@ impl Overwrites {
                     let reaches = any_escapes
                         || i.call_args().into_iter().any(|a| {
                             a.ty().contains_ptr()
-                                && o.objects(a).into_iter().any(|x| o.kind(x) == Kind::Alloca)
+                                && o.objects(a)
+                                    .into_iter()
+                                    .any(|x| matches!(o.kind(x), Kind::Alloca | Kind::ParentSlot))
                         });
                     if reaches {
                         stack_calls.insert(i);
@@ -254,6 +284,8 @@ impl Overwrites {
             stack_calls,
             places,
             dead_zeroing,
+            concurrent,
+            escaped_allocas,
         }
     }
 
@@ -270,7 +302,64 @@ impl Overwrites {
         if !self.places.position.contains_key(&i) {
             return true;
         }
+        if self.concurrent {
+            // Another thread's writer may run at any time, the call's own included.
+            return !self.writers.is_empty();
+        }
         self.writers.iter().any(|&s| self.places.after(i, s))
+    }
+
+    /// True when the OpenMP region forked at `call` (an instruction of `f`, running outlined
+    /// function `g`) may count on stable memory between its two sweeps: `f`'s own sweeps do;
+    /// every stack slot of `f` the fork reaches is a parent slot of `g` ([`regions`]), whose
+    /// reads the region's analysis never re-reads; every other escaping stack slot of `f` is a
+    /// parent slot of some region `f` forks (so the region cannot reach it); and whatever may run
+    /// after the fork in `f` writes only `f`'s stack slots that no region can reach, or parent
+    /// slots. (A fork in a loop runs after itself: not stable.)
+    pub fn fork_stable(&self, call: Val, g: Val) -> bool {
+        if !self.ctx.memory_stable
+            || self.concurrent
+            || !self.places.position.contains_key(&call)
+            || crate::openmp::outlined(call) != Some(g)
+        {
+            return false;
+        }
+        let Some(facts) = regions::RegionFacts::of(g) else {
+            return false;
+        };
+        let slots = facts.slot_allocas(call, g);
+        let is_alloca = |o: &Val| o.is_instruction() && o.opcode() == Opcode::LLVMAlloca;
+        // Every captured argument reaching the stack is a parent slot.
+        for a in call.call_args().into_iter().skip(3) {
+            if a.ty().contains_ptr()
+                && !slots.contains(&a)
+                && underlying_objects(a).iter().any(is_alloca)
+            {
+                return false;
+            }
+        }
+        // Every escaping stack slot is a parent slot of a region (of this one or another).
+        let any_slot = |a: Val| {
+            a.users().into_iter().any(|u| {
+                crate::openmp::outlined(u).is_some_and(|h| {
+                    regions::RegionFacts::of(h).is_some_and(|r| r.slot_allocas(u, h).contains(&a))
+                })
+            })
+        };
+        if !self.escaped_allocas.iter().all(|&a| any_slot(a)) {
+            return false;
+        }
+        // After the fork: stores into slots the regions cannot reach, or into parent slots.
+        self.writers
+            .iter()
+            .filter(|&&s| self.places.after(call, s))
+            .all(|&s| {
+                s.opcode() == Opcode::LLVMStore
+                    && !s.is_volatile()
+                    && underlying_objects(s.operand(1)).iter().all(|o| {
+                        is_alloca(o) && (!self.escaped_allocas.contains(o) || any_slot(*o))
+                    })
+            })
     }
 
     /// True when call `call` (an instruction of `f`) may reach a stack slot of `f` (an alloca
@@ -407,6 +496,13 @@ enum Kind {
     Global { constant: bool },
     /// A parameter of the function.
     Arg { noalias: bool },
+    /// A parameter of an OpenMP outlined function that is a stack slot of the function forking
+    /// the region ([`regions`]): dead when the adjoint runs; no other pointer the body sees
+    /// points into it unless it escapes the body.
+    ParentSlot,
+    /// A pointer the outlined function loaded from a read-only parent slot ([`regions`]): a
+    /// value the forking function stored, no stack address and none of the body's blocks.
+    FromParent,
     /// Anything else: a loaded pointer, `inttoptr`, another call's result, ...
     Unknown,
 }
@@ -461,6 +557,8 @@ struct Oracle<'o> {
     /// Whether the address of some stack slot of the function escapes (is stored, passed
     /// somewhere that may keep it): then a pointer of unknown origin may point into the stack.
     stack_escaped: bool,
+    /// The facts of the analysed function when it is an OpenMP outlined function.
+    region: Option<regions::RegionFacts>,
     objects: HashMap<Val, Vec<Val>>,
     /// Position of each instruction in its function, for functions whose objects were sorted
     /// ([`Oracle::objects`]).
@@ -491,6 +589,7 @@ impl<'o> Oracle<'o> {
             m,
             rules,
             stack_escaped: false,
+            region: None,
             objects: HashMap::new(),
             positions: HashMap::new(),
             escapes: HashMap::new(),
@@ -564,6 +663,14 @@ impl<'o> Oracle<'o> {
     fn kind(&self, o: Val) -> Kind {
         if o.is_undef() || (o.is_constant() && o.is_null_constant()) {
             return Kind::Nothing;
+        }
+        if let Some(r) = &self.region {
+            if r.slots.contains(&o) {
+                return Kind::ParentSlot;
+            }
+            if r.loaded_from_parent(o) {
+                return Kind::FromParent;
+            }
         }
         if o.is_instruction() {
             return match o.opcode() {
@@ -643,6 +750,12 @@ impl<'o> Oracle<'o> {
             match self.kind(o) {
                 Kind::Nothing => {}
                 Kind::Alloca => return Err("reads a stack slot, dead when the adjoint runs".into()),
+                Kind::ParentSlot => {
+                    return Err(
+                        "reads a stack slot of the function forking the parallel region, dead when the adjoint runs"
+                            .into(),
+                    )
+                }
                 Kind::Gc => {
                     return Err("reads a garbage-collected allocation (it may be collected before the adjoint runs)".into())
                 }
@@ -662,7 +775,7 @@ impl<'o> Oracle<'o> {
                         describe_object(o)
                     ))
                 }
-                Kind::Global { .. } | Kind::Arg { .. } | Kind::Unknown => {
+                Kind::Global { .. } | Kind::Arg { .. } | Kind::FromParent | Kind::Unknown => {
                     any = true;
                     if !ctx.memory_stable {
                         return Err(format!(

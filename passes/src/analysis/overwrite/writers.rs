@@ -52,6 +52,10 @@ impl Oracle<'_> {
             return (Vec::new(), None);
         }
         let args = call.call_args();
+        let in_region = self
+            .region
+            .as_ref()
+            .is_some_and(|r| call.parent_function() == Some(r.function));
         let ptr_args = |only: &dyn Fn(usize) -> bool| -> (Vec<Target>, bool) {
             let mut out = Vec::new();
             let mut hidden = false;
@@ -127,6 +131,16 @@ impl Oracle<'_> {
                 }
                 // Copies, sets and BLAS write through their pointer arguments only; other
                 // writing rules may also write hidden state (I/O): their effects say which.
+                // The OpenMP runtime's scheduling and synchronisation write its own state, which
+                // no load of the program reads, and what their pointer arguments point to (a
+                // static schedule's bounds, a critical section's lock). What other threads write
+                // meanwhile is no write of the call: the analysis of a region counts every
+                // writer of the region as running after every load (regions.rs).
+                Some(r) if in_region && r.effects.synchronises && !r.effects.captures => {
+                    let (t, hidden) = ptr_args(&|_| true);
+                    targets = t;
+                    other = hidden;
+                }
                 Some(r) => {
                     let (t, hidden) = ptr_args(&|_| true);
                     targets = t;

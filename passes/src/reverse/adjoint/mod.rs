@@ -39,7 +39,7 @@ pub(super) struct AdjointFn<'s> {
     activity: Vec<Activity>,
     active: ActiveSet,
     cfg: ReverseCfg,
-    plan: ReversePlan,
+    pub(super) plan: ReversePlan,
     pub(super) b: Builder,
     tape: Val,
     /// Structured loops' induction variables → the slot counting them down.

@@ -39,7 +39,7 @@ pub(super) struct AugmentedFn<'s> {
     activity: Vec<Activity>,
     active: ActiveSet,
     cfg: ReverseCfg,
-    plan: ReversePlan,
+    pub(super) plan: ReversePlan,
     pub(super) b: Builder,
     pub(super) vals: Cloner,
     tape: Val,

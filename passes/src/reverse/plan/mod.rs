@@ -361,6 +361,13 @@ impl ReversePlan {
             && !self.overwrites.reaches_stack(call)
     }
 
+    /// Whether the parallel region forked at `call` (outlined function `g`) runs its two sweeps
+    /// with nothing writing the memory it may re-read between them (see
+    /// [`Overwrites::fork_stable`]).
+    pub fn fork_memory_stable(&self, call: Val, g: Val) -> bool {
+        self.memory_stable && self.overwrites.fork_stable(call, g)
+    }
+
     /// True when `call` is a `free` the adjoint runs instead of the augmented sweep, once it is
     /// done re-reading the block.
     pub fn defers_free(&self, call: Val) -> bool {
