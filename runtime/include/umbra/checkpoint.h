@@ -18,11 +18,12 @@
  * reverse mode Umbra keeps no tape across steps: the forward sweep runs the steps untaped and
  * takes snapshots where the scheme says; the reverse sweep restores snapshots, recomputes steps
  * untaped, and differentiates one step at a time (its taped forward and its adjoint together),
- * so at most one step's tape exists at once. A snapshot holds the marked regions and the
- * mutable globals the step (or a function it calls) refers to that some code may write: mark
- * every other piece of memory a step reads that a later step (or later code before the gradient
- * is taken) overwrites. Memory that is not kept is read as it is when the reverse sweep runs
- * (see docs/guide/checkpointing.md).
+ * so at most one step's tape exists at once. A snapshot holds the marked regions, the mutable
+ * globals the step (or a function it calls) refers to that some code may write, and the
+ * globals passed to the step that it writes and reads: mark every other piece of memory a step
+ * writes and reads (Umbra refuses the gradient at compile time, naming the store, when such
+ * memory reached through pointers is left out), and memory a step reads that later code
+ * overwrites before the gradient is taken (see docs/guide/checkpointing.md).
  *
  * Action protocol (Revolve, Griewank & Walther, ACM TOMS Alg. 799; flag values and the layout
  * of EnzymeCkptAction as Checkpointing.jl's ActionFlag and Action). Steps are numbered from 0;

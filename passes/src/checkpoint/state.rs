@@ -1,0 +1,540 @@
+//! What a checkpointed step carries from one step to the next, and whether the snapshots hold
+//! it: run on the canonical module (after mem2reg), before any derivative is built.
+//!
+//! A snapshot must hold every piece of memory a step writes that a step reads: a recomputed
+//! step reads what the snapshot restored, and anything else as the reverse sweep finds it
+//! (after the last step), which is a silently wrong gradient (and a primal that the recomputed
+//! steps changed again). [`cover_all`] looks at each call of a loop function in a function that
+//! requests reach: it follows the step's pointers (and those of the functions it calls with a
+//! body) back to the call's arguments ([`Place`]), collects where the step tree writes and
+//! reads, and compares what it both writes and reads with the marked regions. A global passed
+//! to the step (its size is known) that no region holds becomes a region of its own; anything
+//! else left uncovered (heap memory reached through a parameter or through a loaded pointer,
+//! memory the analysis cannot trace) makes the call refuse reverse mode with one line naming
+//! the step, the store and its source location, and saying to mark the region
+//! ([`REFUSE_ATTR`], read by [`super::reverse::generate`]).
+//!
+//! Guarantees: unsure means covered-or-refused, never silently wrong, for memory reached
+//! through pointers; two different arguments are taken to point to different objects (as the
+//! user marks them), and memory written by calls of functions without a body beyond their
+//! pointer arguments (I/O state, a library's hidden state) is not tracked (the guide says so).
+//! Memory the step writes but never reads (a trajectory it records) needs no snapshot, and
+//! memory the step both writes and reads needs one even when each step writes it before
+//! reading it (a scratch buffer passed in): mark it, or allocate it inside the step.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::analysis::objects::underlying_objects;
+use crate::diag::{Error, Result};
+use crate::ir::{Builder, Module, Opcode, Ty, TyKind, Val};
+use crate::rules::user::UserRules;
+
+use super::FIXED_PARAMS;
+
+/// String attribute of a loop function whose call leaves state uncovered: the error, rendered.
+pub const REFUSE_ATTR: &str = "umbra-ckpt-uncovered";
+
+/// How deep pointers loaded from memory are followed before a place counts as unknown.
+const MAX_DEREF: usize = 4;
+
+/// Where a pointer of the step's call tree may point, seen from the loop function's call
+/// site.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum Place {
+    /// An underlying object at the call site: a parameter of the calling function, a global,
+    /// an allocation, ...
+    Object(Val),
+    /// Memory a pointer loaded from a place points into; the byte offset of the load from the
+    /// place's object when constant.
+    Loaded(Box<Place>, Option<i64>),
+    /// Memory the analysis cannot trace (`inttoptr`, a call's result, loads nested too deep).
+    Unknown,
+}
+
+impl Place {
+    /// Whether an access to `self` may touch memory an access to `other` touches.
+    fn may_meet(&self, other: &Place) -> bool {
+        match (self, other) {
+            (Place::Unknown, _) | (_, Place::Unknown) => true,
+            (Place::Object(a), Place::Object(b)) => a == b,
+            (Place::Loaded(a, x), Place::Loaded(b, y)) => {
+                a.may_meet(b) && (x.is_none() || y.is_none() || x == y)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The places of a function's parameters (`None`: the calling function, whose parameters are
+/// their own places).
+type Env = HashMap<Val, HashSet<Place>>;
+
+/// The places pointer `p` of function `env`'s owner may point into: allocas and allocations
+/// made in the step tree (`fresh`) are skipped, they are new in every step.
+fn places(p: Val, env: Option<&Env>, fresh: bool, depth: usize) -> HashSet<Place> {
+    let mut out = HashSet::new();
+    if depth > MAX_DEREF {
+        out.insert(Place::Unknown);
+        return out;
+    }
+    for o in underlying_objects(p) {
+        if o.is_undef() || o.is_function() || (o.is_constant() && o.is_null_constant()) {
+            continue;
+        }
+        if o.is_global_variable() {
+            if !o.is_global_constant() {
+                out.insert(Place::Object(o));
+            }
+            continue;
+        }
+        if o.is_argument() {
+            match env {
+                Some(env) => out.extend(env.get(&o).into_iter().flatten().cloned()),
+                None => {
+                    out.insert(Place::Object(o));
+                }
+            }
+            continue;
+        }
+        if !o.is_instruction() {
+            out.insert(Place::Unknown);
+            continue;
+        }
+        match o.opcode() {
+            Opcode::LLVMAlloca if fresh => {}
+            Opcode::LLVMLoad => {
+                let (base, off) = base_offset(o.operand(0));
+                for b in places(base, env, fresh, depth + 1) {
+                    out.insert(Place::Loaded(Box::new(b), off));
+                }
+            }
+            Opcode::LLVMCall | Opcode::LLVMInvoke if allocation(o) => {
+                if !fresh {
+                    out.insert(Place::Object(o));
+                }
+            }
+            _ => {
+                out.insert(Place::Unknown);
+            }
+        }
+    }
+    out
+}
+
+/// Whether call `c` returns a fresh block (a rule that allocates and neither writes nor frees).
+fn allocation(c: Val) -> bool {
+    c.ty().is_ptr()
+        && crate::rules::lookup_call(c)
+            .is_some_and(|r| r.effects.allocates && !r.effects.writes && !r.effects.frees)
+}
+
+/// `p` as (base, constant byte offset) through constant GEPs and casts; a variable GEP keeps
+/// its base with no offset.
+fn base_offset(p: Val) -> (Val, Option<i64>) {
+    let mut v = p;
+    let mut off = Some(0i64);
+    loop {
+        let op = if v.is_instruction() {
+            v.opcode()
+        } else if v.is_constant_expr() {
+            v.const_opcode()
+        } else {
+            return (v, off);
+        };
+        match op {
+            Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => v = v.operand(0),
+            Opcode::LLVMGetElementPtr => {
+                let m = match v.parent_function() {
+                    Some(f) => f.module(),
+                    None => return (v, None),
+                };
+                off = off
+                    .zip(gep_offset(m, v))
+                    .and_then(|(a, b)| a.checked_add(b));
+                v = v.operand(0);
+            }
+            _ => return (v, off),
+        }
+    }
+}
+
+/// The byte offset a GEP with constant indices adds.
+fn gep_offset(m: Module, g: Val) -> Option<i64> {
+    let mut ty = g.gep_source_type();
+    if g.num_operands() < 2 {
+        return Some(0);
+    }
+    let mut off = g
+        .operand(1)
+        .const_int_sext()?
+        .checked_mul(m.alloc_size(ty) as i64)?;
+    for k in 2..g.num_operands() {
+        let idx = g.operand(k).const_int_sext()?;
+        match ty.kind() {
+            TyKind::Struct => {
+                off = off.checked_add(m.field_offset(ty, u32::try_from(idx).ok()?) as i64)?;
+                ty = *ty.struct_fields().get(usize::try_from(idx).ok()?)?;
+            }
+            TyKind::Array | TyKind::Vector => {
+                ty = ty.element();
+                off = off.checked_add(idx.checked_mul(m.alloc_size(ty) as i64)?)?;
+            }
+            _ => return None,
+        }
+    }
+    Some(off)
+}
+
+/// One access of the step tree: the instruction and where it may reach.
+struct Access {
+    inst: Val,
+    places: HashSet<Place>,
+}
+
+/// Where the step tree writes and reads, its pointer parameters bound to the call's arguments.
+struct Accesses {
+    writes: Vec<Access>,
+    reads: Vec<Access>,
+}
+
+/// The places of every function's parameters in the step tree, context-insensitively (the
+/// union over its calls), then every write and read with its places.
+fn accesses(step: Val, step_args: &[Val], rules: &UserRules) -> Accesses {
+    let mut envs: HashMap<Val, Env> = HashMap::new();
+    let mut env = Env::new();
+    for (p, a) in step.params().into_iter().skip(1).zip(step_args) {
+        if p.ty().is_ptr() {
+            env.insert(p, places(*a, None, false, 0));
+        }
+    }
+    envs.insert(step, env);
+    let mut work = vec![step];
+    while let Some(f) = work.pop() {
+        let env = envs[&f].clone();
+        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            let Some(g) = i.is_call().then(|| i.called_function()).flatten() else {
+                continue;
+            };
+            if g.is_declaration() {
+                continue;
+            }
+            let first = !envs.contains_key(&g);
+            let entry = envs.entry(g).or_default();
+            let mut grew = false;
+            for (p, a) in g.params().into_iter().zip(i.call_args()) {
+                if !p.ty().is_ptr() {
+                    continue;
+                }
+                let set = entry.entry(p).or_default();
+                for pl in places(a, Some(&env), true, 0) {
+                    grew |= set.insert(pl);
+                }
+            }
+            if grew || first {
+                work.push(g);
+            }
+        }
+    }
+    let mut acc = Accesses {
+        writes: Vec::new(),
+        reads: Vec::new(),
+    };
+    for (f, env) in &envs {
+        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            let at = |p: Val| places(p, Some(env), true, 0);
+            let write = |p: Val, acc: &mut Accesses| {
+                acc.writes.push(Access {
+                    inst: i,
+                    places: at(p),
+                })
+            };
+            match i.opcode() {
+                Opcode::LLVMStore => write(i.operand(1), &mut acc),
+                Opcode::LLVMAtomicRMW | Opcode::LLVMAtomicCmpXchg => {
+                    write(i.operand(0), &mut acc);
+                    acc.reads.push(Access {
+                        inst: i,
+                        places: at(i.operand(0)),
+                    });
+                }
+                Opcode::LLVMLoad => acc.reads.push(Access {
+                    inst: i,
+                    places: at(i.operand(0)),
+                }),
+                Opcode::LLVMCall | Opcode::LLVMInvoke => {
+                    let callee = i.called_function();
+                    if callee.is_some_and(|g| !g.is_declaration()) {
+                        continue; // its body is walked with its parameters' places
+                    }
+                    let (ptrs, _hidden) = crate::analysis::overwrite::call_write_pointers(i, rules);
+                    for p in ptrs {
+                        write(p, &mut acc);
+                    }
+                    for p in call_reads(i) {
+                        acc.reads.push(Access {
+                            inst: i,
+                            places: at(p),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    acc
+}
+
+/// The pointer arguments a call of a function without a body may read through: the one its
+/// rule names, none for a rule that reads nothing, every pointer argument otherwise.
+fn call_reads(call: Val) -> Vec<Val> {
+    let args = call.call_args();
+    let rule = crate::rules::lookup_call(call);
+    if rule.is_some_and(|r| r.effects.inert || r.effects.lifetime) {
+        return Vec::new();
+    }
+    if let Some(r) = rule {
+        if let Some(a) = r.effects.reads_arg {
+            return args.get(a.arg as usize).copied().into_iter().collect();
+        }
+        if !r.effects.reads {
+            return Vec::new();
+        }
+    }
+    args.into_iter()
+        .filter(|a| a.ty().is_ptr_or_ptr_vector())
+        .collect()
+}
+
+/// What one call of a loop function leaves uncovered.
+enum Verdict {
+    /// Every piece of state is in a region.
+    Covered,
+    /// Globals passed to the step that no region holds: regions of their own.
+    Add(Vec<Val>),
+    /// State no region holds and whose size is unknown: the error for reverse mode.
+    Refuse(Error, Vec<Val>),
+}
+
+/// The shape of a call of a loop function or a fixed-point function: where the memory its
+/// snapshots hold is passed, and where the step's arguments start.
+#[derive(Clone, Copy)]
+struct Shape {
+    /// Parameters before the memory's pointers.
+    fixed: usize,
+    /// Pieces of memory (regions; for a fixed point, states and regions).
+    memory: usize,
+    /// A fixed point (`__enzyme_fixed_point`) rather than a checkpointed loop.
+    fixed_point: bool,
+}
+
+impl Shape {
+    fn args(self) -> usize {
+        self.fixed + 2 * self.memory
+    }
+}
+
+/// Judges call `call` (of shape `shape`) of `step`.
+fn judge(call: Val, step: Val, shape: Shape, rules: &UserRules) -> Verdict {
+    let args = call.call_args();
+    let regions: HashSet<Place> = args[shape.fixed..shape.fixed + shape.memory]
+        .iter()
+        .flat_map(|p| places(*p, None, false, 0))
+        .collect();
+    let step_args = &args[shape.args()..];
+    let acc = accesses(step, step_args, rules);
+    let mut add: Vec<Val> = Vec::new();
+    let mut refuse: Option<Error> = None;
+    for w in &acc.writes {
+        for place in &w.places {
+            // Memory the steps only write (a trajectory they record) is written again, the
+            // same, by the recomputed steps: only what they also read is state.
+            let read = || {
+                acc.reads
+                    .iter()
+                    .any(|rd| rd.places.iter().any(|p| p.may_meet(place)))
+            };
+            if regions.contains(place) || !read() {
+                continue;
+            }
+            if let Place::Object(g) = place {
+                if g.is_global_variable() {
+                    if !add.contains(g) {
+                        add.push(*g);
+                    }
+                    continue;
+                }
+            }
+            if refuse.is_some() {
+                continue;
+            }
+            let (what, later, entry, otherwise) = if shape.fixed_point {
+                (
+                    "fixed-point step",
+                    "later iterations",
+                    "__enzyme_fixed_point",
+                    "the derivative's iterations read it as the previous one left it",
+                )
+            } else {
+                (
+                    "checkpointed step",
+                    "later steps",
+                    "__enzyme_checkpoint_for",
+                    "the recomputed steps read it as the reverse sweep finds it",
+                )
+            };
+            refuse = Some(Error::at(
+                w.inst,
+                format!(
+                    "{what} '{}' writes memory that {later} read and no snapshot holds ({}): mark it with enzyme_checkpoint_region, pointer, bytes in the call of {entry}, or {otherwise}",
+                    step.name(),
+                    describe(place, step_args)
+                ),
+            ));
+        }
+    }
+    match refuse {
+        Some(e) => Verdict::Refuse(e, add),
+        None if add.is_empty() => Verdict::Covered,
+        None => Verdict::Add(add),
+    }
+}
+
+/// The place in the user's words, by the step's argument (numbered from the index, 0) that
+/// leads to it.
+fn describe(p: &Place, step_args: &[Val]) -> String {
+    let root = |mut q: &Place| {
+        let mut through = 0;
+        while let Place::Loaded(inner, _) = q {
+            q = inner;
+            through += 1;
+        }
+        (q.clone(), through)
+    };
+    let (base, through) = root(p);
+    let arg = step_args
+        .iter()
+        .position(|a| places(*a, None, false, 0).contains(&base))
+        .map(|k| k + 1);
+    match (base, arg) {
+        (Place::Unknown, _) => "memory the analysis cannot trace to the step's arguments".into(),
+        (_, Some(k)) if through == 0 => format!("the memory its argument {k} points to"),
+        (_, Some(k)) => {
+            format!("memory reached through a pointer stored where its argument {k} points")
+        }
+        (Place::Object(o), None) => format!("memory of {}", crate::diag::short(o)),
+        (_, None) => "memory reached through a pointer stored in memory".into(),
+    }
+}
+
+/// Checks every call of a loop function or a fixed-point function in `canonical` (the
+/// functions requests reach) and covers or marks it ([`REFUSE_ATTR`]).
+pub fn cover_all(module: Module, canonical: &HashSet<Val>, rules: &UserRules) -> Result<()> {
+    let targets: Vec<Val> = module
+        .functions()
+        .into_iter()
+        .filter(|f| !f.is_declaration() && (super::is_loop(*f) || super::fixed::is_fixed_point(*f)))
+        .collect();
+    for f in targets {
+        let Some(step) = super::step_of(f) else {
+            continue;
+        };
+        let shape = if super::is_loop(f) {
+            Shape {
+                fixed: FIXED_PARAMS,
+                memory: super::regions_of(f, step),
+                fixed_point: false,
+            }
+        } else {
+            let (s, r) = super::fixed_emit::counts(f);
+            Shape {
+                fixed: super::fixed_emit::FIXED,
+                memory: s + r,
+                fixed_point: true,
+            }
+        };
+        for call in f.users() {
+            let inside = call.is_call()
+                && call.called_value() == f
+                && call
+                    .parent_function()
+                    .is_some_and(|g| canonical.contains(&g));
+            if !inside {
+                continue;
+            }
+            match judge(call, step, shape, rules) {
+                Verdict::Covered => {}
+                Verdict::Add(globals) => rebuild(module, call, f, step, shape, &globals, None),
+                Verdict::Refuse(e, globals) => {
+                    rebuild(module, call, f, step, shape, &globals, Some(e.to_string()))
+                }
+            }
+        }
+        if !f.has_uses() {
+            f.delete_global();
+        }
+    }
+    Ok(())
+}
+
+/// Replaces `call` of `f` by a call of a function of the same kind with `globals` as regions
+/// too; with `refusal`, a function of its own carrying it.
+fn rebuild(
+    module: Module,
+    call: Val,
+    f: Val,
+    step: Val,
+    shape: Shape,
+    globals: &[Val],
+    refusal: Option<String>,
+) {
+    let args = call.call_args();
+    let (fixed, m) = (shape.fixed, shape.memory);
+    let i64t = Ty::int(module.context(), 64);
+    let mut b = Builder::new(module);
+    b.position_before(call);
+    let sizes: Vec<Val> = globals
+        .iter()
+        .map(|g| i64t.int_const(module.alloc_size(g.global_value_type())))
+        .collect();
+    let mut new_args = args[..fixed].to_vec();
+    if !shape.fixed_point {
+        // The number of regions and their total size.
+        new_args[4] = i64t.int_const((m + globals.len()) as u64);
+        for s in &sizes {
+            new_args[5] = b.add(new_args[5], *s);
+        }
+    }
+    new_args.extend(&args[fixed..fixed + m]);
+    new_args.extend(globals.iter().copied());
+    new_args.extend(&args[fixed + m..fixed + 2 * m]);
+    new_args.extend(sizes);
+    new_args.extend(&args[shape.args()..]);
+    let fresh = refusal.is_some();
+    let target = if shape.fixed_point {
+        let (s, r) = super::fixed_emit::counts(f);
+        let ptys: Vec<Ty> = new_args.iter().map(|a| a.ty()).collect();
+        super::fixed::fixed_point_function(module, step, (s, r + globals.len()), &ptys, fresh)
+    } else {
+        let step_arg_tys: Vec<Ty> = args[shape.args()..].iter().map(|a| a.ty()).collect();
+        let nr = m + globals.len();
+        super::loop_function(module, step, super::is_while(f), nr, &step_arg_tys, fresh)
+    };
+    if let Some(msg) = refusal {
+        target.set_string_fn_attr(REFUSE_ATTR, &msg);
+    }
+    let new_call = b.call_function(target, &new_args);
+    new_call.copy_debug_location(call);
+    call.erase();
+}
+
+/// The refusal [`cover_all`] left on loop function `f`, if any.
+pub fn refusal(f: Val) -> Result<()> {
+    match f.string_fn_attr(REFUSE_ATTR) {
+        Some(msg) => Err(Error {
+            kind: crate::diag::ErrorKind::Unsupported,
+            location: crate::diag::Location::default(),
+            message: msg,
+        }),
+        None => Ok(()),
+    }
+}
