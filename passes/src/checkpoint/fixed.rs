@@ -203,7 +203,7 @@ pub(crate) fn fixed_point_function(
     let fty = Ty::function(Ty::void(ctx), ptys, false);
     let name = format!("{FP_PREFIX}{s}.{r}.{}", step.name());
     if let Some(f) = module.function(&name) {
-        let refused = f.string_fn_attr(super::state::REFUSE_ATTR).is_some();
+        let refused = f.string_fn_attr(super::REFUSE_ATTR).is_some();
         if !fresh && !refused && f.function_type() == fty {
             return f;
         }
@@ -240,7 +240,7 @@ pub fn generate_forward(session: &mut Session, job: &Job) -> Result<()> {
     let step = super::step_of(job.key.function)
         .ok_or_else(|| Error::internal(job.key.function, "a fixed point without its step"))?;
     // Memory the iterations carry that no snapshot holds: refused where a derivative needs it.
-    super::state::refusal(job.key.function)?;
+    super::refusal(job.key.function)?;
     let step_acts = step_activity(job, step)?;
     let fwd_step = session.declare_forward(step, &step_acts, 0)?;
     let module = session.module;

@@ -50,6 +50,29 @@ pub const WHILE_PREFIX: &str = "umbra.ckpt.while.";
 /// region's size, and the step's arguments after its index.
 pub const FIXED_PARAMS: usize = 6;
 
+/// String attribute of a loop function whose call leaves state uncovered: the error, rendered.
+pub const REFUSE_ATTR: &str = "umbra-ckpt-uncovered";
+
+/// String attribute of a loop function every call of which [`state::cover_all`] judged covered.
+pub(crate) const CHECKED_ATTR: &str = "umbra-ckpt-covered";
+
+/// The refusal [`state::cover_all`] left on loop function `f`, if any; a function whose calls
+/// it did not all judge (none should reach here) is refused too, rather than trusted.
+pub fn refusal(f: Val) -> Result<()> {
+    match f.string_fn_attr(REFUSE_ATTR) {
+        Some(msg) => Err(Error {
+            kind: crate::diag::ErrorKind::Unsupported,
+            location: crate::diag::Location::default(),
+            message: msg,
+        }),
+        None if f.string_fn_attr(CHECKED_ATTR).is_none() => Err(Error::in_function(
+            f,
+            "the memory this checkpointed loop or fixed point carries from step to step was not checked against its snapshots (its call is not in a function a request reaches directly)",
+        )),
+        None => Ok(()),
+    }
+}
+
 /// The number of regions of loop function `f` calling `step`.
 pub fn regions_of(f: Val, step: Val) -> usize {
     let params = f.function_type().param_types().len();
@@ -487,7 +510,7 @@ fn loop_function(
     let name = format!("{prefix}{r}.{}", step.name());
     // One per step and signature; another signature (or a fresh one) gets a suffixed name.
     if let Some(f) = module.function(&name) {
-        if !fresh && f.function_type() == fty && f.string_fn_attr(state::REFUSE_ATTR).is_none() {
+        if !fresh && f.function_type() == fty && f.string_fn_attr(REFUSE_ATTR).is_none() {
             return f;
         }
     }

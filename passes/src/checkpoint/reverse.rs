@@ -59,7 +59,7 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
     };
     let f = job.key.function;
     // State the snapshots would not hold: refused here, where the gradient needs them.
-    super::state::refusal(f)?;
+    super::refusal(f)?;
     let step = super::step_of(f)
         .ok_or_else(|| Error::internal(f, "a checkpointed loop without its step"))?;
     let r = super::regions_of(f, step);

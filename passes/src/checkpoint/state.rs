@@ -12,7 +12,7 @@
 //! else left uncovered (heap memory reached through a parameter or through a loaded pointer,
 //! memory the analysis cannot trace) makes the call refuse reverse mode with one line naming
 //! the step, the store and its source location, and saying to mark the region
-//! ([`REFUSE_ATTR`], read by [`super::reverse::generate`]).
+//! ([`REFUSE_ATTR`], read by [`super::refusal`]).
 //!
 //! Guarantees: unsure means covered-or-refused, never silently wrong, for memory reached
 //! through pointers; two different arguments are taken to point to different objects (as the
@@ -29,10 +29,7 @@ use crate::diag::{Error, Result};
 use crate::ir::{Builder, Module, Opcode, Ty, TyKind, Val};
 use crate::rules::user::UserRules;
 
-use super::FIXED_PARAMS;
-
-/// String attribute of a loop function whose call leaves state uncovered: the error, rendered.
-pub const REFUSE_ATTR: &str = "umbra-ckpt-uncovered";
+use super::{CHECKED_ATTR, FIXED_PARAMS, REFUSE_ATTR};
 
 /// How deep pointers loaded from memory are followed before a place counts as unknown.
 const MAX_DEREF: usize = 4;
@@ -452,6 +449,7 @@ pub fn cover_all(module: Module, canonical: &HashSet<Val>, rules: &UserRules) ->
                 fixed_point: true,
             }
         };
+        let mut all_judged = true;
         for call in f.users() {
             let inside = call.is_call()
                 && call.called_value() == f
@@ -459,18 +457,24 @@ pub fn cover_all(module: Module, canonical: &HashSet<Val>, rules: &UserRules) ->
                     .parent_function()
                     .is_some_and(|g| canonical.contains(&g));
             if !inside {
+                all_judged = false;
                 continue;
             }
             match judge(call, step, shape, rules) {
                 Verdict::Covered => {}
-                Verdict::Add(globals) => rebuild(module, call, f, step, shape, &globals, None),
+                Verdict::Add(globals) => {
+                    let g = rebuild(module, call, f, step, shape, &globals, None);
+                    g.set_string_fn_attr(CHECKED_ATTR, "");
+                }
                 Verdict::Refuse(e, globals) => {
-                    rebuild(module, call, f, step, shape, &globals, Some(e.to_string()))
+                    rebuild(module, call, f, step, shape, &globals, Some(e.to_string()));
                 }
             }
         }
         if !f.has_uses() {
             f.delete_global();
+        } else if all_judged && f.string_fn_attr(REFUSE_ATTR).is_none() {
+            f.set_string_fn_attr(CHECKED_ATTR, "");
         }
     }
     Ok(())
@@ -486,7 +490,7 @@ fn rebuild(
     shape: Shape,
     globals: &[Val],
     refusal: Option<String>,
-) {
+) -> Val {
     let args = call.call_args();
     let (fixed, m) = (shape.fixed, shape.memory);
     let i64t = Ty::int(module.context(), 64);
@@ -525,16 +529,5 @@ fn rebuild(
     let new_call = b.call_function(target, &new_args);
     new_call.copy_debug_location(call);
     call.erase();
-}
-
-/// The refusal [`cover_all`] left on loop function `f`, if any.
-pub fn refusal(f: Val) -> Result<()> {
-    match f.string_fn_attr(REFUSE_ATTR) {
-        Some(msg) => Err(Error {
-            kind: crate::diag::ErrorKind::Unsupported,
-            location: crate::diag::Location::default(),
-            message: msg,
-        }),
-        None => Ok(()),
-    }
+    target
 }
