@@ -105,9 +105,11 @@ typedef struct EnzymeCkptRegion {
 } EnzymeCkptRegion;
 
 /* A scheme: version, then nine function pointers (offsets 8, 16, ..., 72). Umbra calls init,
- * next_action, store, restore and finalize; set_nsteps belongs to while loops, and
- * save_state/load_state/set_paths are optional hooks Umbra does not call (a scheme without
- * store/restore stops the program with a message). */
+ * next_action, store, restore and finalize; set_nsteps belongs to while loops. A scheme whose
+ * store/restore are NULL copies the state itself: Umbra calls save_state/load_state instead,
+ * with env pointing at the step's arguments after i, each followed by its shadow if it has one
+ * (8-byte words, integers widened to int64_t; test/checkpoint/save-state.c); a scheme with
+ * neither pair stops the program with a message. set_paths is not called. */
 typedef struct EnzymeCheckpointScheme {
   uint32_t version;
   /* nsteps is -1 for a while loop; snapshot_bytes is the size of all regions. */
