@@ -1,6 +1,11 @@
 // RUN: %clang -O0 -g -I%runtime-include -I%testinc -c -emit-llvm %s -o %t.0.bc
 // RUN: not %umbra %t.0.bc -o %t.o 2>&1 | FileCheck %s
 // RUN: not %clang -O2 -g -I%runtime-include -I%testinc -fpass-plugin=%plugin -c %s -o %t.o 2>&1 | FileCheck %s
+// RUN: %clang -O0 -g -I%runtime-include -I%testinc -DHELPER -c -emit-llvm %s -o %t.h.bc
+// RUN: not %umbra %t.h.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=HELPER
+// RUN: not %clang -O1 -g -I%runtime-include -I%testinc -DHELPER -fpass-plugin=%plugin -c %s -o %t.o 2>&1 | FileCheck %s --check-prefix=HELPER
+// RUN: env EXTRA_CFLAGS="-DMARKED -DHELPER" %exec-test %s driver 1 %t
+// RUN: env EXTRA_CFLAGS="-DMARKED -DHELPER" %exec-test %s plugin 2 %t
 // RUN: env EXTRA_CFLAGS=-DMARKED %exec-test %s driver 0 %t
 // RUN: env EXTRA_CFLAGS=-DMARKED %exec-test %s driver 2 %t
 // RUN: env EXTRA_CFLAGS=-DMARKED %exec-test %s plugin 1 %t
@@ -8,9 +13,10 @@
 // A step that reaches its state through a struct of pointers (the shape of a simulation
 // object): the marked region s->pos covers what the step writes through s->pos, but not what
 // it writes and reads through s->vel, another field of the same struct, which Umbra refuses,
-// naming the store (before it checked this, the gradient was silently off by 0.4%). With
-// both fields marked, the gradient equals the fully taped one and
-// finite differences.
+// naming the store (before it checked this, the gradient was silently off by 0.4%); also
+// when a helper writes through the address of the field (with -DHELPER; &s->vel is not
+// &s->pos, though both point into *s). With both fields marked, the gradient equals the
+// fully taped one and finite differences.
 #include <umbra/checkpoint.h>
 
 #include "fdcheck.h"
@@ -27,13 +33,25 @@ struct sim {
   double dt;
 };
 
+__attribute__((noinline)) static void kick(double **vel, const double *pos, double dt) {
+  for (int j = 0; j < N; j++) {
+    double f = -sin(pos[j]) + 0.1 * (pos[(j + 1) % N] - pos[j]);
+    // HELPER: struct-state.c:[[@LINE+1]]:{{.*}}checkpointed step 'step' writes memory that later steps read and no snapshot holds (memory reached through a pointer stored where its argument 1 points)
+    (*vel)[j] += dt * f;
+  }
+}
+
 __attribute__((noinline)) static void step(int64_t i, struct sim *s) {
   (void)i;
+#if defined(HELPER)
+  kick(&s->vel, s->pos, s->dt);
+#else
   for (int j = 0; j < N; j++) {
     double f = -sin(s->pos[j]) + 0.1 * (s->pos[(j + 1) % N] - s->pos[j]);
     // CHECK: struct-state.c:[[@LINE+1]]:{{.*}}checkpointed step 'step' writes memory that later steps read and no snapshot holds (memory reached through a pointer stored where its argument 1 points)
     s->vel[j] += s->dt * f;
   }
+#endif
   for (int j = 0; j < N; j++)
     s->pos[j] += s->dt * s->vel[j];
 }

@@ -31,7 +31,7 @@ use crate::rules::user::UserRules;
 
 use super::{CHECKED_ATTR, FIXED_PARAMS, REFUSE_ATTR};
 
-/// How deep pointers loaded from memory are followed before a place counts as unknown.
+/// How many pointers loaded from memory are followed before a place counts as unknown.
 const MAX_DEREF: usize = 4;
 
 /// Where a pointer of the step's call tree may point, seen from the loop function's call
@@ -49,6 +49,14 @@ pub(crate) enum Place {
 }
 
 impl Place {
+    /// How many pointers loaded from memory lead to it.
+    fn depth(&self) -> usize {
+        match self {
+            Place::Loaded(inner, _) => 1 + inner.depth(),
+            _ => 0,
+        }
+    }
+
     /// Whether an access to `self` may touch memory an access to `other` touches.
     fn may_meet(&self, other: &Place) -> bool {
         match (self, other) {
@@ -62,60 +70,90 @@ impl Place {
     }
 }
 
+/// A place, and the byte offset in its object a pointer points to (`None`: unknown).
+type Located = (Place, Option<i64>);
+
 /// The places of a function's parameters (`None`: the calling function, whose parameters are
 /// their own places).
-type Env = HashMap<Val, HashSet<Place>>;
+type Env = HashMap<Val, HashSet<Located>>;
 
-/// The places pointer `p` of function `env`'s owner may point into: allocas and allocations
-/// made in the step tree (`fresh`) are skipped, they are new in every step.
-fn places(p: Val, env: Option<&Env>, fresh: bool, depth: usize) -> HashSet<Place> {
+/// At most this many places per parameter; past it their offsets are forgotten, so a recursion
+/// that moves a pointer on each call cannot grow the sets for ever.
+const MAX_PLACES: usize = 16;
+
+/// Functions analysed (again) before the places of the step tree's parameters are taken as
+/// not settling.
+const MAX_ROUNDS: usize = 10_000;
+
+/// The places pointer `p` of function `env`'s owner may point into, each with the offset of
+/// `p` in it: allocas and allocations made in the step tree (`fresh`) are skipped, they are
+/// new in every step.
+fn places(m: Module, p: Val, env: Option<&Env>, fresh: bool) -> HashSet<Located> {
     let mut out = HashSet::new();
-    if depth > MAX_DEREF {
-        out.insert(Place::Unknown);
-        return out;
-    }
-    for o in underlying_objects(p) {
+    let (base, off) = base_offset(m, p);
+    let objects = underlying_objects(base);
+    // Through a phi or a select the offset from each object is unknown.
+    let off = if objects.len() == 1 && objects.contains(&base) {
+        off
+    } else {
+        None
+    };
+    for o in objects {
         if o.is_undef() || o.is_function() || (o.is_constant() && o.is_null_constant()) {
             continue;
         }
         if o.is_global_variable() {
             if !o.is_global_constant() {
-                out.insert(Place::Object(o));
+                out.insert((Place::Object(o), off));
             }
             continue;
         }
         if o.is_argument() {
             match env {
-                Some(env) => out.extend(env.get(&o).into_iter().flatten().cloned()),
+                Some(env) => {
+                    for (pl, at) in env.get(&o).into_iter().flatten() {
+                        let at = at.zip(off).and_then(|(a, b)| a.checked_add(b));
+                        out.insert((pl.clone(), at));
+                    }
+                }
                 None => {
-                    out.insert(Place::Object(o));
+                    out.insert((Place::Object(o), off));
                 }
             }
             continue;
         }
         if !o.is_instruction() {
-            out.insert(Place::Unknown);
+            out.insert((Place::Unknown, None));
             continue;
         }
         match o.opcode() {
             Opcode::LLVMAlloca if fresh => {}
             Opcode::LLVMLoad => {
-                let (base, off) = base_offset(o.operand(0));
-                for b in places(base, env, fresh, depth + 1) {
-                    out.insert(Place::Loaded(Box::new(b), off));
+                for (b, field) in places(m, o.operand(0), env, fresh) {
+                    let pl = if b.depth() >= MAX_DEREF {
+                        Place::Unknown
+                    } else {
+                        Place::Loaded(Box::new(b), field)
+                    };
+                    out.insert((pl, off));
                 }
             }
             Opcode::LLVMCall | Opcode::LLVMInvoke if allocation(o) => {
                 if !fresh {
-                    out.insert(Place::Object(o));
+                    out.insert((Place::Object(o), off));
                 }
             }
             _ => {
-                out.insert(Place::Unknown);
+                out.insert((Place::Unknown, None));
             }
         }
     }
     out
+}
+
+/// The places alone.
+fn bare(located: HashSet<Located>) -> HashSet<Place> {
+    located.into_iter().map(|(p, _)| p).collect()
 }
 
 /// Whether call `c` returns a fresh block (a rule that allocates and neither writes nor frees).
@@ -127,7 +165,7 @@ fn allocation(c: Val) -> bool {
 
 /// `p` as (base, constant byte offset) through constant GEPs and casts; a variable GEP keeps
 /// its base with no offset.
-fn base_offset(p: Val) -> (Val, Option<i64>) {
+fn base_offset(m: Module, p: Val) -> (Val, Option<i64>) {
     let mut v = p;
     let mut off = Some(0i64);
     loop {
@@ -141,10 +179,6 @@ fn base_offset(p: Val) -> (Val, Option<i64>) {
         match op {
             Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => v = v.operand(0),
             Opcode::LLVMGetElementPtr => {
-                let m = match v.parent_function() {
-                    Some(f) => f.module(),
-                    None => return (v, None),
-                };
                 off = off
                     .zip(gep_offset(m, v))
                     .and_then(|(a, b)| a.checked_add(b));
@@ -185,7 +219,7 @@ fn gep_offset(m: Module, g: Val) -> Option<i64> {
 /// One access of the step tree: the instruction and where it may reach.
 struct Access {
     inst: Val,
-    places: HashSet<Place>,
+    places: HashSet<Located>,
 }
 
 /// Where the step tree writes and reads, its pointer parameters bound to the call's arguments.
@@ -197,16 +231,38 @@ struct Accesses {
 /// The places of every function's parameters in the step tree, context-insensitively (the
 /// union over its calls), then every write and read with its places.
 fn accesses(step: Val, step_args: &[Val], rules: &UserRules) -> Accesses {
+    let m = step.module();
     let mut envs: HashMap<Val, Env> = HashMap::new();
     let mut env = Env::new();
     for (p, a) in step.params().into_iter().skip(1).zip(step_args) {
         if p.ty().is_ptr() {
-            env.insert(p, places(*a, None, false, 0));
+            env.insert(p, places(m, *a, None, false));
         }
     }
     envs.insert(step, env);
     let mut work = vec![step];
+    let mut rounds = 0;
     while let Some(f) = work.pop() {
+        rounds += 1;
+        if rounds > MAX_ROUNDS {
+            // Not settled: everything the step touches is unknown, which refuses.
+            let unknown = |inst| Access {
+                inst,
+                places: [(Place::Unknown, None)].into_iter().collect(),
+            };
+            let first = step
+                .blocks()
+                .into_iter()
+                .flat_map(|b| b.instructions())
+                .next();
+            let Some(first) = first else {
+                break;
+            };
+            return Accesses {
+                writes: vec![unknown(first)],
+                reads: vec![unknown(first)],
+            };
+        }
         let env = envs[&f].clone();
         for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
             let Some(g) = i.is_call().then(|| i.called_function()).flatten() else {
@@ -223,8 +279,9 @@ fn accesses(step: Val, step_args: &[Val], rules: &UserRules) -> Accesses {
                     continue;
                 }
                 let set = entry.entry(p).or_default();
-                for pl in places(a, Some(&env), true, 0) {
-                    grew |= set.insert(pl);
+                for (pl, at) in places(m, a, Some(&env), true) {
+                    let at = if set.len() >= MAX_PLACES { None } else { at };
+                    grew |= set.insert((pl, at));
                 }
             }
             if grew || first {
@@ -238,7 +295,7 @@ fn accesses(step: Val, step_args: &[Val], rules: &UserRules) -> Accesses {
     };
     for (f, env) in &envs {
         for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
-            let at = |p: Val| places(p, Some(env), true, 0);
+            let at = |p: Val| places(m, p, Some(env), true);
             let write = |p: Val, acc: &mut Accesses| {
                 acc.writes.push(Access {
                     inst: i,
@@ -333,22 +390,23 @@ impl Shape {
 /// Judges call `call` (of shape `shape`) of `step`.
 fn judge(call: Val, step: Val, shape: Shape, rules: &UserRules) -> Verdict {
     let args = call.call_args();
+    let m = step.module();
     let regions: HashSet<Place> = args[shape.fixed..shape.fixed + shape.memory]
         .iter()
-        .flat_map(|p| places(*p, None, false, 0))
+        .flat_map(|p| bare(places(m, *p, None, false)))
         .collect();
     let step_args = &args[shape.args()..];
     let acc = accesses(step, step_args, rules);
     let mut add: Vec<Val> = Vec::new();
     let mut refuse: Option<Error> = None;
     for w in &acc.writes {
-        for place in &w.places {
+        for place in &bare(w.places.clone()) {
             // Memory the steps only write (a trajectory they record) is written again, the
             // same, by the recomputed steps: only what they also read is state.
             let read = || {
                 acc.reads
                     .iter()
-                    .any(|rd| rd.places.iter().any(|p| p.may_meet(place)))
+                    .any(|rd| rd.places.iter().any(|(p, _)| p.may_meet(place)))
             };
             if regions.contains(place) || !read() {
                 continue;
@@ -384,7 +442,7 @@ fn judge(call: Val, step: Val, shape: Shape, rules: &UserRules) -> Verdict {
                 format!(
                     "{what} '{}' writes memory that {later} read and no snapshot holds ({}): mark it with enzyme_checkpoint_region, pointer, bytes in the call of {entry}, or {otherwise}",
                     step.name(),
-                    describe(place, step_args)
+                    describe(m, place, step_args)
                 ),
             ));
         }
@@ -398,7 +456,7 @@ fn judge(call: Val, step: Val, shape: Shape, rules: &UserRules) -> Verdict {
 
 /// The place in the user's words, by the step's argument (numbered from the index, 0) that
 /// leads to it.
-fn describe(p: &Place, step_args: &[Val]) -> String {
+fn describe(m: Module, p: &Place, step_args: &[Val]) -> String {
     let root = |mut q: &Place| {
         let mut through = 0;
         while let Place::Loaded(inner, _) = q {
@@ -410,7 +468,7 @@ fn describe(p: &Place, step_args: &[Val]) -> String {
     let (base, through) = root(p);
     let arg = step_args
         .iter()
-        .position(|a| places(*a, None, false, 0).contains(&base))
+        .position(|a| bare(places(m, *a, None, false)).contains(&base))
         .map(|k| k + 1);
     match (base, arg) {
         (Place::Unknown, _) => "memory the analysis cannot trace to the step's arguments".into(),
