@@ -6,7 +6,9 @@
 //! (after the last step), which is a silently wrong gradient (and a primal that the recomputed
 //! steps changed again). [`cover_all`] looks at each call of a loop function in a function that
 //! requests reach: it follows the step's pointers (and those of the functions it calls with a
-//! body) back to the call's arguments ([`Place`]), collects where the step tree writes and
+//! body and of its OpenMP regions, through parameters, pointers held in memory at constant
+//! offsets, and pointers kept in the step's own local slots) back to the call's arguments
+//! ([`Place`]), collects where the step tree writes and
 //! reads, and compares what it both writes and reads with the marked regions. A global passed
 //! to the step (its size is known) that no region holds becomes a region of its own; anything
 //! else left uncovered (heap memory reached through a parameter or through a loaded pointer,
@@ -46,6 +48,9 @@ pub(crate) enum Place {
     Loaded(Box<Place>, Option<i64>),
     /// Memory the analysis cannot trace (`inttoptr`, a call's result, loads nested too deep).
     Unknown,
+    /// A stack slot or an allocation of the step tree: new in every step, never state; a
+    /// pointer loaded from it is what the step tree stored there.
+    Local(Val),
 }
 
 impl Place {
@@ -61,7 +66,7 @@ impl Place {
     fn may_meet(&self, other: &Place) -> bool {
         match (self, other) {
             (Place::Unknown, _) | (_, Place::Unknown) => true,
-            (Place::Object(a), Place::Object(b)) => a == b,
+            (Place::Object(a), Place::Object(b)) | (Place::Local(a), Place::Local(b)) => a == b,
             (Place::Loaded(a, x), Place::Loaded(b, y)) => {
                 a.may_meet(b) && (x.is_none() || y.is_none() || x == y)
             }
@@ -81,14 +86,23 @@ type Env = HashMap<Val, HashSet<Located>>;
 /// that moves a pointer on each call cannot grow the sets for ever.
 const MAX_PLACES: usize = 16;
 
-/// Functions analysed (again) before the places of the step tree's parameters are taken as
-/// not settling.
-const MAX_ROUNDS: usize = 10_000;
+/// Passes over the step tree before the places of its parameters are taken as not settling.
+const MAX_ROUNDS: usize = 64;
 
 /// The places pointer `p` of function `env`'s owner may point into, each with the offset of
 /// `p` in it: allocas and allocations made in the step tree (`fresh`) are skipped, they are
 /// new in every step.
 fn places(m: Module, p: Val, env: Option<&Env>, fresh: bool) -> HashSet<Located> {
+    places_in(m, p, env, fresh, &mut Vec::new())
+}
+
+fn places_in(
+    m: Module,
+    p: Val,
+    env: Option<&Env>,
+    fresh: bool,
+    visiting: &mut Vec<Val>,
+) -> HashSet<Located> {
     let mut out = HashSet::new();
     let (base, off) = base_offset(m, p);
     let objects = underlying_objects(base);
@@ -127,24 +141,118 @@ fn places(m: Module, p: Val, env: Option<&Env>, fresh: bool) -> HashSet<Located>
             continue;
         }
         match o.opcode() {
-            Opcode::LLVMAlloca if fresh => {}
+            Opcode::LLVMAlloca if fresh => {
+                out.insert((Place::Local(o), off));
+            }
             Opcode::LLVMLoad => {
-                for (b, field) in places(m, o.operand(0), env, fresh) {
-                    let pl = if b.depth() >= MAX_DEREF {
-                        Place::Unknown
-                    } else {
-                        Place::Loaded(Box::new(b), field)
-                    };
-                    out.insert((pl, off));
+                for (b, field) in places_in(m, o.operand(0), env, fresh, visiting) {
+                    match b {
+                        // A pointer kept in a local slot: what the step tree stored there.
+                        Place::Local(slot) if !visiting.contains(&slot) => {
+                            visiting.push(slot);
+                            for v in stored_into(slot) {
+                                let found = match v {
+                                    Some(v) => places_in(m, v, env, fresh, visiting),
+                                    None => [(Place::Unknown, None)].into_iter().collect(),
+                                };
+                                for (pl, at) in found {
+                                    let at = at.zip(off).and_then(|(a, b)| a.checked_add(b));
+                                    out.insert((pl, at));
+                                }
+                            }
+                            visiting.pop();
+                        }
+                        Place::Local(_) => {}
+                        b if b.depth() >= MAX_DEREF => {
+                            out.insert((Place::Unknown, None));
+                        }
+                        b => {
+                            out.insert((Place::Loaded(Box::new(b), field), off));
+                        }
+                    }
                 }
             }
             Opcode::LLVMCall | Opcode::LLVMInvoke if allocation(o) => {
-                if !fresh {
-                    out.insert((Place::Object(o), off));
-                }
+                let pl = if fresh {
+                    Place::Local(o)
+                } else {
+                    Place::Object(o)
+                };
+                out.insert((pl, off));
             }
             _ => {
                 out.insert((Place::Unknown, None));
+            }
+        }
+    }
+    out
+}
+
+/// The pointers stored into local slot `slot` (an alloca or a fresh allocation of the step
+/// tree): by stores in its function, and by stores in the bodies it is passed to (a function
+/// with a body, an OpenMP region) through the parameter it is bound to; `None` for a write
+/// the analysis cannot see (the slot passed on further, or to a function without a body).
+fn stored_into(slot: Val) -> Vec<Option<Val>> {
+    let mut out = Vec::new();
+    let mut holders = vec![slot];
+    let mut seen = HashSet::new();
+    while let Some(h) = holders.pop() {
+        if !seen.insert(h) || seen.len() > 64 {
+            if seen.len() > 64 {
+                out.push(None);
+            }
+            continue;
+        }
+        let Some(f) = h.parent_function() else {
+            out.push(None);
+            continue;
+        };
+        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            match i.opcode() {
+                Opcode::LLVMStore
+                    if i.operand(0).ty().contains_ptr()
+                        && underlying_objects(i.operand(1)).contains(&h) =>
+                {
+                    out.push(Some(i.operand(0)));
+                }
+                Opcode::LLVMCall | Opcode::LLVMInvoke => {
+                    let holds = |a: &Val| a.ty().is_ptr() && underlying_objects(*a).contains(&h);
+                    let args = i.call_args();
+                    let passed = args.iter().filter(|a| holds(a)).count();
+                    if passed == 0 {
+                        continue;
+                    }
+                    match callee_binding(i) {
+                        Some((_, params, bound)) => {
+                            // The callee's parameter bound to the slot holds it in turn.
+                            let mut found = 0;
+                            for (p, a) in params.into_iter().zip(bound) {
+                                if holds(&a) {
+                                    holders.push(p);
+                                    found += 1;
+                                }
+                            }
+                            if found < passed {
+                                out.push(None);
+                            }
+                        }
+                        None => {
+                            let rule = crate::rules::lookup_call(i);
+                            let writes_slot = match rule {
+                                Some(r) if r.effects.inert || !r.effects.writes => false,
+                                Some(r) => r
+                                    .effects
+                                    .writes_arg
+                                    .is_none_or(|w| args.get(w.arg as usize).is_none_or(holds)),
+                                None => true,
+                            };
+                            if writes_slot {
+                                out.push(None);
+                            }
+                        }
+                    }
+                }
+                _ => {}
             }
         }
     }
@@ -228,28 +336,50 @@ struct Accesses {
     reads: Vec<Access>,
 }
 
-/// The places of every function's parameters in the step tree, context-insensitively (the
-/// union over its calls), then every write and read with its places.
+/// The places of every parameter of the step tree's functions, context-insensitively (the
+/// union over the calls), to a fixed point; then every write and read with its places.
 fn accesses(step: Val, step_args: &[Val], rules: &UserRules) -> Accesses {
     let m = step.module();
-    let mut envs: HashMap<Val, Env> = HashMap::new();
+    // Parameters are values of their own: one map serves every function of the tree.
     let mut env = Env::new();
     for (p, a) in step.params().into_iter().skip(1).zip(step_args) {
         if p.ty().is_ptr() {
             env.insert(p, places(m, *a, None, false));
         }
     }
-    envs.insert(step, env);
-    let mut work = vec![step];
+    let mut walked: Vec<Val> = vec![step];
     let mut rounds = 0;
-    while let Some(f) = work.pop() {
+    loop {
+        let mut changed = false;
+        for k in 0..walked.len() {
+            let f = walked[k];
+            for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+                let Some((g, params, args)) = callee_binding(i) else {
+                    continue;
+                };
+                if !walked.contains(&g) {
+                    walked.push(g);
+                    changed = true;
+                }
+                for (p, a) in params.into_iter().zip(args) {
+                    if !p.ty().is_ptr() {
+                        continue;
+                    }
+                    let found = places(m, a, Some(&env), true);
+                    let set = env.entry(p).or_default();
+                    for (pl, at) in found {
+                        let at = if set.len() >= MAX_PLACES { None } else { at };
+                        changed |= set.insert((pl, at));
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
         rounds += 1;
         if rounds > MAX_ROUNDS {
             // Not settled: everything the step touches is unknown, which refuses.
-            let unknown = |inst| Access {
-                inst,
-                places: [(Place::Unknown, None)].into_iter().collect(),
-            };
             let first = step
                 .blocks()
                 .into_iter()
@@ -258,44 +388,23 @@ fn accesses(step: Val, step_args: &[Val], rules: &UserRules) -> Accesses {
             let Some(first) = first else {
                 break;
             };
+            let unknown = || Access {
+                inst: first,
+                places: [(Place::Unknown, None)].into_iter().collect(),
+            };
             return Accesses {
-                writes: vec![unknown(first)],
-                reads: vec![unknown(first)],
+                writes: vec![unknown()],
+                reads: vec![unknown()],
             };
-        }
-        let env = envs[&f].clone();
-        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
-            let Some(g) = i.is_call().then(|| i.called_function()).flatten() else {
-                continue;
-            };
-            if g.is_declaration() {
-                continue;
-            }
-            let first = !envs.contains_key(&g);
-            let entry = envs.entry(g).or_default();
-            let mut grew = false;
-            for (p, a) in g.params().into_iter().zip(i.call_args()) {
-                if !p.ty().is_ptr() {
-                    continue;
-                }
-                let set = entry.entry(p).or_default();
-                for (pl, at) in places(m, a, Some(&env), true) {
-                    let at = if set.len() >= MAX_PLACES { None } else { at };
-                    grew |= set.insert((pl, at));
-                }
-            }
-            if grew || first {
-                work.push(g);
-            }
         }
     }
     let mut acc = Accesses {
         writes: Vec::new(),
         reads: Vec::new(),
     };
-    for (f, env) in &envs {
+    for f in &walked {
         for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
-            let at = |p: Val| places(m, p, Some(env), true);
+            let at = |p: Val| places(m, p, Some(&env), true);
             let write = |p: Val, acc: &mut Accesses| {
                 acc.writes.push(Access {
                     inst: i,
@@ -316,8 +425,7 @@ fn accesses(step: Val, step_args: &[Val], rules: &UserRules) -> Accesses {
                     places: at(i.operand(0)),
                 }),
                 Opcode::LLVMCall | Opcode::LLVMInvoke => {
-                    let callee = i.called_function();
-                    if callee.is_some_and(|g| !g.is_declaration()) {
+                    if callee_binding(i).is_some() {
                         continue; // its body is walked with its parameters' places
                     }
                     let (ptrs, _hidden) = crate::analysis::overwrite::call_write_pointers(i, rules);
@@ -336,6 +444,22 @@ fn accesses(step: Val, step_args: &[Val], rules: &UserRules) -> Accesses {
         }
     }
     acc
+}
+
+/// The body call `i` runs with its parameters and the arguments bound to them: a function with
+/// a body, or the outlined body of an OpenMP parallel region (`__kmpc_fork_call(loc, n, body,
+/// captured...)` runs `body(gtid, btid, captured...)`).
+fn callee_binding(i: Val) -> Option<(Val, Vec<Val>, Vec<Val>)> {
+    if !i.is_call() {
+        return None;
+    }
+    if let Some(g) = crate::openmp::outlined(i) {
+        let params = g.params().into_iter().skip(2).collect();
+        let args = i.call_args().into_iter().skip(3).collect();
+        return Some((g, params, args));
+    }
+    let g = i.called_function().filter(|g| !g.is_declaration())?;
+    Some((g, g.params(), i.call_args()))
 }
 
 /// The pointer arguments a call of a function without a body may read through: the one its
@@ -401,6 +525,9 @@ fn judge(call: Val, step: Val, shape: Shape, rules: &UserRules) -> Verdict {
     let mut refuse: Option<Error> = None;
     for w in &acc.writes {
         for place in &bare(w.places.clone()) {
+            if matches!(place, Place::Local(_)) {
+                continue; // new in every step
+            }
             // Memory the steps only write (a trajectory they record) is written again, the
             // same, by the recomputed steps: only what they also read is state.
             let read = || {
