@@ -4,12 +4,12 @@
 //! A snapshot must hold every piece of memory a step writes that a step reads: a recomputed
 //! step reads what the snapshot restored, and anything else as the reverse sweep finds it
 //! (after the last step), which is a silently wrong gradient (and a primal that the recomputed
-//! steps changed again). [`cover_all`] looks at each call of a loop function in a function that
-//! requests reach: it follows the step's pointers (and those of the functions it calls with a
-//! body and of its OpenMP regions, through parameters, pointers held in memory at constant
-//! offsets, and pointers kept in the step's own local slots) back to the call's arguments
-//! ([`Place`]), collects where the step tree writes and
-//! reads, and compares what it both writes and reads with the marked regions. A global passed
+//! steps changed again). [`cover_all`] looks at each call of a loop function or fixed-point
+//! function in a function that requests reach: it follows the step's pointers (and those of
+//! the functions it calls with a body and of its OpenMP regions, through parameters, pointers
+//! held in memory at constant offsets, and pointers kept in the step's own local slots) back
+//! to the call's arguments ([`Place`]), collects where the step tree writes and reads, and
+//! compares what it both writes and reads with the marked regions. A global passed
 //! to the step (its size is known) that no region holds becomes a region of its own; anything
 //! else left uncovered (heap memory reached through a parameter or through a loaded pointer,
 //! memory the analysis cannot trace) makes the call refuse reverse mode with one line naming
