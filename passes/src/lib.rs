@@ -115,6 +115,9 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         .map(|f| f.name())
         .collect();
     let mut canonical = preprocess::canonicalize_reachable(module, &requests, &rules)?;
+    // On canonical code: the memory a checkpointed step carries to the next must be in its
+    // snapshots (globals passed to it are added; anything else uncovered refuses reverse mode).
+    checkpoint::state::cover_all(module, &canonical, &rules)?;
     // What the run leaves alone is told by comparing with the canonical module.
     let snapshot = untouched::Snapshot::take(module, &unoptimised);
     // Canonicalisation rewrites the bodies that hold requests as well (at -O0 a request's

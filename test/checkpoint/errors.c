@@ -36,8 +36,8 @@ double f(double *u, double s) {
   return e;
 #elif defined(BYVALUE)
   // BYVALUE: takes a floating-point value that carries a derivative: pass it by pointer
-  __enzyme_checkpoint_for((void *)scaled, 0, 10, enzyme_scheme, &EnzymeCkptRevolve, &config, u,
-                          s);
+  __enzyme_checkpoint_for((void *)scaled, 0, 10, enzyme_scheme, &EnzymeCkptRevolve, &config,
+                          enzyme_checkpoint_region, u, (int64_t)8, u, s);
 #else
   double e = 0;
   // LOCAL: errors.c:[[@LINE+1]]:{{.*}}the step's argument 2 points into a local variable

@@ -7,11 +7,11 @@
 // RUN: %exec-test %s plugin 2 %t
 // RUN: %exec-test %s plugin 3 %t
 // A checkpointed time loop (__enzyme_checkpoint_for) of a nonlinear heat equation, updated in
-// place, with an energy accumulated through a pointer: its gradient with respect to the
-// initial state and the conductivities equals the gradient of the same plain loop, fully
-// taped (to rounding), and central finite differences, for Revolve with 1, 3 and 40 slots,
-// periodic, store-all and Revolve spilled to files; the recomputed steps are Revolve's
-// optimum; the primal state after the gradient is the plain loop's (to rounding).
+// place, with an energy accumulated through a pointer (both marked): its gradient with respect
+// to the initial state and the conductivities equals the gradient of the same plain loop,
+// fully taped (to rounding), and central finite differences, for Revolve with 1, 3 and 40
+// slots, periodic, store-all and Revolve spilled to files; the recomputed steps are Revolve's
+// optimum; the primal state and energy after the gradient are the plain loop's (to rounding).
 #include <umbra/checkpoint.h>
 
 #include "fdcheck.h"
@@ -40,7 +40,8 @@ static const EnzymeCheckpointScheme *scheme = &EnzymeCkptRevolve;
 
 static double checkpointed(double *u, const double *k, double *e) {
   __enzyme_checkpoint_for((void *)step, 0, STEPS, enzyme_scheme, scheme, &config,
-                          enzyme_checkpoint_region, u, (int64_t)(M * sizeof(double)), u, k, e);
+                          enzyme_checkpoint_region, u, (int64_t)(M * sizeof(double)),
+                          enzyme_checkpoint_region, e, (int64_t)sizeof(double), u, k, e);
   return *e + u[0] * u[1];
 }
 
@@ -68,7 +69,7 @@ static double at(const double *x, void *ctx) {
   return plain(u, k, &e);
 }
 
-static void gradient(int ckpt, double *g, double *u_after) {
+static void gradient(int ckpt, double *g, double *u_after, double *e_after) {
   double u[M], k[M], du[M] = {0}, dk[M] = {0}, e = 0, de = 0;
   init(u, k);
   if (ckpt)
@@ -81,14 +82,15 @@ static void gradient(int ckpt, double *g, double *u_after) {
     g[M + j] = dk[j];
     u_after[j] = u[j];
   }
+  *e_after = e;
 }
 
 int main(void) {
   int failures = 0;
-  double x[2 * M], fd[2 * M], taped[2 * M], got[2 * M], u_plain[M], u_ckpt[M];
+  double x[2 * M], fd[2 * M], taped[2 * M], got[2 * M], u_plain[M], u_ckpt[M], e_plain, e_ckpt;
   init(x, x + M);
   fd_grad(at, NULL, x, 2 * M, fd);
-  gradient(0, taped, u_plain);
+  gradient(0, taped, u_plain, &e_plain);
   fd_check_array("taped gradient", taped, fd, 2 * M);
 
   struct {
@@ -108,7 +110,7 @@ int main(void) {
     config.spill_dir = runs[r].spill && getenv("TMPDIR") ? getenv("TMPDIR") : runs[r].spill;
     config.mem_budget = 2 * M * sizeof(double);
     memset(&stats, 0, sizeof(stats));
-    gradient(1, got, u_ckpt);
+    gradient(1, got, u_ckpt, &e_ckpt);
     for (int j = 0; j < 2 * M; j++) {
       if (fabs(got[j] - taped[j]) > 1e-13 * (1 + fabs(taped[j]))) {
         printf("FAIL %s: d[%d] = %.17g, taped %.17g\n", runs[r].name, j, got[j], taped[j]);
@@ -126,6 +128,12 @@ int main(void) {
         failures++;
         break;
       }
+    }
+    // The energy is marked too: unmarked, the recomputed steps would add to it again.
+    if (fabs(e_ckpt - e_plain) > 1e-13 * (1 + fabs(e_plain))) {
+      printf("FAIL %s: the energy after the gradient is %.17g, the plain loop's %.17g\n",
+             runs[r].name, e_ckpt, e_plain);
+      failures++;
     }
     if (stats.taped_steps != STEPS) {
       printf("FAIL %s: %lld steps differentiated\n", runs[r].name,

@@ -35,7 +35,8 @@ static EnzymeCkptConfig config = {8, 0, NULL, 0, NULL};
 
 static double checkpointed(double *u, double *e) {
   __enzyme_checkpoint_for((void *)step, 0, STEPS, enzyme_scheme, &EnzymeCkptRevolve, &config,
-                          enzyme_checkpoint_region, u, (int64_t)(M * sizeof(double)), u, e);
+                          enzyme_checkpoint_region, u, (int64_t)(M * sizeof(double)),
+                          enzyme_checkpoint_region, e, (int64_t)sizeof(double), u, e);
   return *e + u[7];
 }
 

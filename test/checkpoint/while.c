@@ -31,7 +31,8 @@ static EnzymeCkptConfig config = {0, 0, NULL, 0, &stats};
 
 static double checkpointed(double *s, const double *k, double *path) {
   __enzyme_checkpoint_while((void *)step, enzyme_scheme, &EnzymeCkptStoreAll, &config,
-                            enzyme_checkpoint_region, s, (int64_t)sizeof(double) * 2, s, k, path);
+                            enzyme_checkpoint_region, s, (int64_t)sizeof(double) * 2,
+                            enzyme_checkpoint_region, path, (int64_t)sizeof(double), s, k, path);
   return *path + s[0];
 }
 

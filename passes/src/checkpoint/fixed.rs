@@ -176,7 +176,7 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
     ptys.extend(std::iter::repeat_n(Ty::ptr(ctx), s + r));
     ptys.extend(std::iter::repeat_n(i64t, s + r));
     ptys.extend(rest.iter().map(|a| a.ty()));
-    let fp = fixed_point_function(module, step, (s, r), &ptys);
+    let fp = fixed_point_function(module, step, (s, r), &ptys, false);
     let red_bits = b.cast(Opcode::LLVMBitCast, reduction, i64t);
     let mut cargs = vec![red_bits, max_iters, control];
     cargs.extend(memory.iter().map(|m| m.0));
@@ -189,14 +189,22 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
     Ok(())
 }
 
-/// `umbra.fp.<S>.<R>.<step>`: `i = 0; while (step(i++, args...));`.
-fn fixed_point_function(module: Module, step: Val, (s, r): (usize, usize), ptys: &[Ty]) -> Val {
+/// `umbra.fp.<S>.<R>.<step>`: `i = 0; while (step(i++, args...));`. One per step and
+/// signature, unless `fresh` (a call whose derivatives `state::cover_all` refuses gets its own).
+pub(crate) fn fixed_point_function(
+    module: Module,
+    step: Val,
+    (s, r): (usize, usize),
+    ptys: &[Ty],
+    fresh: bool,
+) -> Val {
     let ctx = module.context();
     let i64t = Ty::int(ctx, 64);
     let fty = Ty::function(Ty::void(ctx), ptys, false);
     let name = format!("{FP_PREFIX}{s}.{r}.{}", step.name());
     if let Some(f) = module.function(&name) {
-        if f.function_type() == fty {
+        let refused = f.string_fn_attr(super::REFUSE_ATTR).is_some();
+        if !fresh && !refused && f.function_type() == fty {
             return f;
         }
     }
@@ -231,6 +239,8 @@ pub fn generate_forward(session: &mut Session, job: &Job) -> Result<()> {
     };
     let step = super::step_of(job.key.function)
         .ok_or_else(|| Error::internal(job.key.function, "a fixed point without its step"))?;
+    // Memory the iterations carry that no snapshot holds: refused where a derivative needs it.
+    super::refusal(job.key.function)?;
     let step_acts = step_activity(job, step)?;
     let fwd_step = session.declare_forward(step, &step_acts, 0)?;
     let module = session.module;

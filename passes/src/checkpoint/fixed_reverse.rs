@@ -29,6 +29,7 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
     let f = job.key.function;
     let step =
         super::step_of(f).ok_or_else(|| Error::internal(f, "a fixed point without its step"))?;
+    super::refusal(job.key.function)?;
     let acts = super::fixed_emit::step_activity(job, step)?;
     let (step_aug, step_adj) = session.declare_reverse(step, &acts, true, 0)?;
     let module = session.module;

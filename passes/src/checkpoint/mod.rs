@@ -25,13 +25,15 @@
 //! step taking a floating-point value (which would need an `out` adjoint per step) is refused,
 //! and so is memory in the calling function's locals (gone when the reverse sweep reruns the
 //! steps). A snapshot holds the marked regions and the mutable globals the step's call tree
-//! refers to that some code may write ([`written_globals`]); nothing else (the header and the
-//! guide say so).
+//! refers to that some code may write ([`written_globals`]); once the module is canonical,
+//! [`state::cover_all`] adds the globals passed to the step that it writes and reads, and makes
+//! reverse mode refuse a call whose step writes and reads other memory no region holds.
 
 pub mod fixed;
 pub mod fixed_emit;
 pub mod fixed_reverse;
 pub mod reverse;
+pub mod state;
 
 use crate::diag::{Error, Result};
 use crate::ir::{Builder, Module, Opcode, Ty, Val};
@@ -47,6 +49,29 @@ pub const WHILE_PREFIX: &str = "umbra.ckpt.while.";
 /// integers), the number of regions, their total bytes. Then each region's pointer, each
 /// region's size, and the step's arguments after its index.
 pub const FIXED_PARAMS: usize = 6;
+
+/// String attribute of a loop function whose call leaves state uncovered: the error, rendered.
+pub const REFUSE_ATTR: &str = "umbra-ckpt-uncovered";
+
+/// String attribute of a loop function every call of which [`state::cover_all`] judged covered.
+pub(crate) const CHECKED_ATTR: &str = "umbra-ckpt-covered";
+
+/// The refusal [`state::cover_all`] left on loop function `f`, if any; a function whose calls
+/// it did not all judge (none should reach here) is refused too, rather than trusted.
+pub fn refusal(f: Val) -> Result<()> {
+    match f.string_fn_attr(REFUSE_ATTR) {
+        Some(msg) => Err(Error {
+            kind: crate::diag::ErrorKind::Unsupported,
+            location: crate::diag::Location::default(),
+            message: msg,
+        }),
+        None if f.string_fn_attr(CHECKED_ATTR).is_none() => Err(Error::in_function(
+            f,
+            "the memory this checkpointed loop or fixed point carries from step to step was not checked against its snapshots (its call is not in a function a request reaches directly)",
+        )),
+        None => Ok(()),
+    }
+}
 
 /// The number of regions of loop function `f` calling `step`.
 pub fn regions_of(f: Val, step: Val) -> usize {
@@ -432,7 +457,8 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
     let d = decode_call(call, is_while)?;
     let ctx = module.context();
     let i64t = Ty::int(ctx, 64);
-    let looped = loop_function(module, &d);
+    let arg_tys: Vec<Ty> = d.args.iter().map(|a| a.ty()).collect();
+    let looped = loop_function(module, d.step, d.is_while, d.regions.len(), &arg_tys, false);
     let mut b = Builder::new(module);
     b.position_before(call);
     // The scheme and its configuration pass as integers: they carry no derivative, and as
@@ -461,26 +487,30 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
     Ok(())
 }
 
-/// The loop function for `d`'s step and argument types: `for j in 0..n: step(start + j, args)`,
-/// or for a while loop `j = 0; while (step(j++, args));`.
-fn loop_function(module: Module, d: &Decoded) -> Val {
+/// The loop function of `step` with `r` regions and the step's arguments of types `arg_tys`:
+/// `for j in 0..n: step(start + j, args)`, or for a while loop `j = 0; while (step(j++,
+/// args));`. One per step and signature, unless `fresh` (a call whose reverse mode
+/// [`state::cover_all`] refuses gets its own).
+fn loop_function(
+    module: Module,
+    step: Val,
+    is_while: bool,
+    r: usize,
+    arg_tys: &[Ty],
+    fresh: bool,
+) -> Val {
     let ctx = module.context();
     let (i64t, ptr) = (Ty::int(ctx, 64), Ty::ptr(ctx));
-    let r = d.regions.len();
     let mut params = vec![i64t; FIXED_PARAMS];
     params.extend(std::iter::repeat_n(ptr, r));
     params.extend(std::iter::repeat_n(i64t, r));
-    params.extend(d.args.iter().map(|a| a.ty()));
+    params.extend(arg_tys.iter().copied());
     let fty = Ty::function(Ty::void(ctx), &params, false);
-    let prefix = if d.is_while {
-        WHILE_PREFIX
-    } else {
-        LOOP_PREFIX
-    };
-    let name = format!("{prefix}{r}.{}", d.step.name());
-    // One per step and signature; a second call with other types gets a suffixed name.
+    let prefix = if is_while { WHILE_PREFIX } else { LOOP_PREFIX };
+    let name = format!("{prefix}{r}.{}", step.name());
+    // One per step and signature; another signature (or a fresh one) gets a suffixed name.
     if let Some(f) = module.function(&name) {
-        if f.function_type() == fty {
+        if !fresh && f.function_type() == fty && f.string_fn_attr(REFUSE_ATTR).is_none() {
             return f;
         }
     }
@@ -489,7 +519,7 @@ fn loop_function(module: Module, d: &Decoded) -> Val {
     // Inlined into its caller, the loop would be differentiated as a plain loop, taping every
     // step: the very thing checkpointing is for.
     f.set_fn_attr("noinline", true);
-    crate::signature::copy_target_attributes(d.step, f);
+    crate::signature::copy_target_attributes(step, f);
     let p = f.params();
     for (k, name) in ["start", "n", "scheme", "config", "nregions", "bytes"]
         .iter()
@@ -502,7 +532,7 @@ fn loop_function(module: Module, d: &Decoded) -> Val {
     let exit = f.append_block("exit");
     let mut b = Builder::new(module);
     b.position_at_end(entry);
-    if d.is_while {
+    if is_while {
         b.br(body);
     } else {
         let any = b.icmp(crate::ir::IntPred::LLVMIntSGT, p[1], i64t.zero());
@@ -511,14 +541,14 @@ fn loop_function(module: Module, d: &Decoded) -> Val {
     b.position_at_end(body);
     let j = b.phi(i64t);
     let i = b.add(p[0], j);
-    let step_ty = d.step.function_type();
+    let step_ty = step.function_type();
     let i = b.sext_or_trunc(i, step_ty.param_types()[0]);
     let mut args = vec![i];
     args.extend(p[FIXED_PARAMS + 2 * r..].iter().copied());
-    let result = b.call_function(d.step, &args);
+    let result = b.call_function(step, &args);
     let next = b.add(j, i64t.int_const(1));
     // for: while steps remain; while: while the step says so.
-    let more = if d.is_while {
+    let more = if is_while {
         b.icmp(crate::ir::IntPred::LLVMIntNE, result, result.ty().zero())
     } else {
         b.icmp(crate::ir::IntPred::LLVMIntSLT, next, p[1])

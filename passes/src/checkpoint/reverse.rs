@@ -11,9 +11,13 @@
 //! differentiates one step; finally restore slot -1 and finalize. "Differentiate a step" is its
 //! augmented sweep then its adjoint on a fresh tape, freed at once: one step's tape at a time.
 //!
+//! Snapshots go through the scheme's `store`/`restore` with the regions, or, when those are
+//! NULL, through its `save_state`/`load_state` with Enzyme's `env` (the step's arguments, each
+//! followed by its shadow): the scheme copies the state itself.
+//!
 //! Guarantees: the step is differentiated with exactly the activity the loop function has for
-//! its arguments (so shadows line up); an unknown action flag stops the program with a message
-//! rather than being skipped.
+//! its arguments (so shadows line up); an unknown action flag, or a scheme with neither way to
+//! copy a snapshot, stops the program with a message rather than being skipped.
 
 use crate::cache::{Job, Session};
 use crate::diag::{Error, Result};
@@ -29,6 +33,8 @@ const STORE: u64 = 24;
 const RESTORE: u64 = 32;
 const SET_NSTEPS: u64 = 40;
 const FINALIZE: u64 = 48;
+const SAVE_STATE: u64 = 56;
+const LOAD_STATE: u64 = 64;
 
 /// Action flags (`ENZYME_CKPT_*`).
 const FLAG_STORE: u64 = 1;
@@ -50,6 +56,11 @@ struct Loop {
     bytes: Val,
     /// The step's arguments after the index, each with its shadow if it has one.
     args: Vec<(Val, Option<Val>)>,
+    /// The same as an array of 8-byte words (integers widened to 64 bits), built in the
+    /// entry: the `env` of a scheme's `save_state`/`load_state`.
+    env: Val,
+    /// The derived function being built.
+    func: Val,
 }
 
 /// Builds both bodies of `job`, the reverse pair of a loop function.
@@ -58,6 +69,8 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
         return Ok(());
     };
     let f = job.key.function;
+    // State the snapshots would not hold: refused here, where the gradient needs them.
+    super::refusal(f)?;
     let step = super::step_of(f)
         .ok_or_else(|| Error::internal(f, "a checkpointed loop without its step"))?;
     let r = super::regions_of(f, step);
@@ -115,6 +128,26 @@ fn loop_values(b: &mut Builder, f: Val, derived: Val, activity: &[Activity], r: 
     }
     let scheme = b.cast(crate::ir::Opcode::LLVMIntToPtr, v(2), ptr);
     let config = b.cast(crate::ir::Opcode::LLVMIntToPtr, v(3), ptr);
+    let args: Vec<(Val, Option<Val>)> = pairs[FIXED_PARAMS + 2 * r..]
+        .iter()
+        .map(|p| (p.1, p.2))
+        .collect();
+    // Enzyme's `env`: the arguments after the index, each followed by its shadow.
+    let words: Vec<Val> = args
+        .iter()
+        .flat_map(|(a, s)| std::iter::once(*a).chain(*s))
+        .collect();
+    let env_ty = Ty::array(i64t, words.len().max(1) as u64);
+    let env = b.alloca(env_ty, "ckpt.env");
+    for (k, w) in words.iter().enumerate() {
+        let slot = crate::tape::at_offset(b, env, 8 * k as u64);
+        let w = if w.ty().is_int() {
+            b.sext_or_trunc(*w, i64t)
+        } else {
+            *w
+        };
+        b.store(w, slot, 8);
+    }
     Loop {
         start: v(0),
         n: v(1),
@@ -123,10 +156,9 @@ fn loop_values(b: &mut Builder, f: Val, derived: Val, activity: &[Activity], r: 
         regions,
         nregions: v(4),
         bytes: v(5),
-        args: pairs[FIXED_PARAMS + 2 * r..]
-            .iter()
-            .map(|p| (p.1, p.2))
-            .collect(),
+        args,
+        env,
+        func: derived,
     }
 }
 
@@ -140,10 +172,49 @@ fn scheme_call(b: &mut Builder, l: &Loop, offset: u64, ret: Ty, args: &[Val]) ->
     b.call(Ty::function(ret, &tys, false), fp, args)
 }
 
+/// Stores (`offset` STORE) or restores (RESTORE) the snapshot of slot `slot`, the state before
+/// step `step`: through the scheme's `store`/`restore` with the regions, or when the scheme has
+/// none, through its `save_state`/`load_state` with the step's arguments (Enzyme's `env`: the
+/// scheme copies what they lead to itself); a scheme with neither stops the program with a
+/// message.
 fn copy_regions(b: &mut Builder, l: &Loop, state: Val, offset: u64, slot: Val, step: Val) {
     let ctx = b.module().context();
+    let (void, ptr) = (Ty::void(ctx), Ty::ptr(ctx));
+    let at = crate::tape::at_offset(b, l.scheme, offset);
+    let direct = b.load(ptr, at, 8);
+    let by_regions = l.func.append_block("ckpt.copy.regions");
+    let by_state = l.func.append_block("ckpt.copy.state");
+    let neither = l.func.append_block("ckpt.copy.none");
+    let join = l.func.append_block("ckpt.copy.done");
+    let missing = b.icmp(IntPred::LLVMIntEQ, direct, ptr.zero());
+    b.cond_br(missing, by_state, by_regions);
+    b.position_at_end(by_regions);
     let args = [state, slot, step, l.regions, l.nregions];
-    scheme_call(b, l, offset, Ty::void(ctx), &args);
+    let tys: Vec<Ty> = args.iter().map(|a| a.ty()).collect();
+    b.call(Ty::function(void, &tys, false), direct, &args);
+    b.br(join);
+    b.position_at_end(by_state);
+    let hook = if offset == STORE {
+        SAVE_STATE
+    } else {
+        LOAD_STATE
+    };
+    let at = crate::tape::at_offset(b, l.scheme, hook);
+    let hook_fp = b.load(ptr, at, 8);
+    let none = b.icmp(IntPred::LLVMIntEQ, hook_fp, ptr.zero());
+    let call_hook = l.func.append_block("ckpt.copy.hook");
+    b.cond_br(none, neither, call_hook);
+    b.position_at_end(call_hook);
+    let args = [state, slot, step, l.env];
+    let tys: Vec<Ty> = args.iter().map(|a| a.ty()).collect();
+    b.call(Ty::function(void, &tys, false), hook_fp, &args);
+    b.br(join);
+    b.position_at_end(neither);
+    crate::unwind::emit_fatal(
+        b,
+        "umbra checkpoint: the scheme has neither store/restore nor save_state/load_state",
+    );
+    b.position_at_end(join);
 }
 
 /// Calls the primal step for steps `from..to`, leaving the builder in the block after.
@@ -331,13 +402,15 @@ fn augmented_body(
         last,
     );
     call_step(&mut b, &l, step, last);
+    // Copying the regions adds blocks: the phi's edge comes from the last one.
+    let turn_end = b.current_block();
     b.br(out);
     b.position_at_end(done);
     scheme_call(&mut b, &l, FINALIZE, Ty::void(ctx), &[state]);
     b.br(out);
     b.position_at_end(out);
     let kept = b.phi(ptr);
-    kept.add_incoming(state, turn);
+    kept.add_incoming(state, turn_end);
     kept.add_incoming(ptr.zero(), done);
     crate::tape::push(&mut b, tape, kept);
     let n = b.load(i64t, steps_seen, 8);
@@ -386,12 +459,13 @@ fn adjoint_body(
         last,
     );
     let grad = adj.append_block("ckpt.grad");
+    let begin_end = b.current_block();
     b.br(grad);
 
     // One step differentiated: its augmented sweep and adjoint on a tape of their own.
     b.position_at_end(grad);
     let j = b.phi(i64t);
-    j.add_incoming(last, begin);
+    j.add_incoming(last, begin_end);
     let back = b.br(grad); // placeholder terminator, retargeted below
     let step_tape = crate::tape::new_tape(&mut b, adj, back);
     let index_ty = step.function_type().param_types()[0];

@@ -18,11 +18,12 @@
  * reverse mode Umbra keeps no tape across steps: the forward sweep runs the steps untaped and
  * takes snapshots where the scheme says; the reverse sweep restores snapshots, recomputes steps
  * untaped, and differentiates one step at a time (its taped forward and its adjoint together),
- * so at most one step's tape exists at once. A snapshot holds the marked regions and the
- * mutable globals the step (or a function it calls) refers to that some code may write: mark
- * every other piece of memory a step reads that a later step (or later code before the gradient
- * is taken) overwrites. Memory that is not kept is read as it is when the reverse sweep runs
- * (see docs/guide/checkpointing.md).
+ * so at most one step's tape exists at once. A snapshot holds the marked regions, the mutable
+ * globals the step (or a function it calls) refers to that some code may write, and the
+ * globals passed to the step that it writes and reads: mark every other piece of memory a step
+ * writes and reads (Umbra refuses the gradient at compile time, naming the store, when such
+ * memory reached through pointers is left out), and memory a step reads that later code
+ * overwrites before the gradient is taken (see docs/guide/checkpointing.md).
  *
  * Action protocol (Revolve, Griewank & Walther, ACM TOMS Alg. 799; flag values and the layout
  * of EnzymeCkptAction as Checkpointing.jl's ActionFlag and Action). Steps are numbered from 0;
@@ -104,9 +105,11 @@ typedef struct EnzymeCkptRegion {
 } EnzymeCkptRegion;
 
 /* A scheme: version, then nine function pointers (offsets 8, 16, ..., 72). Umbra calls init,
- * next_action, store, restore and finalize; set_nsteps belongs to while loops, and
- * save_state/load_state/set_paths are optional hooks Umbra does not call (a scheme without
- * store/restore stops the program with a message). */
+ * next_action, store, restore and finalize; set_nsteps belongs to while loops. A scheme whose
+ * store/restore are NULL copies the state itself: Umbra calls save_state/load_state instead,
+ * with env pointing at the step's arguments after i, each followed by its shadow if it has one
+ * (8-byte words, integers widened to int64_t; test/checkpoint/save-state.c); a scheme with
+ * neither pair stops the program with a message. set_paths is not called. */
 typedef struct EnzymeCheckpointScheme {
   uint32_t version;
   /* nsteps is -1 for a while loop; snapshot_bytes is the size of all regions. */

@@ -422,6 +422,28 @@ impl Overwrites {
     }
 }
 
+/// What a call of a function without a body (or through a pointer) may write, judged as for
+/// the loads of [`Overwrites`] (rule effects, memory attributes): the pointers it may write or
+/// free through (anywhere in their objects), and whether it may also write memory that no
+/// argument reaches (hidden state, whatever an unknown function reaches). For the checkpointed
+/// loops' check of what a step carries to the next (`checkpoint::state`).
+pub fn call_write_pointers(call: Val, rules: &UserRules) -> (Vec<Val>, bool) {
+    let Some(m) = call.parent_function().map(|f| f.module()) else {
+        return (Vec::new(), true);
+    };
+    let mut o = Oracle::new(m, rules);
+    let (targets, free) = o.call_writes(call);
+    let mut ptrs: Vec<Val> = free.into_iter().collect();
+    let mut other = false;
+    for t in targets {
+        match t {
+            Target::At { ptr, .. } | Target::Anywhere(ptr) => ptrs.push(ptr),
+            Target::Everything => other = true,
+        }
+    }
+    (ptrs, other)
+}
+
 /// The free-like calls of `blocks` that are not deferred (they free memory like any writer).
 fn candidates_left<'a>(
     deferred: &'a [Val],
