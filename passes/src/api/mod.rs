@@ -10,6 +10,7 @@
 
 pub mod batch;
 pub mod dispatch;
+pub mod iter;
 pub mod lower;
 mod markers;
 mod names;

@@ -45,6 +45,8 @@ pub enum ApiName {
     Split(Sweep),
     /// `__enzyme_batch`: the primal on several argument sets at once.
     Batch,
+    /// `__enzyme_iter`: an iteration count growing with the derivative order ([`super::iter`]).
+    Iter,
     /// One of Enzyme's entry points that Umbra does not implement (yet); the canonical name.
     Unsupported(&'static str),
     /// Some other name in the API's namespaces (`__enzyme_`, `__umbra_`): not an entry point of
@@ -73,7 +75,7 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
     ("__enzyme_fwdsplit", Entry::None),
     ("__enzyme_todense", Entry::None),
     ("__enzyme_virtualreverse", Entry::None),
-    ("__enzyme_iter", Entry::None),
+    ("__enzyme_iter", Entry::Iter),
     ("__enzyme_call_inactive", Entry::None),
     ("__enzyme_truncate_mem_func", Entry::None),
     ("__enzyme_truncate_op_func", Entry::None),
@@ -92,6 +94,7 @@ enum Entry {
     Request(Mode),
     Split(Sweep),
     Batch,
+    Iter,
     /// Enzyme's, not implemented by Umbra.
     None,
 }
@@ -112,6 +115,7 @@ pub fn classify(name: &str) -> Option<ApiName> {
         Some((_, Entry::Request(mode))) => ApiName::Request(*mode),
         Some((_, Entry::Split(sweep))) => ApiName::Split(*sweep),
         Some((_, Entry::Batch)) => ApiName::Batch,
+        Some((_, Entry::Iter)) => ApiName::Iter,
         Some((entry, Entry::None)) => ApiName::Unsupported(entry),
         None => ApiName::Unknown,
     })
@@ -232,6 +236,8 @@ mod tests {
         );
         assert_eq!(classify("__umbra_jacobian"), Some(ApiName::Unknown));
         assert_eq!(classify("__enzyme_batch"), Some(ApiName::Batch));
+        assert_eq!(classify("__enzyme_iter"), Some(ApiName::Iter));
+        assert_eq!(classify("_Z13__enzyme_iteryy"), Some(ApiName::Iter));
         assert_eq!(
             classify("_Z14__enzyme_batchIJdEEvPvDpT_"),
             Some(ApiName::Batch)
