@@ -87,6 +87,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // Checkpointed loops become loop functions first: their primal is needed with or without
     // requests, and the requests then see ordinary calls.
     checkpoint::lower_calls(module)?;
+    // Shadows of function pointers are the pointers themselves: no request needs to see these.
+    api::virtual_reverse::lower(module)?;
     let requests = api::find_requests(module)?;
     // Misuse is reported at the user's call, before derived copies of it exist.
     api::iter::check(module)?;

@@ -16,6 +16,7 @@ mod markers;
 mod names;
 mod request;
 mod split;
+pub mod virtual_reverse;
 
 pub use crate::vocab::Mode;
 pub use names::Sweep;

@@ -47,6 +47,9 @@ pub enum ApiName {
     Batch,
     /// `__enzyme_iter`: an iteration count growing with the derivative order ([`super::iter`]).
     Iter,
+    /// `__enzyme_virtualreverse`: the shadow of a function or vtable pointer
+    /// ([`super::virtual_reverse`]).
+    VirtualReverse,
     /// One of Enzyme's entry points that Umbra does not implement (yet); the canonical name.
     Unsupported(&'static str),
     /// Some other name in the API's namespaces (`__enzyme_`, `__umbra_`): not an entry point of
@@ -74,7 +77,7 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
     // Enzyme's other entry points (its Enzyme.cpp and documentation).
     ("__enzyme_fwdsplit", Entry::None),
     ("__enzyme_todense", Entry::None),
-    ("__enzyme_virtualreverse", Entry::None),
+    ("__enzyme_virtualreverse", Entry::VirtualReverse),
     ("__enzyme_iter", Entry::Iter),
     ("__enzyme_call_inactive", Entry::None),
     ("__enzyme_truncate_mem_func", Entry::None),
@@ -95,6 +98,7 @@ enum Entry {
     Split(Sweep),
     Batch,
     Iter,
+    VirtualReverse,
     /// Enzyme's, not implemented by Umbra.
     None,
 }
@@ -116,6 +120,7 @@ pub fn classify(name: &str) -> Option<ApiName> {
         Some((_, Entry::Split(sweep))) => ApiName::Split(*sweep),
         Some((_, Entry::Batch)) => ApiName::Batch,
         Some((_, Entry::Iter)) => ApiName::Iter,
+        Some((_, Entry::VirtualReverse)) => ApiName::VirtualReverse,
         Some((entry, Entry::None)) => ApiName::Unsupported(entry),
         None => ApiName::Unknown,
     })
@@ -218,8 +223,8 @@ mod tests {
             Some(ApiName::Unsupported("__enzyme_todense"))
         );
         assert_eq!(
-            classify("__enzyme_virtualreverse"),
-            Some(ApiName::Unsupported("__enzyme_virtualreverse"))
+            classify("_Z23__enzyme_virtualreverseIPvET_S1_"),
+            Some(ApiName::VirtualReverse)
         );
         assert_eq!(classify("__enzyme_frobnicate"), Some(ApiName::Unknown));
         assert_eq!(
