@@ -26,7 +26,8 @@ of the first failure (Umbra's one-line error, or the failing step and its first 
 
 Usage: scripts/enzyme-compat.py [--mode driver|plugin] [--jobs N<=2] [--timeout S]
                                 [--filter REGEX] [--write-docs] [--report-only]
-Results are kept in build/enzyme-compat/results-MODE.json; --report-only prints (and with
+Results are kept in build/enzyme-compat/results-MODE.json; a run with --filter replaces those
+tests' rows there (and says so in the table's heading); --report-only prints (and with
 --write-docs writes) the table from there without running anything.
 """
 
@@ -53,8 +54,13 @@ CLANG_PLUGIN = os.environ.get("UMBRA_CLANG_PLUGIN") or os.path.join(
 WORK = os.path.join(ROOT, "build", "enzyme-compat")
 DOC = os.path.join(ROOT, "docs", "reference", "enzyme-compat.md")
 LLVM_VERSION = 22
-# Enzyme's lit configuration puts the suite's directory and Eigen on the include path.
-EXTRA_INCLUDES = ["-I" + SUITE, "-I/usr/include/eigen3"]
+# Enzyme's lit configuration puts the suite's directory, Eigen and Enzyme's own headers
+# (<enzyme/fixed_point.h>, ...) on the include path; Umbra's versions of those headers are in
+# runtime/include.
+EXTRA_INCLUDES = ["-I" + SUITE, "-I/usr/include/eigen3",
+                  "-I" + os.path.join(ROOT, "runtime", "include")]
+# System headers some tests need (the suite's README): without them the test is skipped.
+NEEDS = [(r"#\s*include\s*[<\"]boost/", "/usr/include/boost", "libboost-dev")]
 
 
 class Variant:
@@ -193,6 +199,10 @@ def parse(folder, name):
     if re.search(r"#\s*include\s*[<\"]cuda", text) or name.endswith(".cu"):
         test.skip = "needs CUDA"
         return test
+    for pattern, path_needed, package in NEEDS:
+        if re.search(pattern, text) and not os.path.exists(path_needed):
+            test.skip = f"needs {package}, not installed here"
+            return test
     seen = set()
     for line in run_lines(text):
         variant, reason = classify(line, path)
@@ -226,7 +236,7 @@ def collect(filter_re):
     return tests
 
 
-def first_error(out, filecheck):
+def first_error(out):
     """The line that says what went wrong, with the step it came from."""
     lines = [l.rstrip() for l in out.splitlines() if l.strip()]
     step = ""
@@ -237,23 +247,31 @@ def first_error(out, filecheck):
     for l in lines:
         if l.startswith("umbra: error:") or l.startswith("umbra: internal error"):
             return l
+    if step.startswith("run") or step.startswith("FileCheck"):
+        found = first_run_error(lines, step)
+        # A warning Umbra gave while building often says why the program then went wrong.
+        warned = [l for l in lines if l.startswith("umbra: warning:")]
+        return f"{found} [{warned[0]}]" if warned else found
     for l in lines:
         if re.search(r"\berror:", l) and not l.startswith("enzyme-test:"):
             return f"{step}: {l.strip()}" if step else l.strip()
-    if step.startswith("run"):
-        # The test's own complaint (test_utils.h's "Assertion Failed: ...", a libc assert),
-        # else how the program ended.
-        for l in lines:
-            if re.search(r"Assertion|assert|Segmentation|terminate|error", l, re.I) \
-                    and not l.startswith("enzyme-test:"):
-                return f"{step}: {l.strip()}"
-        for l in lines:
-            if l.startswith("enzyme-test: the program"):
-                return f"{step}: {l[len('enzyme-test: '):]}"
-        return f"{step} failed"
     if step:
         return f"{step} failed"
     return lines[0] if lines else "failed without a message"
+
+
+def first_run_error(lines, step):
+    """FileCheck's complaint; else the test's own (test_utils.h's "Assertion Failed: ...", a
+    libc assert); else how the program ended."""
+    pattern = r"\berror:" if step.startswith("FileCheck") else \
+        r"Assertion|assert|Segmentation|terminate|error"
+    for l in lines:
+        if re.search(pattern, l, re.I) and not l.startswith("enzyme-test:"):
+            return f"{step}: {l.strip()}"
+    for l in lines:
+        if l.startswith("enzyme-test: the program"):
+            return f"{step}: {l[len('enzyme-test: '):]}"
+    return f"{step} failed"
 
 
 def run_variant(test, variant, index, mode, timeout):
@@ -282,7 +300,7 @@ def run_variant(test, variant, index, mode, timeout):
     secs = round(time.time() - start, 1)
     if proc.returncode == 0:
         return {"ok": True, "error": "", "secs": secs}
-    return {"ok": False, "error": first_error(out, variant.filecheck), "secs": secs}
+    return {"ok": False, "error": first_error(out), "secs": secs}
 
 
 def run_all(tests, mode, jobs, timeout):
@@ -438,6 +456,10 @@ scripts/enzyme-compat.py --filter 'ReverseMode/cout' --mode plugin   # a subset,
 """
 
 
+def fresh_names(tests):
+    return [f"{t.folder}/{t.name}" for t in tests]
+
+
 def write_docs(text):
     with open(DOC, "w") as f:
         f.write(DOC_HEAD + text)
@@ -482,23 +504,36 @@ def main():
             if not os.path.isfile(tool):
                 print(f"enzyme-compat: {tool} missing: run `make plugin`", file=sys.stderr)
                 return 2
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                                capture_output=True, text=True).stdout.strip() or "?"
+        dirty = subprocess.run(["git", "-C", ROOT, "status", "--porcelain", "--", "passes",
+                                "driver", "cmake", "runtime"],
+                               capture_output=True, text=True).stdout.strip()
+        commit += " with local changes" if dirty else ""
         start = time.time()
         results = run_all(tests, args.mode, jobs, args.timeout)
         rows = summarise(tests, results)
-        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
-                                capture_output=True, text=True).stdout.strip()
-        stamp = (f"Umbra at {commit or 'unknown commit'}, LLVM {LLVM_VERSION}, "
-                 f"{time.strftime('%Y-%m-%d', time.gmtime())}; {len(results)} builds in "
-                 f"{int(time.time() - start)} s.")
-        if not args.filter:
+        when = time.strftime("%Y-%m-%d", time.gmtime())
+        secs = int(time.time() - start)
+        if args.filter and os.path.exists(store):
+            # Update the stored table: these tests' rows are replaced, the others kept.
+            with open(store) as f:
+                saved = json.load(f)
+            fresh = {(r["folder"], r["name"]): r for r in rows}
+            rows = [fresh.pop((r["folder"], r["name"]), r) for r in saved["rows"]]
+            rows += list(fresh.values())
+            order = {f: k for k, f in enumerate(FOLDERS)}
+            rows.sort(key=lambda r: (order[r["folder"]], r["name"]))
+            stamp = (f"{saved['stamp']} Re-run at {commit}, {when}: "
+                     f"{', '.join(sorted(set(fresh_names(tests))))}.")
+        else:
+            stamp = (f"Umbra at {commit}, LLVM {LLVM_VERSION}, {when}; {len(results)} builds "
+                     f"in {secs} s.")
+        if not args.filter or os.path.exists(store):
             with open(store, "w") as f:
                 json.dump({"rows": rows, "stamp": stamp}, f, indent=1)
     print(render(rows, args.mode, False, stamp))
     if args.write_docs:
-        if args.filter:
-            print("enzyme-compat: --write-docs wants the whole suite (no --filter)",
-                  file=sys.stderr)
-            return 2
         write_docs(render(rows, args.mode, True, stamp))
         print(f"wrote {os.path.relpath(DOC, ROOT)}")
     return 0
