@@ -80,6 +80,11 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
     ("__enzyme_virtualreverse", Entry::VirtualReverse),
     ("__enzyme_iter", Entry::Iter),
     ("__enzyme_call_inactive", Entry::None),
+    // Enzyme's run-time context of global shadows (global_shadow_*.c): shadows looked up and
+    // zeroed through an opaque context, which requests take after `enzyme_context`.
+    ("__enzyme_context", Entry::None),
+    ("__enzyme_shadow", Entry::None),
+    ("__enzyme_zero_shadows", Entry::None),
     ("__enzyme_truncate_mem_func", Entry::None),
     ("__enzyme_truncate_op_func", Entry::None),
     ("__enzyme_truncate_mem_value", Entry::None),
@@ -227,6 +232,14 @@ mod tests {
             Some(ApiName::VirtualReverse)
         );
         assert_eq!(classify("__enzyme_frobnicate"), Some(ApiName::Unknown));
+        assert_eq!(
+            classify("__enzyme_context"),
+            Some(ApiName::Unsupported("__enzyme_context"))
+        );
+        assert_eq!(
+            classify("__enzyme_zero_shadows"),
+            Some(ApiName::Unsupported("__enzyme_zero_shadows"))
+        );
         assert_eq!(
             classify("_Z16__enzyme_reverseIJPdS0_EEvPvDpT_"),
             Some(ApiName::Split(Sweep::Reverse))
