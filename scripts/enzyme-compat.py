@@ -364,6 +364,46 @@ def totals(rows, folder):
     return out
 
 
+def short(note):
+    """A note without the absolute paths of the suite and the repository."""
+    return note.replace(SUITE + "/", "").replace(ROOT + "/", "")
+
+
+def kind_of(error):
+    """What kind of failure a first-failure line describes."""
+    body = error.split(": ", 1)[1] if re.match(r"O\w+: ", error) else error
+    if body.startswith("umbra: error:") or body.startswith("umbra: internal"):
+        return "Umbra refuses the code (a one-line error)"
+    if body.startswith("run"):
+        return "the program aborts or crashes (a wrong derivative, or a failing check)"
+    if body.startswith("FileCheck"):
+        return "the output differs from what the test's FileCheck lines expect"
+    if body.startswith("compile"):
+        return "clang-22 rejects the test before Umbra sees it"
+    if body.startswith("link"):
+        return "the link fails"
+    if body.startswith("timed out"):
+        return "timed out"
+    return "other"
+
+
+def kinds(rows):
+    """(kind, cells failing that way, tests): over every failing (test, level) cell."""
+    # Every failing cell, by the first failure at its level.
+    out = {}
+    for r in rows:
+        first = {}
+        for e in r.get("errors", []):
+            first.setdefault(e.split(":", 1)[0], e)
+        for lv, c in r["cells"].items():
+            if c != "fail":
+                continue
+            k = kind_of(first.get(lv, "other"))
+            n, names = out.get(k, (0, set()))
+            out[k] = (n + 1, names | {f"{r['folder']}/{r['name']}"})
+    return sorted(((k, n, len(names)) for k, (n, names) in out.items()), key=lambda x: -x[1])
+
+
 def cell(status, md):
     if status is None:
         return "-"
@@ -389,7 +429,7 @@ def render(rows, mode, md, stamp):
     folders = [f for f in FOLDERS if any(r["folder"] == f for r in rows)]
     for folder in folders:
         t = totals(rows, folder)
-        frac = [f"{t[lv][0]}/{t[lv][1]}" for lv in used]
+        frac = [f"{t[lv][0]}/{t[lv][1]}" if t[lv][1] else "-" for lv in used]
         allf = f"{t['all'][0]}/{t['all'][1]}"
         if md:
             out.append(f"| {folder} | {t['tests']} | {t['skipped']} | " + " | ".join(frac)
@@ -397,6 +437,18 @@ def render(rows, mode, md, stamp):
         else:
             out.append(f"{folder:<18} {t['tests']:>5} {t['skipped']:>5} "
                        + " ".join(f"{x:>8}" for x in frac) + f" {allf:>8}")
+    out.append("")
+    if md:
+        out.append("Failing cells by kind of failure:")
+        out.append("")
+        out.append("| kind | cells | tests |")
+        out.append("|---|---|---|")
+        for k, n, t in kinds(rows):
+            out.append(f"| {k} | {n} | {t} |")
+    else:
+        out.append("Failing cells by kind of failure:")
+        for k, n, t in kinds(rows):
+            out.append(f"  {n:>4} cells, {t:>3} tests: {k}")
     for folder in folders:
         sel = [r for r in rows if r["folder"] == folder]
         out.append("")
@@ -410,7 +462,7 @@ def render(rows, mode, md, stamp):
             out.append(f"{folder}")
         for r in sel:
             cells = ["skip" if r["skip"] else cell(r["cells"].get(lv), md) for lv in used]
-            note = r["note"]
+            note = short(r["note"])
             if md:
                 note = note.replace("|", "\\|").replace("`", "'")
                 if len(note) > 220:
@@ -441,8 +493,8 @@ two OpenMP threads, and its output checked with `FileCheck` where the RUN line p
 
 Skipped, with the reason in the table: RUN lines that check Enzyme's own IR or diagnostics
 (`FileCheck` on the compiler's output, `-Xclang -verify`, a compile expected to fail), its LTO
-pipeline, its separate compilation and MPFR truncation; tests that need MPI or CUDA or are
-XFAIL upstream. A cell is `pass` when every distinct flag set of the test's RUN lines at that
+pipeline, its separate compilation and MPFR truncation; tests that need MPI or CUDA (or Boost,
+when it is not installed) or are XFAIL upstream. A cell is `pass` when every distinct flag set of the test's RUN lines at that
 level passes; "first failure" is Umbra's one-line error or the failing step's first line.
 
 ```text
