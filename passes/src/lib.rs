@@ -89,6 +89,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     checkpoint::lower_calls(module)?;
     // Shadows of function pointers are the pointers themselves: no request needs to see these.
     api::virtual_reverse::lower(module)?;
+    preprocess::canonicalize_request_holders(module)?;
     let requests = api::find_requests(module)?;
     // Misuse is reported at the user's call, before derived copies of it exist.
     api::iter::check(module)?;

@@ -19,5 +19,5 @@ mod split;
 pub mod virtual_reverse;
 
 pub use crate::vocab::Mode;
-pub use names::Sweep;
+pub use names::{is_request, Sweep};
 pub use request::{find_requests, inner_first, redecode, ArgPlan, Request, Split};

@@ -131,6 +131,15 @@ pub fn classify(name: &str) -> Option<ApiName> {
     })
 }
 
+/// True when `name` is a derivative request (any mode, split or batch): a call to it names the
+/// function to differentiate first (after an `sret` pointer).
+pub fn is_request(name: &str) -> bool {
+    matches!(
+        classify(name),
+        Some(ApiName::Request(_) | ApiName::Split(_) | ApiName::Batch)
+    )
+}
+
 /// The identifier in the API's namespaces that `name` carries, for messages: `__enzyme_todense`
 /// out of `_Z16__enzyme_todensePv`.
 pub fn api_identifier(name: &str) -> &str {
