@@ -369,6 +369,18 @@ def short(note):
     return note.replace(SUITE + "/", "").replace(ROOT + "/", "")
 
 
+def clip(note, width):
+    """`note` in at most `width` characters; a run failure keeps room for Umbra's warning."""
+    m = re.match(r"(.*?) (\[umbra: warning: .*\])(.*)$", note)
+    if m and len(note) > width:
+        head, warn, rest = m.groups()
+        half = width // 2
+        head = head if len(head) <= half else head[: half - 3] + "..."
+        warn = warn if len(warn) <= half else warn[: half - 4] + "...]"
+        note = f"{head} {warn}{rest}"
+    return note if len(note) <= width else note[: width - 3] + "..."
+
+
 def kind_of(error):
     """What kind of failure a first-failure line describes."""
     body = error.split(": ", 1)[1] if re.match(r"O\w+: ", error) else error
@@ -464,13 +476,10 @@ def render(rows, mode, md, stamp):
             cells = ["skip" if r["skip"] else cell(r["cells"].get(lv), md) for lv in used]
             note = short(r["note"])
             if md:
-                note = note.replace("|", "\\|").replace("`", "'")
-                if len(note) > 220:
-                    note = note[:217] + "..."
+                note = clip(note.replace("|", "\\|").replace("`", "'"), 240)
                 out.append(f"| {r['name']} | " + " | ".join(cells) + f" | {note} |")
             else:
-                if len(note) > 160:
-                    note = note[:157] + "..."
+                note = clip(note, 160)
                 out.append(f"  {r['name']:<36} " + " ".join(f"{c:>6}" for c in cells)
                            + f"  {note}")
     return "\n".join(out) + "\n"
