@@ -15,6 +15,9 @@
 #   make bench-apps   the applications at full size: gradient/primal, tape, peak RSS, system time
 #   make fuzz     generated programs of loops and branches, gradients against finite differences
 #                 (scripts/fuzz.sh; SEEDS="FIRST LAST", default 1 50)
+#   make enzyme-compat  Enzyme's integration tests (../shared/enzyme-integration) run unchanged:
+#                 pass/fail per test and level (scripts/enzyme-compat.py; not part of `make test`,
+#                 it takes minutes; ARGS="--write-docs" rewrites docs/reference/enzyme-compat.md)
 #   make clean    remove build outputs
 
 SHELL := /bin/bash
@@ -24,7 +27,8 @@ export LLVM_SYS_221_PREFIX := /usr/lib/llvm-22
 CARGO ?= cargo
 CMAKE ?= cmake
 
-.PHONY: all setup build plugin test lint demo clean rules-doc bench bench-check bench-apps fuzz
+.PHONY: all setup build plugin test lint demo clean rules-doc bench bench-check bench-apps fuzz \
+	enzyme-compat
 
 all: build
 
@@ -63,6 +67,9 @@ bench-apps: build
 
 fuzz: plugin
 	bash scripts/fuzz.sh $(SEEDS)
+
+enzyme-compat: plugin
+	python3 scripts/enzyme-compat.py $(ARGS)
 
 # Regenerates docs/reference/rules.md's rule reference from `umbra rules --markdown`.
 rules-doc: build

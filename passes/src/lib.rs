@@ -87,8 +87,14 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // Checkpointed loops become loop functions first: their primal is needed with or without
     // requests, and the requests then see ordinary calls.
     checkpoint::lower_calls(module)?;
+    // Shadows of function pointers are the pointers themselves: no request needs to see these.
+    api::virtual_reverse::lower(module)?;
+    preprocess::canonicalize_request_holders(module)?;
     let requests = api::find_requests(module)?;
+    // Misuse is reported at the user's call, before derived copies of it exist.
+    api::iter::check(module)?;
     if requests.is_empty() {
+        api::iter::finish(module)?;
         // A program's other objects may call `umbra_release_tapes` too.
         tape::pool::define(module);
         return Ok(Summary::default());
@@ -140,6 +146,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         // Lowering replaces the call's uses and erases it: a later request that was given its
         // result (the tape of `__enzyme_augmentfwd`) holds a value that is gone.
         let replaced = req.call.has_uses();
+        let defined = api::iter::snapshot(module);
         if let Err(e) = api::dispatch::lower_request(&mut session, req) {
             // What `--print-activity` / `--print-types` gathered up to the refusal explains
             // it; the error is all the caller gets back, so print it here, as hosts do.
@@ -148,6 +155,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
             }
             return Err(e);
         }
+        // The functions this request derived count `__enzyme_iter` one order further.
+        api::iter::bump_new(module, &defined)?;
         if replaced {
             for later in &mut requests[k + 1..] {
                 *later = api::redecode(later)?;
@@ -165,6 +174,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     let derived_functions = session.derived_count();
     warnings.extend(analysis::dropped::dropped_derivatives(&session));
     api::lower::remove_request_declarations(module);
+    api::iter::finish(module)?;
     tape::pool::define(module);
     let untouched = snapshot.untouched(module);
     // After differentiation, which copied the program's flags into the adjoint's arithmetic.

@@ -55,6 +55,36 @@ pub fn canonicalize_reachable(
     }
 }
 
+/// Canonicalises the functions holding a request whose function argument is not a function
+/// yet: at `-O0`, C++ helpers inlined into the caller (`always_inline`, as in
+/// `<enzyme/enzyme>`) pass the function through a local variable, which mem2reg resolves.
+/// Other holders are left as they are.
+pub fn canonicalize_request_holders(module: Module) -> Result<()> {
+    let mut holders = Vec::new();
+    for f in module.functions() {
+        if !crate::api::is_request(&f.name()) {
+            continue;
+        }
+        for u in f.users() {
+            if !u.is_call() || u.called_value() != f {
+                continue;
+            }
+            let args = u.call_args();
+            let k = usize::from(u.call_arg_sret_type(0).is_some());
+            let function_known = args.get(k).is_some_and(|a| a.is_function());
+            if let Some(holder) = u.parent_function().filter(|_| !function_known) {
+                if !holders.contains(&holder) {
+                    holders.push(holder);
+                }
+            }
+        }
+    }
+    for h in holders {
+        canonicalize(h)?;
+    }
+    Ok(())
+}
+
 /// Devirtualises the functions reachable from `request` that [`canonicalize_reachable`] did not
 /// see (`seen`, updated): the derived functions of the requests inside it, lowered first. Their
 /// helpers make indirect calls (the deferred frees' `deallocator(pointer)`), which an outer

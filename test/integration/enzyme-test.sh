@@ -10,6 +10,9 @@
 #                   plugin's pass on the bitcode instead
 # CFLAGS are the front-end flags of the test's RUN line (the Enzyme-only stages dropped).
 # Links with -fopenmp and -lm. Exits non-zero on any failure, naming the failing step.
+# CLANG defaults to clang++-22 for a .cpp test (its RUN lines' %clang++), clang-22 otherwise.
+# ENZYME_FILECHECK, when set, holds the arguments of FileCheck where the RUN line pipes the
+# program's output there (e.g. "SRC --check-prefix=X"): the output of each run is checked.
 set -euo pipefail
 if [[ $# -lt 3 ]]; then
   echo "usage: $0 SRC driver|plugin TMPDIR CFLAGS..." >&2
@@ -22,7 +25,11 @@ SCRIPT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$SCRIPT_DIR/../.." && pwd)
 UMBRA_BIN=${UMBRA_BIN:-$ROOT/target/release/umbra}
 UMBRA_PLUGIN=${UMBRA_PLUGIN:-$ROOT/build/plugin/libUmbraPlugin.so}
-CLANG=${CLANG:-clang-22}
+case "$SRC" in
+  *.cpp) CLANG=${CLANG:-clang++-22} ;;
+  *) CLANG=${CLANG:-clang-22} ;;
+esac
+FILECHECK=${FILECHECK:-/usr/lib/llvm-22/bin/FileCheck}
 OPT=${OPT:-/usr/lib/llvm-22/bin/opt}
 if [[ -e "$WORK" && ! -d "$WORK" ]]; then rm -f "$WORK"; fi
 mkdir -p "$WORK"
@@ -60,9 +67,27 @@ case "$MODE" in
     ;;
 esac
 for threads in 1 2; do
-  if ! OMP_NUM_THREADS=$threads timeout 60 "$EXE" >"$BASE.out" 2>&1; then
-    cat "$BASE.out" >&2
+  # The program's own stdout is what a RUN line pipes to FileCheck; stderr is only shown.
+  rc=0
+  OMP_NUM_THREADS=$threads timeout 60 "$EXE" >"$BASE.out" 2>"$BASE.err" || rc=$?
+  if [[ $rc -ne 0 ]]; then
+    cat "$BASE.err" "$BASE.out" >&2
+    if [[ $rc -eq 124 ]]; then
+      echo "enzyme-test: the program ran for more than 60 s" >&2
+    elif [[ $rc -gt 128 ]]; then
+      echo "enzyme-test: the program died of signal $((rc - 128))" >&2
+    else
+      echo "enzyme-test: the program exited with status $rc" >&2
+    fi
     echo "enzyme-test: FAILED at step 'run with OMP_NUM_THREADS=$threads' ($SRC, mode=$MODE, ${CFLAGS[*]})" >&2
     exit 1
+  fi
+  if [[ -n "${ENZYME_FILECHECK:-}" ]]; then
+    eval "FC_ARGS=($ENZYME_FILECHECK)"
+    if ! "$FILECHECK" "${FC_ARGS[@]}" <"$BASE.out" 2>"$BASE.fc" ; then
+      cat "$BASE.fc" >&2
+      echo "enzyme-test: FAILED at step 'FileCheck with OMP_NUM_THREADS=$threads' ($SRC, mode=$MODE, ${CFLAGS[*]})" >&2
+      exit 1
+    fi
   fi
 done

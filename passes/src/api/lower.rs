@@ -92,10 +92,37 @@ pub(super) fn deliver_gradient(
             .filter(|(_, p)| p.activity == Activity::Out)
             .map(|(t, _)| *t)
             .collect();
-        let result = gradient_result(b, req, adjoints, &outs, want)?;
+        // Nothing to return, and nothing reads what the caller declared (Enzyme's rwrloop.c at
+        // -O0 keeps `double dstart = __enzyme_autodiff(...)` in a variable it never reads):
+        // Enzyme gives an undefined value there, so does Umbra. A result that is read is still
+        // an error below.
+        let result = if outs.is_empty() && req.sret.is_none() && !result_read(req.call) {
+            want.poison()
+        } else {
+            gradient_result(b, req, adjoints, &outs, want)?
+        };
         deliver(b, req, result);
     }
     Ok(())
+}
+
+/// False when every use of `call` stores it into a local variable that nothing reads (only
+/// stores, lifetime markers and loads whose value goes nowhere, as `(void)x;` leaves at -O0,
+/// use it): the value is never observed.
+fn result_read(call: Val) -> bool {
+    call.users().into_iter().any(|u| {
+        let into_dead_local = u.opcode() == crate::ir::Opcode::LLVMStore
+            && u.operand(0) == call
+            && u.operand(1).opcode() == crate::ir::Opcode::LLVMAlloca
+            && u.operand(1).users().into_iter().all(|v| {
+                v.opcode() == crate::ir::Opcode::LLVMStore && v.operand(1) == u.operand(1)
+                    || v.opcode() == crate::ir::Opcode::LLVMLoad && !v.has_uses()
+                    || v.is_call()
+                        && v.called_function()
+                            .is_some_and(|g| g.name().starts_with("llvm.lifetime."))
+            });
+        !into_dead_local
+    })
 }
 
 /// The checks every reverse-mode request passes before its functions are derived: activities

@@ -10,12 +10,14 @@
 
 pub mod batch;
 pub mod dispatch;
+pub mod iter;
 pub mod lower;
 mod markers;
 mod names;
 mod request;
 mod split;
+pub mod virtual_reverse;
 
 pub use crate::vocab::Mode;
-pub use names::Sweep;
+pub use names::{is_request, Sweep};
 pub use request::{find_requests, inner_first, redecode, ArgPlan, Request, Split};

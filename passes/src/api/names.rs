@@ -45,6 +45,11 @@ pub enum ApiName {
     Split(Sweep),
     /// `__enzyme_batch`: the primal on several argument sets at once.
     Batch,
+    /// `__enzyme_iter`: an iteration count growing with the derivative order ([`super::iter`]).
+    Iter,
+    /// `__enzyme_virtualreverse`: the shadow of a function or vtable pointer
+    /// ([`super::virtual_reverse`]).
+    VirtualReverse,
     /// One of Enzyme's entry points that Umbra does not implement (yet); the canonical name.
     Unsupported(&'static str),
     /// Some other name in the API's namespaces (`__enzyme_`, `__umbra_`): not an entry point of
@@ -72,9 +77,14 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
     // Enzyme's other entry points (its Enzyme.cpp and documentation).
     ("__enzyme_fwdsplit", Entry::None),
     ("__enzyme_todense", Entry::None),
-    ("__enzyme_virtualreverse", Entry::None),
-    ("__enzyme_iter", Entry::None),
+    ("__enzyme_virtualreverse", Entry::VirtualReverse),
+    ("__enzyme_iter", Entry::Iter),
     ("__enzyme_call_inactive", Entry::None),
+    // Enzyme's run-time context of global shadows (global_shadow_*.c): shadows looked up and
+    // zeroed through an opaque context, which requests take after `enzyme_context`.
+    ("__enzyme_context", Entry::None),
+    ("__enzyme_shadow", Entry::None),
+    ("__enzyme_zero_shadows", Entry::None),
     ("__enzyme_truncate_mem_func", Entry::None),
     ("__enzyme_truncate_op_func", Entry::None),
     ("__enzyme_truncate_mem_value", Entry::None),
@@ -92,6 +102,8 @@ enum Entry {
     Request(Mode),
     Split(Sweep),
     Batch,
+    Iter,
+    VirtualReverse,
     /// Enzyme's, not implemented by Umbra.
     None,
 }
@@ -112,9 +124,20 @@ pub fn classify(name: &str) -> Option<ApiName> {
         Some((_, Entry::Request(mode))) => ApiName::Request(*mode),
         Some((_, Entry::Split(sweep))) => ApiName::Split(*sweep),
         Some((_, Entry::Batch)) => ApiName::Batch,
+        Some((_, Entry::Iter)) => ApiName::Iter,
+        Some((_, Entry::VirtualReverse)) => ApiName::VirtualReverse,
         Some((entry, Entry::None)) => ApiName::Unsupported(entry),
         None => ApiName::Unknown,
     })
+}
+
+/// True when `name` is a derivative request (any mode, split or batch): a call to it names the
+/// function to differentiate first (after an `sret` pointer).
+pub fn is_request(name: &str) -> bool {
+    matches!(
+        classify(name),
+        Some(ApiName::Request(_) | ApiName::Split(_) | ApiName::Batch)
+    )
 }
 
 /// The identifier in the API's namespaces that `name` carries, for messages: `__enzyme_todense`
@@ -214,10 +237,18 @@ mod tests {
             Some(ApiName::Unsupported("__enzyme_todense"))
         );
         assert_eq!(
-            classify("__enzyme_virtualreverse"),
-            Some(ApiName::Unsupported("__enzyme_virtualreverse"))
+            classify("_Z23__enzyme_virtualreverseIPvET_S1_"),
+            Some(ApiName::VirtualReverse)
         );
         assert_eq!(classify("__enzyme_frobnicate"), Some(ApiName::Unknown));
+        assert_eq!(
+            classify("__enzyme_context"),
+            Some(ApiName::Unsupported("__enzyme_context"))
+        );
+        assert_eq!(
+            classify("__enzyme_zero_shadows"),
+            Some(ApiName::Unsupported("__enzyme_zero_shadows"))
+        );
         assert_eq!(
             classify("_Z16__enzyme_reverseIJPdS0_EEvPvDpT_"),
             Some(ApiName::Split(Sweep::Reverse))
@@ -232,6 +263,8 @@ mod tests {
         );
         assert_eq!(classify("__umbra_jacobian"), Some(ApiName::Unknown));
         assert_eq!(classify("__enzyme_batch"), Some(ApiName::Batch));
+        assert_eq!(classify("__enzyme_iter"), Some(ApiName::Iter));
+        assert_eq!(classify("_Z13__enzyme_iteryy"), Some(ApiName::Iter));
         assert_eq!(
             classify("_Z14__enzyme_batchIJdEEvPvDpT_"),
             Some(ApiName::Batch)

@@ -270,8 +270,8 @@ fn deliver_forward(b: &mut Builder, req: &Request, tape: Option<Val>, result: Va
         ([one], Some(f)) if f.len() == 1 && one.ty() == want => *one,
         (_, Some(f)) if f.len() == parts.len() => {
             let mut agg = want.poison();
-            for (k, (&part, &field)) in parts.iter().zip(&f).enumerate() {
-                let v = convert_result(b, req, part, field)?;
+            for (k, &part) in field_order(&parts, &f).into_iter().zip(&parts) {
+                let v = convert_result(b, req, part, f[k])?;
                 agg = b.insert_value(agg, v, k as u32);
             }
             agg
@@ -296,6 +296,30 @@ fn deliver_forward(b: &mut Builder, req: &Request, tape: Option<Val>, result: Va
     };
     deliver(b, req, value);
     Ok(())
+}
+
+/// Which field of the declared struct each part (tape, then result, then its shadow) goes to:
+/// in order, unless the fields hold the parts' types in another order, as in Enzyme's
+/// `struct { double x; void *tape; }` (`ReverseMode/virtualshadow.cpp`): each part then goes to
+/// the first unused field of its own type, so the result is where its type is declared.
+fn field_order(parts: &[Val], fields: &[Ty]) -> Vec<usize> {
+    let in_order: Vec<usize> = (0..parts.len()).collect();
+    if parts.iter().zip(fields).all(|(p, &f)| p.ty() == f) {
+        return in_order;
+    }
+    let mut used = vec![false; fields.len()];
+    let mut order = Vec::with_capacity(parts.len());
+    for p in parts {
+        match (0..fields.len()).find(|&k| !used[k] && fields[k] == p.ty()) {
+            Some(k) => {
+                used[k] = true;
+                order.push(k);
+            }
+            // No permutation of the same types: in order, converted where they convert.
+            None => return in_order,
+        }
+    }
+    order
 }
 
 /// The result's adjoint passed to `__enzyme_reverse`, as `f`'s result type.

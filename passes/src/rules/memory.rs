@@ -257,6 +257,14 @@ fn copy_layout(env: &dyn RuleEnv, f: Val, copy: Val) -> Result<Option<PointerLay
     if let Some(layout) = tbaa_struct_layout(env.module(), copy) {
         return Ok(layout);
     }
+    if plain_constant_source(copy) {
+        // What it copies carries neither a derivative nor a pointer.
+        return Ok(Some(PointerLayout::Strided {
+            stride: 1,
+            pointers: Vec::new(),
+            floats: Vec::new(),
+        }));
+    }
     if accessed_locally(f, copy) {
         // The accesses in `f` may not place every float and pointer (a copy of one field of a
         // larger object, Eigen's expression objects); the module-wide type analysis may,
@@ -276,6 +284,21 @@ fn copy_layout(env: &dyn RuleEnv, f: Val, copy: Val) -> Result<Option<PointerLay
         };
     }
     layout_from_types(env.types(), env.module(), copy).map(Some)
+}
+
+/// True when `copy` reads only constant globals whose initialisers hold neither floats nor
+/// pointers: a string literal initialising a local `char s[] = "..."` (-O0 copies it with a
+/// memcpy, which nothing else in the function may access to tell its type by).
+fn plain_constant_source(copy: Val) -> bool {
+    let bases = crate::analysis::objects::underlying_objects(copy.operand(1));
+    !bases.is_empty()
+        && bases.iter().all(|g| {
+            g.is_global_variable()
+                && g.is_global_constant()
+                && g.initializer().is_some()
+                && !g.global_value_type().contains_float()
+                && !g.global_value_type().contains_ptr()
+        })
 }
 
 /// Whether the local inference placed floats in what `copy` moves: the float slots of its

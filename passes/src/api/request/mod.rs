@@ -119,6 +119,8 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
             Some(ApiName::Request(mode)) => Kind::Derivative(mode, None),
             Some(ApiName::Split(sweep)) => Kind::Derivative(Mode::Reverse, Some(sweep)),
             Some(ApiName::Batch) => Kind::Batch,
+            // Not a request: its calls stay until the derived code is built (`super::iter`).
+            Some(ApiName::Iter) => continue,
             Some(other) => {
                 if let Some(&user) = f.users().first() {
                     return Err(not_implemented(user, &name, other));
