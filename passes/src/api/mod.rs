@@ -15,6 +15,7 @@ mod markers;
 mod names;
 mod request;
 mod split;
+pub mod todense;
 
 pub use crate::vocab::Mode;
 pub use names::Sweep;

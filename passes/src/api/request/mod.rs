@@ -119,6 +119,8 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
             Some(ApiName::Request(mode)) => Kind::Derivative(mode, None),
             Some(ApiName::Split(sweep)) => Kind::Derivative(Mode::Reverse, Some(sweep)),
             Some(ApiName::Batch) => Kind::Batch,
+            // Lowered after the requests (`super::todense`).
+            Some(ApiName::View) => continue,
             Some(other) => {
                 if let Some(&user) = f.users().first() {
                     return Err(not_implemented(user, &name, other));
