@@ -11,6 +11,9 @@
 //   enzyme_function_like("log1p")           annotate("enzyme_function_like=log1p")
 //     / umbra_function_like("log1p")
 //   enzyme_shadow(g) / umbra_shadow(g)      on a global: annotate("enzyme_shadow", &g)
+//   enzyme_sparse_accumulate                on a function: accepted, nothing emitted
+//     (it steers Enzyme's sparsity optimisation, which Umbra does not have; the
+//     dense views it goes with are lowered exactly without it: api/todense.rs)
 //
 // Each has the GNU spelling __attribute__((enzyme_inactive)), the C23/C++11
 // spelling [[enzyme_inactive]] and the namespaced [[enzyme::inactive]]; clang
@@ -288,6 +291,30 @@ struct UmbraShadow : ShadowAttr {
   UmbraShadow() : ShadowAttr("umbra") {}
 };
 
+/// `sparse_accumulate` on a function: accepted and dropped (see the file
+/// comment), so that Enzyme's sparse examples compile without a warning.
+struct SparseAccumulateAttr : public ParsedAttrInfo {
+  SpellingSet Sp;
+  SparseAccumulateAttr() : Sp("enzyme", "sparse_accumulate") { Spellings = Sp.S; }
+
+  bool diagAppertainsToDecl(Sema &S, const ParsedAttr &Attr,
+                            const Decl *D) const override {
+    if (isa<FunctionDecl>(D))
+      return true;
+    wrongSubject(S, Attr, "functions");
+    return false;
+  }
+
+  AttrHandling handleDeclAttribute(Sema &S, Decl *D,
+                                   const ParsedAttr &Attr) const override {
+    if (Attr.getNumArgs() != 0) {
+      error(S, Attr, "'" + Sp.Name + "' takes no arguments");
+      return AttributeNotApplied;
+    }
+    return AttributeApplied;
+  }
+};
+
 ParsedAttrInfoRegistry::Add<EnzymeInactive> A1("enzyme_inactive", "");
 ParsedAttrInfoRegistry::Add<EnzymeInactiveNoblock> A2("enzyme_inactive_noblock",
                                                       "");
@@ -296,6 +323,8 @@ ParsedAttrInfoRegistry::Add<EnzymeFunctionLike> A4("enzyme_function_like", "");
 ParsedAttrInfoRegistry::Add<UmbraFunctionLike> A5("umbra_function_like", "");
 ParsedAttrInfoRegistry::Add<EnzymeShadow> A6("enzyme_shadow", "");
 ParsedAttrInfoRegistry::Add<UmbraShadow> A7("umbra_shadow", "");
+ParsedAttrInfoRegistry::Add<SparseAccumulateAttr> A8("enzyme_sparse_accumulate",
+                                                     "");
 
 /// The registration-global kind (`__enzyme_KIND_autoreg_...`) for an
 /// annotation of ours on `D`, or "" for any other annotation.

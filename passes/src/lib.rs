@@ -10,7 +10,8 @@
 //!    `cache::Session`: the visitors of `forward`, `reverse` (augmented and adjoint sweeps
 //!    sharing a `tape`) and `batch` fill in the bodies, calling [`rules`] for functions without
 //!    a body;
-//! 4. each request call is replaced by a call to its derived function;
+//! 4. each request call is replaced by a call to its derived function, and the dense views of
+//!    sparse storage (`__enzyme_todense`) are lowered to the user's load and store functions;
 //! 5. the driver or the plugin re-optimises the module ([`reoptimize`]).
 //!
 //! The crate map, its layers and their invariants (`ir` at the bottom, then the IR facts, the
@@ -67,6 +68,8 @@ pub use options::Options;
 pub struct Summary {
     /// Derivative requests found and lowered.
     pub requests: usize,
+    /// Dense views of sparse storage (`__enzyme_todense`) lowered.
+    pub views: usize,
     /// Derived functions generated (including those for callees).
     pub derived_functions: usize,
     /// What `print_activity` / `print_types` asked for, one line each.
@@ -97,7 +100,13 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         api::iter::finish(module)?;
         // A program's other objects may call `umbra_release_tapes` too.
         tape::pool::define(module);
-        return Ok(Summary::default());
+        // Views of sparse storage mean the same without requests (the derivative code that
+        // uses them may come from elsewhere).
+        let views = api::todense::lower(module)?;
+        return Ok(Summary {
+            views,
+            ..Summary::default()
+        });
     }
     // Judged before canonicalisation makes every function look optimised.
     let unoptimised = untouched::unoptimised(module);
@@ -176,12 +185,15 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     api::lower::remove_request_declarations(module);
     api::iter::finish(module)?;
     tape::pool::define(module);
+    // After every request: the derivative code reads and writes through the views' shadows.
+    let views = api::todense::lower(module)?;
     let untouched = snapshot.untouched(module);
     // After differentiation, which copied the program's flags into the adjoint's arithmetic.
     let program: Vec<Val> = program.iter().filter_map(|n| module.function(n)).collect();
     contraction::settle_primal(module, &program);
     Ok(Summary {
         requests: requests.len(),
+        views,
         derived_functions,
         report: session.report,
         warnings,

@@ -41,6 +41,9 @@ pub fn describe_types(
                         Ok(PointerLayout::OnlyPointers) => {
                             "pointers (from the type analysis)".into()
                         }
+                        Ok(PointerLayout::IntegersUpTo(n)) => format!(
+                            "integers in its first {n} bytes (from the type analysis; a longer copy stops at run time)"
+                        ),
                         Ok(PointerLayout::Strided {
                             stride,
                             pointers,
@@ -319,10 +322,13 @@ pub fn layout_from_types(info: TypeInfo, m: Module, copy: Val) -> Result<Pointer
                 }
             },
             _ => {
+                if let Some(n) = integer_prefix(&t) {
+                    return Ok(PointerLayout::IntegersUpTo(n));
+                }
                 return Err(Error::at(
                     copy,
                     format!("cannot tell what type of data this call moves: no access to the same memory in this function, and the type analysis knows only {t} about it, not what repeats over a length that is not a constant; reverse mode needs it to add adjoints (copy with typed loads, or a constant length)"),
-                ))
+                ));
             }
         },
     };
@@ -368,6 +374,21 @@ pub fn layout_from_types(info: TypeInfo, m: Module, copy: Val) -> Result<Pointer
         pointers,
         floats: fl,
     })
+}
+
+/// For a byte copy of a length known only at run time: the bytes from the start of what both
+/// sides point to that hold integers only, up to the first other data the type analysis places
+/// there (`Some(16)` for a short string's buffer inside a node whose `double` follows it).
+/// `None` unless integer data starts at offset 0 and something else follows: without that
+/// bound (a pattern that repeats, or nothing past the integers) a longer copy could move
+/// anything.
+fn integer_prefix(t: &super::types::tree::Tree) -> Option<u64> {
+    if t.stride.is_some() || t.at.get(&0) != Some(&Kind::Integer) {
+        return None;
+    }
+    t.at.iter()
+        .find(|(_, k)| !matches!(k, Kind::Integer | Kind::Anything))
+        .map(|(&o, _)| o)
 }
 
 /// The value of a copy's length when it is one constant: a constant, or products, shifts and
@@ -421,6 +442,12 @@ pub enum PointerLayout {
         /// Offsets and types of floating-point scalars in an element.
         floats: Vec<(u64, Ty)>,
     },
+    /// Integer data only (no pointers, no floats) in the first `n` bytes, where the type
+    /// analysis places other data past them: a copy whose length is known only at run time (a
+    /// `std::string`'s characters moved into a map's node, whose `double` follows) moves
+    /// integers as long as it moves at most `n` bytes, which the augmented sweep checks at run
+    /// time.
+    IntegersUpTo(u64),
 }
 
 /// Where the memory copied by `copy` holds pointers: `None` when no access to the same objects

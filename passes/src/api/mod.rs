@@ -17,6 +17,7 @@ mod names;
 mod request;
 mod split;
 pub mod virtual_reverse;
+pub mod todense;
 
 pub use crate::vocab::Mode;
 pub use names::{is_request, Sweep};

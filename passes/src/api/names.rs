@@ -52,6 +52,9 @@ pub enum ApiName {
     VirtualReverse,
     /// One of Enzyme's entry points that Umbra does not implement (yet); the canonical name.
     Unsupported(&'static str),
+    /// `__enzyme_todense` or `__enzyme_post_sparse_todense`: a dense view of sparse storage
+    /// (`super::todense`).
+    View,
     /// Some other name in the API's namespaces (`__enzyme_`, `__umbra_`): not an entry point of
     /// either.
     Unknown,
@@ -76,7 +79,9 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
     ("__enzyme_fwddiff_deferred", Entry::Request(Mode::Forward)),
     // Enzyme's other entry points (its Enzyme.cpp and documentation).
     ("__enzyme_fwdsplit", Entry::None),
-    ("__enzyme_todense", Entry::None),
+    // Dense views of sparse storage, lowered after differentiation (`todense.rs`).
+    ("__enzyme_todense", Entry::View),
+    ("__enzyme_post_sparse_todense", Entry::View),
     ("__enzyme_virtualreverse", Entry::VirtualReverse),
     ("__enzyme_iter", Entry::Iter),
     ("__enzyme_call_inactive", Entry::None),
@@ -104,6 +109,8 @@ enum Entry {
     Batch,
     Iter,
     VirtualReverse,
+    /// A dense view.
+    View,
     /// Enzyme's, not implemented by Umbra.
     None,
 }
@@ -126,6 +133,7 @@ pub fn classify(name: &str) -> Option<ApiName> {
         Some((_, Entry::Batch)) => ApiName::Batch,
         Some((_, Entry::Iter)) => ApiName::Iter,
         Some((_, Entry::VirtualReverse)) => ApiName::VirtualReverse,
+        Some((_, Entry::View)) => ApiName::View,
         Some((entry, Entry::None)) => ApiName::Unsupported(entry),
         None => ApiName::Unknown,
     })
@@ -232,9 +240,10 @@ mod tests {
             classify("__enzyme_fwdsplit"),
             Some(ApiName::Unsupported("__enzyme_fwdsplit"))
         );
+        assert_eq!(classify("_Z16__enzyme_todensePv"), Some(ApiName::View));
         assert_eq!(
-            classify("_Z16__enzyme_todensePv"),
-            Some(ApiName::Unsupported("__enzyme_todense"))
+            classify("_Z28__enzyme_post_sparse_todenseIPfJPFfyPKfPKiEPFvyS2_S4_ES2_S4_EET_DpT0_"),
+            Some(ApiName::View)
         );
         assert_eq!(
             classify("_Z23__enzyme_virtualreverseIPvET_S1_"),

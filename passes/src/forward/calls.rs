@@ -88,7 +88,12 @@ impl ForwardFn<'_> {
         for (k, a) in i.call_args().into_iter().enumerate() {
             args.push(self.map(a));
             if self.is_active(a) || crate::analysis::activity::null_needs_shadow(i, k, a) {
-                acts.push(Activity::Dup);
+                // Memory of an `enzyme_dupnoneed` parameter stays so in the callee.
+                acts.push(if self.primal_not_needed(a) {
+                    Activity::DupNoNeed
+                } else {
+                    Activity::Dup
+                });
                 let mut t = self.tangent_or_zero(a, i)?;
                 if let Some(fty) = bits.param(k) {
                     t = self.cast_lanes(t, fty);

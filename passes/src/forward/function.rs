@@ -42,6 +42,10 @@ pub(crate) struct ForwardFn<'s> {
     /// `float`/`double` is an `<n x T>` computed by vector instructions, every other tangent an
     /// `[n x T]` of lanes computed lane by lane ([`crate::signature::wide`]).
     pub(super) width: u32,
+    /// The pointer parameters passed `enzyme_dupnoneed`: the caller needs only their shadows,
+    /// so primal stores into their memory are left out and the activity passes on to callees
+    /// (Enzyme's semantics: `(double *)0x1` may stand in as such a primal).
+    noneed: Vec<Val>,
 }
 
 /// Lane `k` of tangent `t` (`t` itself at width 1).
@@ -84,7 +88,24 @@ impl<'s> ForwardFn<'s> {
             phis: Vec::new(),
             int_phis: Vec::new(),
             width: job.key.width,
+            noneed: src
+                .params()
+                .into_iter()
+                .zip(&job.key.activity)
+                .filter(|(p, a)| **a == Activity::DupNoNeed && p.ty().is_ptr())
+                .map(|(p, _)| p)
+                .collect(),
         }
+    }
+
+    /// True when every object `ptr` may point into is a parameter passed `enzyme_dupnoneed`:
+    /// memory whose primal the caller does not need (see `noneed`).
+    pub(super) fn primal_not_needed(&self, ptr: Val) -> bool {
+        if self.noneed.is_empty() {
+            return false;
+        }
+        let objects = crate::analysis::objects::underlying_objects(ptr);
+        !objects.is_empty() && objects.iter().all(|o| self.noneed.contains(o))
     }
 
     pub(crate) fn run(mut self) -> Result<()> {

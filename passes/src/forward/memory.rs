@@ -46,8 +46,21 @@ impl ForwardFn<'_> {
     }
 
     /// `store`: the value's tangent goes to the shadow. Storing a differentiable value into
-    /// memory without a shadow would lose its derivative, so that is an error.
+    /// memory without a shadow would lose its derivative, so that is an error. A store into
+    /// the memory of an `enzyme_dupnoneed` parameter writes the shadow only (as in Enzyme, whose
+    /// users pass a dummy primal there); the primal computation feeding it is left to dead-code
+    /// elimination.
     pub(super) fn visit_store(&mut self, i: Val) -> Result<()> {
+        if self.primal_not_needed(i.operand(1)) && self.tangent(i.operand(1)).is_some() {
+            let value = self.tangent_or_zero(i.operand(0), i)?;
+            let shadow = self.tangent_or_zero(i.operand(1), i)?;
+            for l in 0..self.width {
+                let (v, p) = (self.lane(value, l), self.lane(shadow, l));
+                let st = self.b.store(v, p, i.alignment());
+                st.copy_debug_location(i);
+            }
+            return Ok(());
+        }
         self.clone_primal(i);
         let (value, ptr) = (i.operand(0), i.operand(1));
         match self.tangent(ptr) {

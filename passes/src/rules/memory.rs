@@ -307,7 +307,7 @@ fn plain_constant_source(copy: Val) -> bool {
 fn local_floats(f: Val, copy: Val, found: &Option<PointerLayout>) -> bool {
     match found {
         Some(PointerLayout::Strided { floats, .. }) => !floats.is_empty(),
-        Some(PointerLayout::OnlyPointers) => false,
+        Some(PointerLayout::OnlyPointers | PointerLayout::IntegersUpTo(_)) => false,
         None => !matches!(infer_contents(f, copy), Ok(Contents::NoFloats)),
     }
 }
@@ -415,6 +415,10 @@ fn copy_pointer_shadows(c: &mut AugmentCall, sd: Val) -> Result<()> {
     let Some(layout) = copy_layout(c.env, f, c.src)? else {
         return Ok(());
     };
+    if let PointerLayout::IntegersUpTo(n) = layout {
+        check_integer_bound(c, n);
+        return Ok(());
+    }
     if matches!(&layout, PointerLayout::Strided { pointers, .. } if pointers.is_empty()) {
         return Ok(());
     }
@@ -457,6 +461,8 @@ fn copy_pointer_shadows(c: &mut AugmentCall, sd: Val) -> Result<()> {
             let len = c.b.zext_or_trunc(c.args[2], Ty::int(m.context(), 64));
             c.b.call_function(helper, &[sd, ss, len]);
         }
+        // Handled above.
+        PointerLayout::IntegersUpTo(_) => {}
     }
     Ok(())
 }
@@ -476,7 +482,8 @@ fn copy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     // Where pointers were copied, the destination's shadow holds their shadows (which stay for
     // the user's shadow memory): only the float slots get adjoint semantics.
     match copy_layout(c.env, f, c.src)? {
-        Some(PointerLayout::OnlyPointers) => return Ok(adj),
+        // Integers (the forward sweep checked the length): no adjoint.
+        Some(PointerLayout::OnlyPointers | PointerLayout::IntegersUpTo(_)) => return Ok(adj),
         Some(PointerLayout::Strided { stride, floats, .. }) => {
             if !floats.is_empty() {
                 let m = c.env.module();
@@ -571,6 +578,23 @@ fn check_whole_floats(
     let bytes = m.intptr_ty().int_const(bytes);
     c.b.call_function(partial_copy_check(m), &[partial, text, bytes]);
     Ok(())
+}
+
+/// The run-time check of a copy that moves integers only while it moves at most `n` bytes
+/// ([`PointerLayout::IntegersUpTo`]): a longer one stops the program with an error naming the
+/// copy, before any adjoint could be lost.
+fn check_integer_bound(c: &mut AugmentCall, n: u64) {
+    let m = c.env.module();
+    let i64t = Ty::int(m.context(), 64);
+    let len = c.b.zext_or_trunc(c.args[2], i64t);
+    let longer = c.b.icmp(IntPred::LLVMIntUGT, len, i64t.int_const(n));
+    let message = format!(
+        "error: {}copies more than {n} bytes, past the integer data the type analysis found at its start into data it cannot tell apart; reverse mode cannot add adjoints there (copy with typed loads, or a constant length)",
+        crate::diag::Location::of_instruction(c.src),
+    );
+    let (text, bytes) = crate::unwind::fatal_text(m, &message);
+    let bytes = m.intptr_ty().int_const(bytes);
+    c.b.call_function(partial_copy_check(m), &[longer, text, bytes]);
 }
 
 /// True when length `len` is evidently a multiple of `stride` (`n * 24`, `n << 3` for 8, and

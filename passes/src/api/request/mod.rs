@@ -121,6 +121,8 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
             Some(ApiName::Batch) => Kind::Batch,
             // Not a request: its calls stay until the derived code is built (`super::iter`).
             Some(ApiName::Iter) => continue,
+            // Lowered after the requests (`super::todense`).
+            Some(ApiName::View) => continue,
             Some(other) => {
                 if let Some(&user) = f.users().first() {
                     return Err(not_implemented(user, &name, other));

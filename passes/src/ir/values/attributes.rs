@@ -137,6 +137,28 @@ impl Val {
     pub fn call_arg_has_attr(self, k: u32, name: &str) -> bool {
         self.call_arg_attr_value(k, name).is_some()
     }
+    /// True when call `self` itself (not its callee) carries the enum function attribute `name`
+    /// (`alwaysinline`, ...).
+    pub fn call_site_fn_attr(self, name: &str) -> bool {
+        self.call_attr_value(FUNCTION_INDEX, name).is_some()
+    }
+    /// Adds (true) or removes (false) the value-less enum function attribute `name` on call
+    /// `self` itself: `alwaysinline` there asks LLVM's always-inliner to inline this call only.
+    pub fn set_call_site_fn_attr(self, name: &str, on: bool) {
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            if kind == 0 {
+                return;
+            }
+            if on {
+                let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+                let a = c::LLVMCreateEnumAttribute(ctx, kind, 0);
+                c::LLVMAddCallSiteAttribute(self.0, FUNCTION_INDEX, a);
+            } else {
+                c::LLVMRemoveCallSiteEnumAttribute(self.0, FUNCTION_INDEX, kind);
+            }
+        }
+    }
     /// Removes the call-site attributes `names` (`nonnull`, `noundef`, ...) from argument `k`
     /// of call `self`, for an argument replaced by a value they would not hold for.
     pub fn remove_call_arg_attrs(self, k: u32, names: &[&str]) {

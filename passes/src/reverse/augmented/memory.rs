@@ -236,8 +236,14 @@ pub(super) fn check_integer_copy(
     }
     // An untyped load (a field copy SROA made of a memcpy, as in Eigen's copy constructors)
     // stored into an integer field: integer data when the type analysis agrees, having seen
-    // integers and no float there.
-    if integer_tbaa(store) && session.types().kind(m, v) == Some(types::Kind::Integer) {
+    // integers and no float there. Likewise a copy whose load and store are both typed `char`
+    // (a `std::string`'s short-string buffer moved eight bytes at a time into a map's node):
+    // TBAA's `char` may alias anything, so it says nothing by itself, but the type analysis saw
+    // the bytes' other accesses (`char` stores of `i8`, the length) and no float.
+    let char_tbaa = |i: Val| i.tbaa_access_type().is_some_and(|t| t == "omnipotent char");
+    if (integer_tbaa(store) || (char_tbaa(v) && char_tbaa(store)))
+        && session.types().kind(m, v) == Some(types::Kind::Integer)
+    {
         return Ok(IntegerCopy::Plain);
     }
     // A load of a struct field the front end declared integer (flang's descriptor fields at
