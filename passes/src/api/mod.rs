@@ -16,8 +16,8 @@ mod markers;
 mod names;
 mod request;
 mod split;
-pub mod virtual_reverse;
 pub mod todense;
+pub mod virtual_reverse;
 
 pub use crate::vocab::Mode;
 pub use names::{is_request, Sweep};
