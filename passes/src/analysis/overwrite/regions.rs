@@ -143,9 +143,10 @@ fn is_parent_slot(a: Val, call: Val, k: usize, g: Val) -> bool {
                         .all(|(j, &x)| x != a || j == k)
                     && u.call_args().iter().filter(|&&x| x == a).count() == 1
             }
-            Opcode::LLVMCall => u
-                .called_function()
-                .is_some_and(|f| f.name().starts_with("llvm.lifetime.")),
+            // Lifetime markers and other calls that keep no operand and write nothing a load
+            // sees.
+            Opcode::LLVMCall => crate::rules::lookup_call(u)
+                .is_some_and(|r| r.effects.lifetime || r.effects.inert),
             _ => false,
         }
     })
