@@ -199,8 +199,8 @@
  * ----------------------------------------------------------------------------------------------
  * Tape memory
  *
- * A gradient's tape outlives the call: each thread keeps the two largest tape chunks given back
- * as spares, which the next gradient call reuses instead of asking the system for fresh pages.
+ * A gradient's tape outlives the call: each thread keeps up to 16 of the largest tape chunks
+ * given back as spares, which the next gradient call reuses instead of asking the system for fresh pages.
  * A spare larger than the environment variable UMBRA_TAPE_KEEP (bytes; default 1 GiB, 0 keeps
  * none) is not kept. A thread's spares are freed when the thread exits, and when it calls
  *

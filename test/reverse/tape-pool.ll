@@ -1,6 +1,6 @@
 ; Tapes take their chunks from the pool (reverse/tape_pool.rs), whose functions are emitted
 ; once every request is lowered: weak_odr, so that all objects of a program share one pool per
-; thread (two thread-local spares), and `umbra_release_tapes` is defined where a program calls it.
+; thread (thread-local spares), and `umbra_release_tapes` is defined where a program calls it.
 ; RUN: %opt-umbra -passes=umbra %s -o %t.plugin.ll
 ; RUN: %umbra %s --emit=llvm-ir -O0 -o %t.driver.ll
 ; RUN: FileCheck %s < %t.plugin.ll
@@ -29,8 +29,7 @@ define double @caller(double %x) {
   ret double %r
 }
 
-; CHECK-DAG: @umbra.tape.spare = weak_odr thread_local global ptr null
-; CHECK-DAG: @umbra.tape.spare.second = weak_odr thread_local global ptr null
+; CHECK-DAG: @umbra.tape.spares = weak_odr thread_local global [16 x ptr] zeroinitializer
 ; CHECK-DAG: @umbra.tape.keep = weak_odr global i64 -1
 ; CHECK-DAG: @umbra.tape.spare.registered = weak_odr thread_local global i8 0
 
@@ -40,34 +39,34 @@ define double @caller(double %x) {
 ; CHECK-LABEL: define internal void @umbra.tape.free(
 ; CHECK:         call void @umbra.tape.chunk.free(ptr
 
-; The smaller of the two spares that fits and is not more than four times too large.
+; The smallest spare that fits and is not more than four times too large, taken out of its
+; slot; on a miss, the spares smaller than the request are freed (outgrown) and a new block
+; is offered huge pages.
 ; ALLOC-LABEL: define weak_odr ptr @umbra.tape.chunk.alloc(i64 %0)
-; ALLOC:         load ptr, ptr @umbra.tape.spare,
+; ALLOC:         load ptr, ptr @umbra.tape.spares,
 ; ALLOC:         call i64 @malloc_usable_size(
-; ALLOC:         load ptr, ptr @umbra.tape.spare.second
-; ALLOC:         call i64 @malloc_usable_size(
-; ALLOC:       take.first:
-; ALLOC-NEXT:    store ptr null, ptr @umbra.tape.spare,
-; ALLOC:       take.second:
-; ALLOC-NEXT:    store ptr null, ptr @umbra.tape.spare.second
+; ALLOC:         load ptr, ptr getelementptr inbounds ([16 x ptr], ptr @umbra.tape.spares, i64 0, i64 15)
+; ALLOC:       take:
+; ALLOC-NEXT:    store ptr null, ptr %{{[0-9]+}}
+; ALLOC-NEXT:    ret ptr
+; ALLOC:       fresh:
+; ALLOC:         call void @free(ptr
 ; ALLOC:         call ptr @malloc(i64 %0)
 ; ALLOC:         call i32 @madvise(ptr {{.*}}, i32 14)
 
-; Kept when within the limit, in an empty slot or in place of the smaller spare; otherwise
-; freed.
+; Kept when within the limit, in an empty slot or in place of the smallest spare (freed);
+; otherwise freed.
 ; FREE-LABEL: define weak_odr void @umbra.tape.chunk.free(ptr %0)
 ; FREE:         call i64 @umbra.tape.keep.limit()
-; FREE:         load ptr, ptr @umbra.tape.spare,
-; FREE:         load ptr, ptr @umbra.tape.spare.second
-; FREE:         select i1 %{{.*}}, ptr @umbra.tape.spare, ptr @umbra.tape.spare.second
 ; FREE:       put:
-; FREE-NEXT:    [[SLOT:%.*]] = phi ptr [ @umbra.tape.spare, %pool ], [ @umbra.tape.spare.second, %look.second ]
-; FREE-NEXT:    store ptr %0, ptr [[SLOT]]
+; FREE-NEXT:    call void @free(ptr
+; FREE-NEXT:    store ptr %0, ptr %{{[0-9]+}}
 ; FREE-NEXT:    call void @umbra.tape.spare.register()
-; FREE:         call void @free(ptr %0)
+; FREE:       release:
+; FREE-NEXT:    call void @free(ptr %0)
 
 ; REL-LABEL: define weak_odr void @umbra_release_tapes()
-; REL:         store ptr null, ptr @umbra.tape.spare,
+; REL:         store ptr null, ptr @umbra.tape.spares,
 ; REL:         call void @free(
-; REL:         store ptr null, ptr @umbra.tape.spare.second
+; REL:         store ptr null, ptr getelementptr inbounds ([16 x ptr], ptr @umbra.tape.spares, i64 0, i64 15)
 ; REL:         call void @free(

@@ -4,11 +4,12 @@
 //! A large chunk from `malloc` is a fresh mapping; freed, it goes back to the system. A
 //! gradient whose tape takes hundreds of megabytes then spent more time in page faults than in
 //! arithmetic (a hydrodynamics step: 68% of its CPU time in the kernel). Tapes take their
-//! chunks from [`ALLOC`] and give them back through [`FREE`]; each thread keeps two spare
-//! chunks, the largest given back, each within the limit `UMBRA_TAPE_KEEP` (bytes; default
-//! [`DEFAULT_KEEP`]). Two, because a thread may hold two tapes at once that each want their
-//! spare back on the next call: the main thread of an OpenMP program holds the gradient's tape
-//! and, as thread 0 of each parallel region, that region's tape. The spares go back to the
+//! chunks from [`ALLOC`] and give them back through [`FREE`]; each thread keeps up to
+//! [`SLOTS`] spare chunks, the largest given back, each within the limit `UMBRA_TAPE_KEEP`
+//! (bytes; default [`DEFAULT_KEEP`]), and frees those a tape of the thread has outgrown.
+//! Several, because a thread may hold several tapes at once that each want their spare back on
+//! the next call: the main thread of an OpenMP program holds the gradient's tape and, as thread
+//! 0 of each parallel region, that region's tape, all until the adjoint. The spares go back to the
 //! system at thread exit and when the program calls `umbra_release_tapes()` (declared in
 //! `umbra.h`, releasing the calling thread's spares). A chunk of 2 MiB or more is offered
 //! transparent huge pages (`madvise`).
@@ -20,7 +21,7 @@
 //! thread-local state, so every object of a program shares one pool per thread.
 //!
 //! Guarantees: a chunk [`ALLOC`] returns is at least as large as asked and used by nobody else;
-//! every chunk given to [`FREE`] is either one of the thread's two spares or freed.
+//! every chunk given to [`FREE`] is either one of the thread's spares or freed.
 
 use crate::ir::{Builder, IntPred, Module, Ty, Val};
 
@@ -36,10 +37,12 @@ pub const RELEASE: &str = "umbra_release_tapes";
 /// The spare kept when `UMBRA_TAPE_KEEP` is not set: 1 GiB.
 pub const DEFAULT_KEEP: u64 = 1 << 30;
 
-const SPARE: &str = "umbra.tape.spare";
-/// The second spare slot (its own global, so objects built before there were two agree on
-/// the first's type).
-const SECOND_SPARE: &str = "umbra.tape.spare.second";
+/// The thread's spare chunks: `[SLOTS x ptr]`.
+const SPARES: &str = "umbra.tape.spares";
+/// How many spares a thread keeps: a thread may hold this many tapes at once that each want
+/// their chunk back on the next call (the gradient's tape and one per parallel region of the
+/// step: a hydrodynamics step forks ten regions, whose tapes all live until the adjoint).
+const SLOTS: u64 = 16;
 const REGISTERED: &str = "umbra.tape.spare.registered";
 const KEEP: &str = "umbra.tape.keep";
 const THREAD_EXIT: &str = "umbra.tape.thread_exit";
@@ -116,69 +119,82 @@ fn libc_free(b: &mut Builder, p: Val) {
     b.call_function(f, &[p]);
 }
 
-/// The thread's two spare slots (each null or a chunk).
-fn spare_slots(m: Module) -> [Val; 2] {
-    let ptr = Ty::ptr(m.context());
-    [
-        thread_global(m, SPARE, ptr),
-        thread_global(m, SECOND_SPARE, ptr),
-    ]
+/// The thread's spare slots, each null or a chunk: `SLOTS` pointers of one thread-local array.
+fn spare_slots(m: Module, b: &mut Builder) -> Vec<Val> {
+    let ctx = m.context();
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
+    let array = Ty::array(ptr, SLOTS);
+    let g = thread_global(m, SPARES, array);
+    (0..SLOTS)
+        .map(|k| b.gep(array, g, &[i64t.zero(), i64t.int_const(k)], true))
+        .collect()
 }
 
-/// [`ALLOC`]: the smaller of the spares that is large enough and not more than four times too
-/// large (a small tape, the adjoint's list of deferred frees, must not take the large one a
-/// gradient tape will want); otherwise a new block, offered huge pages when large.
+/// The spares: (slot, chunk, usable bytes, non-null) per slot.
+fn load_spares(b: &mut Builder, slots: &[Val]) -> Vec<(Val, Val, Val, Val)> {
+    let ptr = Ty::ptr(b.module().context());
+    slots
+        .iter()
+        .map(|&slot| {
+            let spare = b.load(ptr, slot, 8);
+            // `malloc_usable_size(NULL)` is 0.
+            let cap = usable_size(b, spare);
+            let some = b.icmp(IntPred::LLVMIntNE, spare, ptr.zero());
+            (slot, spare, cap, some)
+        })
+        .collect()
+}
+
+/// [`ALLOC`]: the smallest spare that is large enough and not more than four times too large
+/// (a small tape, the adjoint's list of deferred frees, must not take the large one a gradient
+/// tape will want); otherwise a new block, offered huge pages when large, and the spares
+/// smaller than the block asked for are freed (outgrown: a hydrodynamics step's first call left
+/// the largest chunk of its growing tape behind, 64 MB beside the 112 MB chunk every later call
+/// takes).
 fn define_alloc(m: Module) {
     let ctx = m.context();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
     let f = pool_function(m, ALLOC, Ty::function(ptr, &[i64t], false));
     let n = f.params()[0];
-    let slots = spare_slots(m);
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
-    let take_first = f.append_block("take.first");
-    let second = f.append_block("second");
-    let take_second = f.append_block("take.second");
+    let take = f.append_block("take");
     let fresh = f.append_block("fresh");
     let huge = f.append_block("huge");
     let done = f.append_block("done");
     b.position_at_end(entry);
-    let mut spares = Vec::new();
-    let mut fits = Vec::new();
-    let mut caps = Vec::new();
-    for slot in slots {
-        let spare = b.load(ptr, slot, 8);
-        // `malloc_usable_size(NULL)` is 0: an empty slot fits nothing.
-        let cap = usable_size(&mut b, spare);
+    let slots = spare_slots(m, &mut b);
+    let spares = load_spares(&mut b, &slots);
+    // The best fit so far: (chunk or null, its bytes or the largest i64, its slot).
+    let (mut best, mut best_cap, mut best_slot) = (ptr.zero(), i64t.int_const(u64::MAX), slots[0]);
+    for &(slot, spare, cap, some) in &spares {
         let large_enough = b.icmp(IntPred::LLVMIntUGE, cap, n);
         let quarter = b.binop(crate::ir::Opcode::LLVMLShr, cap, i64t.int_const(2));
         let near = b.icmp(IntPred::LLVMIntULE, quarter, n);
-        let some = b.icmp(IntPred::LLVMIntNE, spare, ptr.zero());
+        let smaller = b.icmp(IntPred::LLVMIntULT, cap, best_cap);
         let ok = b.binop(crate::ir::Opcode::LLVMAnd, large_enough, near);
         let ok = b.binop(crate::ir::Opcode::LLVMAnd, ok, some);
-        spares.push(spare);
-        fits.push(ok);
-        caps.push(cap);
+        let better = b.binop(crate::ir::Opcode::LLVMAnd, ok, smaller);
+        best = b.select(better, spare, best);
+        best_cap = b.select(better, cap, best_cap);
+        best_slot = b.select(better, slot, best_slot);
     }
-    // The first slot's spare when it fits and the second does not, or is no smaller.
-    let not_smaller = b.icmp(IntPred::LLVMIntULE, caps[0], caps[1]);
-    let second_fails = b.icmp(IntPred::LLVMIntEQ, fits[1], Ty::int(ctx, 1).zero());
-    let prefer_first = b.binop(crate::ir::Opcode::LLVMOr, second_fails, not_smaller);
-    let first_wins = b.binop(crate::ir::Opcode::LLVMAnd, fits[0], prefer_first);
-    b.cond_br(first_wins, take_first, second);
+    let found = b.icmp(IntPred::LLVMIntNE, best, ptr.zero());
+    b.cond_br(found, take, fresh);
 
-    b.position_at_end(take_first);
-    b.store(ptr.zero(), slots[0], 8);
-    b.ret(spares[0]);
-
-    b.position_at_end(second);
-    b.cond_br(fits[1], take_second, fresh);
-
-    b.position_at_end(take_second);
-    b.store(ptr.zero(), slots[1], 8);
-    b.ret(spares[1]);
+    b.position_at_end(take);
+    b.store(ptr.zero(), best_slot, 8);
+    b.ret(best);
 
     b.position_at_end(fresh);
+    for &(slot, spare, cap, some) in &spares {
+        let smaller = b.icmp(IntPred::LLVMIntULT, cap, n);
+        let outgrown = b.binop(crate::ir::Opcode::LLVMAnd, smaller, some);
+        let victim = b.select(outgrown, spare, ptr.zero());
+        libc_free(&mut b, victim);
+        let kept = b.select(outgrown, ptr.zero(), spare);
+        b.store(kept, slot, 8);
+    }
     let malloc = m.get_or_add_function("malloc", Ty::function(ptr, &[i64t], false));
     let p = b.call_function(malloc, &[n]);
     let big = b.icmp(IntPred::LLVMIntUGE, n, i64t.int_const(HUGE));
@@ -205,23 +221,19 @@ fn define_alloc(m: Module) {
     b.ret(p);
 }
 
-/// [`FREE`]: keeps `chunk` in an empty spare slot, or in place of the smaller spare when it is
-/// larger, as long as it is within the limit ([`keep_limit`]); frees whichever is not kept.
+/// [`FREE`]: keeps `chunk`, when within the limit ([`keep_limit`]), in an empty slot, or else in
+/// place of the smallest spare when it is larger; frees whichever is not kept.
 fn define_free(m: Module) {
     let ctx = m.context();
-    let ptr = Ty::ptr(ctx);
+    let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
     let f = pool_function(m, FREE, Ty::function(Ty::void(ctx), &[ptr], false));
     let chunk = f.params()[0];
-    let slots = spare_slots(m);
     let keep_fn = keep_limit(m);
     let register_fn = register_thread_exit(m);
     let mut b = Builder::new(m);
     let entry = f.append_block("entry");
     let sized = f.append_block("sized");
     let pool = f.append_block("pool");
-    let look_second = f.append_block("look.second");
-    let compare = f.append_block("compare");
-    let swap = f.append_block("swap");
     let put = f.append_block("put");
     let release = f.append_block("release");
     let done = f.append_block("done");
@@ -235,36 +247,32 @@ fn define_free(m: Module) {
     let over = b.icmp(IntPred::LLVMIntUGT, size, keep);
     b.cond_br(over, release, pool);
 
+    // The slot to use: the first empty one, else the smallest spare's when `chunk` is larger
+    // (that spare is freed; an empty slot "frees" null).
     b.position_at_end(pool);
-    let first = b.load(ptr, slots[0], 8);
-    let none = b.icmp(IntPred::LLVMIntEQ, first, ptr.zero());
-    b.cond_br(none, put, look_second);
-
-    b.position_at_end(look_second);
-    let second = b.load(ptr, slots[1], 8);
-    let none = b.icmp(IntPred::LLVMIntEQ, second, ptr.zero());
-    b.cond_br(none, put, compare);
-
-    // Both slots taken: the smaller spare makes way for a larger chunk.
-    b.position_at_end(compare);
-    let first_size = usable_size(&mut b, first);
-    let second_size = usable_size(&mut b, second);
-    let first_smaller = b.icmp(IntPred::LLVMIntULE, first_size, second_size);
-    let smaller = b.select(first_smaller, first, second);
-    let smaller_size = b.select(first_smaller, first_size, second_size);
-    let smaller_slot = b.select(first_smaller, slots[0], slots[1]);
-    let larger = b.icmp(IntPred::LLVMIntUGT, size, smaller_size);
-    b.cond_br(larger, swap, release);
-
-    b.position_at_end(swap);
-    libc_free(&mut b, smaller);
-    b.br(put);
+    let slots = spare_slots(m, &mut b);
+    let spares = load_spares(&mut b, &slots);
+    let (mut empty, mut empty_slot) = (Ty::int(ctx, 1).zero(), slots[0]);
+    let (mut least, mut least_cap, mut least_slot) =
+        (ptr.zero(), i64t.int_const(u64::MAX), slots[0]);
+    for &(slot, spare, cap, some) in spares.iter().rev() {
+        let none = b.icmp(IntPred::LLVMIntEQ, some, Ty::int(ctx, 1).zero());
+        empty_slot = b.select(none, slot, empty_slot);
+        empty = b.binop(crate::ir::Opcode::LLVMOr, empty, none);
+        let smaller = b.icmp(IntPred::LLVMIntULT, cap, least_cap);
+        let smaller = b.binop(crate::ir::Opcode::LLVMAnd, smaller, some);
+        least = b.select(smaller, spare, least);
+        least_cap = b.select(smaller, cap, least_cap);
+        least_slot = b.select(smaller, slot, least_slot);
+    }
+    let larger = b.icmp(IntPred::LLVMIntUGT, size, least_cap);
+    let use_it = b.binop(crate::ir::Opcode::LLVMOr, empty, larger);
+    let slot = b.select(empty, empty_slot, least_slot);
+    let evicted = b.select(empty, ptr.zero(), least);
+    b.cond_br(use_it, put, release);
 
     b.position_at_end(put);
-    let slot = b.phi(ptr);
-    slot.add_incoming(slots[0], pool);
-    slot.add_incoming(slots[1], look_second);
-    slot.add_incoming(smaller_slot, swap);
+    libc_free(&mut b, evicted);
     b.store(chunk, slot, 8);
     b.call_function(register_fn, &[]);
     b.br(done);
@@ -285,10 +293,9 @@ fn define_release(m: Module) {
     if !f.is_declaration() {
         return;
     }
-    let slots = spare_slots(m);
     let mut b = Builder::new(m);
     b.position_at_end(f.append_block("entry"));
-    for slot in slots {
+    for slot in spare_slots(m, &mut b) {
         let spare = b.load(ptr, slot, 8);
         b.store(ptr.zero(), slot, 8);
         libc_free(&mut b, spare);
