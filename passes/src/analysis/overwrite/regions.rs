@@ -145,8 +145,9 @@ fn is_parent_slot(a: Val, call: Val, k: usize, g: Val) -> bool {
             }
             // Lifetime markers and other calls that keep no operand and write nothing a load
             // sees.
-            Opcode::LLVMCall => crate::rules::lookup_call(u)
-                .is_some_and(|r| r.effects.lifetime || r.effects.inert),
+            Opcode::LLVMCall => {
+                crate::rules::lookup_call(u).is_some_and(|r| r.effects.lifetime || r.effects.inert)
+            }
             _ => false,
         }
     })
