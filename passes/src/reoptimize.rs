@@ -15,6 +15,9 @@ use inkwell::OptimizationLevel;
 const SKIP_MARK: &str = "umbra-reopt-skip";
 const HAD_NOINLINE: &str = "noinline";
 
+/// The cleanup after `default<O{level}>`: loops whose values nothing uses, and what they leave.
+const DEAD_LOOPS: &str = "function(loop-mssa(loop-deletion),adce,simplifycfg)";
+
 /// Runs `default<O{level}>` over `module`, with a target machine for the module's triple (host
 /// CPU and features when the triple is the host's) so cost models see the real target,
 /// skipping the functions of `untouched`.
@@ -49,7 +52,15 @@ pub fn run_pipeline(
             }
         }
     }
-    let result = module.run_passes(&format!("default<O{level}>"), tm);
+    let mut result = module.run_passes(&format!("default<O{level}>"), tm);
+    if level > 0 && result.is_ok() {
+        // A gradient's forward sweep computes the primal's values only to keep what the
+        // adjoint needs; where it keeps nothing (everything rebuilt, the result ignored), its
+        // loops die only after the pipeline unrolled them and SROA removed their stack arrays,
+        // past its last loop deletion (a docking kernel's forward sweep kept recomputing every
+        // pose's energy for nothing: a quarter of its gradient's time).
+        result = module.run_passes(DEAD_LOOPS, tm);
+    }
     // By mark rather than by `untouched`: the pipeline may have deleted some of them.
     for f in module.functions() {
         if let Some(had) = f.string_fn_attr(SKIP_MARK) {
