@@ -6,6 +6,7 @@
 //! keeps ([`Session::next_job`], drained by [`crate::derive`]), never by Rust recursion, so deep
 //! call chains cannot overflow the stack.
 
+use crate::analysis::overwrite::CallerWrites;
 use crate::diag::Result;
 use crate::ir::{Module, Val};
 use crate::options::Options;
@@ -22,9 +23,10 @@ pub struct Key {
     pub mode: Mode,
     /// Activity of each parameter.
     pub activity: Vec<Activity>,
-    /// Reverse mode: the caller runs the adjoint right after the augmented sweep with no
-    /// memory writes in between, so loads may be replayed instead of taped.
-    pub memory_stable: bool,
+    /// Reverse mode: what the caller may write between the augmented sweep and the adjoint
+    /// (nothing: loads may be replayed instead of taped; only some TBAA types: loads of other
+    /// types may).
+    pub caller_writes: CallerWrites,
     /// Forward mode: how many tangents one call carries (batched forward mode,
     /// `enzyme_width`); 1 otherwise.
     pub width: u32,
@@ -101,6 +103,9 @@ pub struct Session {
     /// `__enzyme_batch`: the batched function of each (function, lane-varying parameters,
     /// width), declared before its body is built ([`crate::batch`]).
     batched: HashMap<(Val, Vec<bool>, u32), Val>,
+    /// The typed caller contexts seen so far ([`CallerWrites::Typed`]), numbered for the
+    /// names of the functions derived for them.
+    typed_contexts: HashMap<Vec<Vec<usize>>, usize>,
     /// Batched functions declared whose bodies are still to be built: (source, batched,
     /// lane-varying parameters, width).
     batch_pending: Vec<BatchJob>,
@@ -146,6 +151,7 @@ impl Session {
                 .collect(),
             parallel: std::cell::OnceCell::new(),
             batched: HashMap::new(),
+            typed_contexts: HashMap::new(),
             batch_pending: Vec::new(),
             requests_graph: Default::default(),
             personality: module.functions().into_iter().find_map(|f| f.personality()),
@@ -323,6 +329,7 @@ impl Session {
     }
 
     /// Declares (or finds) the reverse-mode pair of `f`; bodies are built later.
+    /// `memory_stable`: the caller writes nothing between the two sweeps (else anything).
     pub fn declare_reverse(
         &mut self,
         f: Val,
@@ -330,11 +337,28 @@ impl Session {
         memory_stable: bool,
         ctx: u32,
     ) -> Result<(Val, Val)> {
+        self.declare_reverse_for(f, activity, CallerWrites::stable(memory_stable), ctx)
+    }
+
+    /// Declares (or finds) the reverse-mode pair of `f` for a caller that may write
+    /// `caller_writes` between the two sweeps; bodies are built later.
+    pub fn declare_reverse_for(
+        &mut self,
+        f: Val,
+        activity: &[Activity],
+        caller_writes: CallerWrites,
+        ctx: u32,
+    ) -> Result<(Val, Val)> {
+        let n = self.typed_contexts.len();
+        let suffix = caller_writes.name_suffix(|| match &caller_writes {
+            CallerWrites::Typed(t) => *self.typed_contexts.entry(t.clone()).or_insert(n),
+            _ => n,
+        });
         let key = Key {
             function: f,
             mode: Mode::Reverse,
             activity: activity.to_vec(),
-            memory_stable,
+            caller_writes,
             width: 1,
             ctx,
         };
@@ -344,7 +368,7 @@ impl Session {
         }
         let bits = self.float_bits_of(f, ctx);
         let (augmented, adjoint) =
-            crate::signature::declare_reverse(self.module, f, activity, memory_stable, &bits, ctx)?;
+            crate::signature::declare_reverse(self.module, f, activity, &suffix, &bits, ctx)?;
         let derived = Derived::Reverse { augmented, adjoint };
         self.requests_graph.asks_for(augmented);
         self.cache.insert(key.clone(), derived);
@@ -369,7 +393,7 @@ impl Session {
             function: f,
             mode: Mode::Forward,
             activity: activity.to_vec(),
-            memory_stable: false,
+            caller_writes: CallerWrites::Anything,
             width,
             ctx,
         };

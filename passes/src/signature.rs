@@ -163,12 +163,13 @@ pub fn declare_forward(
     Ok(d)
 }
 
-/// Declares the augmented forward and adjoint functions of `f` for `activity`.
+/// Declares the augmented forward and adjoint functions of `f` for `activity`;
+/// `context_suffix` names the caller context (`.s`: memory stable, `.wN`: typed writes).
 pub fn declare_reverse(
     module: Module,
     f: Val,
     activity: &[Activity],
-    memory_stable: bool,
+    context_suffix: &str,
     bits: &FloatBits,
     type_ctx: u32,
 ) -> Result<(Val, Val)> {
@@ -208,9 +209,7 @@ pub fn declare_reverse(
         ret
     };
     let mut codes: String = activity.iter().map(|a| a.code()).collect();
-    if memory_stable {
-        codes.push_str(".s");
-    }
+    codes.push_str(context_suffix);
     push_context(&mut codes, type_ctx);
     let aug = module.add_function(
         &format!("augfwd.{}.{}", f.name(), codes),

@@ -62,7 +62,7 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
         &cfg,
         &active,
         &session.rules,
-        key.memory_stable,
+        &key.caller_writes,
     );
     augmented::AugmentedFn::new(session, key, augmented, plan.clone()).run()?;
     adjoint::AdjointFn::new(session, key, adjoint, plan).run()

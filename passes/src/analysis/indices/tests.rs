@@ -20,9 +20,7 @@ fn verdicts(body: &str) -> (Vec<(String, Option<bool>)>, String) {
     let m = Module(module.as_mut_ptr());
     m.verify().expect("valid test IR");
     let f = m.function("f").expect("a function @f");
-    let ctx = OverwriteContext {
-        memory_stable: true,
-    };
+    let ctx = OverwriteContext::stable(true);
     let o = Overwrites::analyze(f, ctx, &UserRules::default());
     let report = o.describe().join("\n");
     let mut out = Vec::new();
@@ -405,13 +403,7 @@ fn scatter_zeroing_dead(body: &str) -> bool {
     let m = Module(module.as_mut_ptr());
     m.verify().expect("valid test IR");
     let f = m.function("f").expect("a function @f");
-    let o = Overwrites::analyze(
-        f,
-        OverwriteContext {
-            memory_stable: true,
-        },
-        &UserRules::default(),
-    );
+    let o = Overwrites::analyze(f, OverwriteContext::stable(true), &UserRules::default());
     let scatter = f
         .blocks()
         .into_iter()

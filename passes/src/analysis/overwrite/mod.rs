@@ -69,19 +69,37 @@ pub use super::objects::underlying_objects;
 use crate::ir::{Block, Module, Opcode, Ty, TyKind, Val};
 use crate::rules::user::UserRules;
 use crate::rules::{self, Hidden, Rule};
+pub use caller::CallerWrites;
 use ordering::{reachability, Places};
 use std::collections::{HashMap, HashSet};
 
 mod aliasing;
+mod caller;
 mod ordering;
 mod regions;
 mod writers;
 
 /// Context of the derived function.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct OverwriteContext {
-    /// The caller runs the adjoint right after the augmented sweep, writing nothing between.
-    pub memory_stable: bool,
+    /// What the caller may write between the augmented sweep and the adjoint.
+    pub caller: CallerWrites,
+}
+
+impl OverwriteContext {
+    /// The caller writes nothing between the sweeps (`stable`), or anything.
+    #[cfg(test)]
+    pub fn stable(stable: bool) -> OverwriteContext {
+        OverwriteContext {
+            caller: CallerWrites::stable(stable),
+        }
+    }
+
+    /// True when the caller runs the adjoint right after the augmented sweep, writing nothing
+    /// between.
+    pub fn memory_stable(&self) -> bool {
+        self.caller.is_nothing()
+    }
 }
 
 /// The answers for one function: which loads the adjoint may re-read.
@@ -96,6 +114,9 @@ pub struct Overwrites {
     deferred: Vec<Val>,
     /// Every instruction that may write or free primal memory (deferred frees excluded).
     writers: Vec<Val>,
+    /// The TBAA access chains of each writer's writes (`None`: some write is untyped or it
+    /// frees), as [`CallerWrites`] holds them.
+    writer_types: HashMap<Val, Option<Vec<Vec<usize>>>>,
     /// Stores whose shadow zeroing in the adjoint is dead ([`super::dead_shadow`]).
     dead_zeroing: HashSet<Val>,
     /// The calls that may reach a stack slot of `f` (see [`Overwrites::reaches_stack`]).
@@ -191,7 +212,7 @@ impl Overwrites {
                     continue;
                 }
                 let mut indexed = false;
-                let verdict = o.intrinsic_verdict(l, ctx).and_then(|()| {
+                let verdict = o.intrinsic_verdict(l, &ctx).and_then(|()| {
                     let clobbers = |(s, t): &&(Val, Target)| {
                         if !after(l, *s) || !o.may_clobber(l, *s, t, &places) {
                             return false;
@@ -215,14 +236,29 @@ impl Overwrites {
         }
         // Defer exactly the frees some re-readable load needs deferred; the others stay
         // writers, which by construction clobber no re-readable load.
+        // So are the frees of blocks an earlier call with a body received: not a writer, the
+        // free leaves that callee's context typed (it could reach the block through its
+        // argument, and no typed context says so).
+        let calls: Vec<Val> = blocks
+            .iter()
+            .flat_map(|b| b.instructions())
+            .filter(|c| c.is_call() && c.called_function().is_some_and(|g| !g.is_declaration()))
+            .collect();
         let mut deferred = Vec::new();
         for (call, p) in candidates {
+            let freed: HashSet<Val> = o.objects(p).into_iter().collect();
+            let handed = calls.iter().any(|&c| {
+                places.after(c, call)
+                    && c.call_args().into_iter().any(|a| {
+                        a.ty().contains_ptr() && o.objects(a).iter().any(|x| freed.contains(x))
+                    })
+            });
             let mut clobbers =
                 |l: Val| after(l, call) && o.may_clobber(l, call, &Target::Anywhere(p), &places);
             let wanted = loads
                 .iter()
                 .any(|(&l, v)| v.is_ok() && needed(l) && clobbers(l));
-            if wanted {
+            if wanted || handed {
                 deferred.push(call);
             } else {
                 // Not deferred: it is a writer like any other, so the loads it may clobber are
@@ -251,6 +287,26 @@ impl Overwrites {
             .chain(candidates_left(&deferred, &places, &blocks))
             .collect();
         writers.dedup();
+        // Each writer's TBAA access chains, for the callees' contexts (`None`: untyped). A
+        // writer on a path that can only unwind out of `f` runs before no adjoint of a callee
+        // of `f` (the callers' frames unwind up to one that catches at an `invoke`, which does
+        // not run the adjoint of a call that did not return); a `call` counts only the writes
+        // of its callee's paths that return, for the same reason.
+        let returning = ordering::returning_blocks(f);
+        let writer_types = writers
+            .iter()
+            .map(|&w| {
+                if !returning.contains(&w.parent_block()) {
+                    return (w, Some(Vec::new()));
+                }
+                let chains = o.typed_normal_writer(w, Vec::new()).map(|ws| {
+                    ws.iter()
+                        .filter_map(|x| x.tbaa_access_chain())
+                        .collect::<Vec<_>>()
+                });
+                (w, chains)
+            })
+            .collect();
         // A call reaches a stack slot of `f` through an argument whose underlying objects
         // include an alloca, or through memory once any alloca's address escapes.
         let any_escapes = o.stack_escaped;
@@ -281,6 +337,7 @@ impl Overwrites {
             by_index,
             deferred,
             writers,
+            writer_types,
             stack_calls,
             places,
             dead_zeroing,
@@ -295,18 +352,26 @@ impl Overwrites {
         self.dead_zeroing.contains(&s)
     }
 
-    /// True when an instruction that may run after `i` (an instruction of `f`) may write or
-    /// free primal memory: a callee called at `i` then cannot count on stable memory between
-    /// its two sweeps.
-    pub fn writes_after(&self, i: Val) -> bool {
+    /// What may be written after `i` (an instruction of `f`) in `f` itself, as a callee called
+    /// at `i` sees it ([`CallerWrites`]): nothing, only TBAA-typed writes, or anything: every
+    /// instruction that may run after `i` and write or free primal memory (in an OpenMP
+    /// region, every writer). The caller's own context is not included.
+    pub fn writes_after_types(&self, i: Val) -> CallerWrites {
         if !self.places.position.contains_key(&i) {
-            return true;
+            return CallerWrites::Anything;
         }
-        if self.concurrent {
+        let mut chains = Vec::new();
+        for &s in &self.writers {
             // Another thread's writer may run at any time, the call's own included.
-            return !self.writers.is_empty();
+            if !(self.concurrent || self.places.after(i, s)) {
+                continue;
+            }
+            match self.writer_types.get(&s) {
+                Some(Some(c)) => chains.extend(c.iter().cloned()),
+                _ => return CallerWrites::Anything,
+            }
         }
-        self.writers.iter().any(|&s| self.places.after(i, s))
+        CallerWrites::of_chains(Some(chains))
     }
 
     /// True when the OpenMP region forked at `call` (an instruction of `f`, running outlined
@@ -317,7 +382,7 @@ impl Overwrites {
     /// after the fork in `f` writes only `f`'s stack slots that no region can reach, or parent
     /// slots. (A fork in a loop runs after itself: not stable.)
     pub fn fork_stable(&self, call: Val, g: Val) -> bool {
-        if !self.ctx.memory_stable
+        if !self.ctx.memory_stable()
             || self.concurrent
             || !self.places.position.contains_key(&call)
             || crate::openmp::outlined(call) != Some(g)
@@ -396,11 +461,7 @@ impl Overwrites {
     /// A report for lit tests: each load of `f` in reverse post-order, `re-read` or
     /// `cached: <reason>`, then each deferred free.
     pub fn describe(&self) -> Vec<String> {
-        let mode = if self.ctx.memory_stable {
-            "memory stable"
-        } else {
-            "caller may write"
-        };
+        let mode = self.ctx.caller.describe();
         let mut out = vec![format!("overwrites of @{} ({mode}):", self.f.name())];
         for b in reverse_post_order(self.f) {
             for i in b.instructions() {
@@ -559,6 +620,9 @@ struct Summary {
     /// disjoint from all of them cannot see the call write its bytes, wherever they are
     /// (`None`: some write is untyped, frees memory, or is unknown).
     typed: Option<std::rc::Rc<Vec<Val>>>,
+    /// Like `typed`, for the writes on paths that return normally: what a caller sees of a
+    /// call that does not catch what the body throws ([`ordering::returning_blocks`]).
+    typed_normal: Option<std::rc::Rc<Vec<Val>>>,
 }
 
 impl Summary {
@@ -568,6 +632,7 @@ impl Summary {
             captures: vec![true; n],
             other: true,
             typed: None,
+            typed_normal: None,
         }
     }
 }
@@ -759,7 +824,7 @@ impl<'o> Oracle<'o> {
     }
 
     /// The checks on the load alone: volatility, atomicity, the objects it may read.
-    fn intrinsic_verdict(&mut self, l: Val, ctx: OverwriteContext) -> Result<(), String> {
+    fn intrinsic_verdict(&mut self, l: Val, ctx: &OverwriteContext) -> Result<(), String> {
         if l.opcode() == Opcode::LLVMLoad && l.is_volatile() {
             return Err("volatile".into());
         }
@@ -784,7 +849,7 @@ impl<'o> Oracle<'o> {
                 Kind::Global { constant: true } => any = true,
                 Kind::Heap => {
                     any = true;
-                    if !ctx.memory_stable && self.escapes(o) {
+                    if !ctx.caller.spares(l) && self.escapes(o) {
                         return Err(format!(
                             "the caller may write {} before the adjoint (it escapes)",
                             describe_object(o)
@@ -799,7 +864,7 @@ impl<'o> Oracle<'o> {
                 }
                 Kind::Global { .. } | Kind::Arg { .. } | Kind::FromParent | Kind::Unknown => {
                     any = true;
-                    if !ctx.memory_stable {
+                    if !ctx.caller.spares(l) {
                         return Err(format!(
                             "the caller may write {} before the adjoint",
                             describe_object(o)

@@ -75,3 +75,31 @@ pub(super) fn reachability(blocks: &[Block]) -> HashMap<Block, HashSet<Block>> {
     }
     out
 }
+
+/// The blocks of `g` from which a `ret` is reachable (itself included): a writer elsewhere runs
+/// only on paths that leave `g` by unwinding (or never leave it), after which no adjoint of
+/// anything `g`'s callers called runs unless a caller catches the exception at an `invoke`.
+pub(super) fn returning_blocks(g: Val) -> HashSet<Block> {
+    let blocks = g.blocks();
+    let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
+    for &b in &blocks {
+        for s in b.successors() {
+            preds.entry(s).or_default().push(b);
+        }
+    }
+    let mut out = HashSet::new();
+    let mut stack: Vec<Block> = blocks
+        .iter()
+        .copied()
+        .filter(|b| {
+            b.terminator()
+                .is_some_and(|t| t.opcode() == crate::ir::Opcode::LLVMRet)
+        })
+        .collect();
+    while let Some(b) = stack.pop() {
+        if out.insert(b) {
+            stack.extend(preds.get(&b).into_iter().flatten().copied());
+        }
+    }
+    out
+}

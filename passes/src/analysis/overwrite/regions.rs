@@ -227,13 +227,7 @@ define double @f(ptr %x, ptr %acc) {
         m.verify().expect("valid test IR");
         let (f, g) = (m.function("f").expect("@f"), m.function("g").expect("@g"));
         let rules = UserRules::default();
-        let parent = Overwrites::analyze(
-            f,
-            OverwriteContext {
-                memory_stable: true,
-            },
-            &rules,
-        );
+        let parent = Overwrites::analyze(f, OverwriteContext::stable(true), &rules);
         let fork = f
             .blocks()
             .into_iter()
@@ -241,13 +235,7 @@ define double @f(ptr %x, ptr %acc) {
             .find(|i| i.opcode() == Opcode::LLVMCall)
             .expect("the fork");
         let stable = parent.fork_stable(fork, g);
-        let body = Overwrites::analyze(
-            g,
-            OverwriteContext {
-                memory_stable: stable,
-            },
-            &rules,
-        );
+        let body = Overwrites::analyze(g, OverwriteContext::stable(stable), &rules);
         let v: Val = g
             .blocks()
             .into_iter()

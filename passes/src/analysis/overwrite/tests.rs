@@ -47,7 +47,11 @@ fn analyze(body: &str, memory_stable: bool) -> Verdicts {
     let m = Module(module.as_mut_ptr());
     m.verify().expect("valid test IR");
     let f = m.function("f").expect("a function @f");
-    let o = Overwrites::analyze(f, OverwriteContext { memory_stable }, &UserRules::default());
+    let o = Overwrites::analyze(
+        f,
+        OverwriteContext::stable(memory_stable),
+        &UserRules::default(),
+    );
     let mut loads = HashMap::new();
     for b in f.blocks() {
         for i in b.instructions() {
@@ -792,13 +796,7 @@ fn stack_calls(body: &str) -> Vec<String> {
     let m = Module(module.as_mut_ptr());
     m.verify().expect("valid test IR");
     let f = m.function("f").expect("a function @f");
-    let o = Overwrites::analyze(
-        f,
-        OverwriteContext {
-            memory_stable: true,
-        },
-        &UserRules::default(),
-    );
+    let o = Overwrites::analyze(f, OverwriteContext::stable(true), &UserRules::default());
     let mut out = Vec::new();
     for b in f.blocks() {
         for i in b.instructions() {

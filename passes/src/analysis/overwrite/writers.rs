@@ -187,9 +187,13 @@ impl Oracle<'_> {
             captures: vec![false; params.len()],
             other: g.function_type().is_var_arg(),
             typed: None,
+            typed_normal: None,
         };
         let mut typed: Option<Vec<Val>> = (!s.other).then(Vec::new);
+        let mut typed_normal = typed.clone();
+        let returning = super::ordering::returning_blocks(g);
         for b in g.blocks() {
+            let normal = returning.contains(&b);
             for i in b.instructions() {
                 let (targets, free) = self.instruction_writes(i);
                 let freeing = free.is_some();
@@ -231,10 +235,17 @@ impl Oracle<'_> {
                         Some(t) if !freeing => self.typed_writer(i, t),
                         _ => None,
                     };
+                    if normal {
+                        typed_normal = match typed_normal.take() {
+                            Some(t) if !freeing => self.typed_normal_writer(i, t),
+                            _ => None,
+                        };
+                    }
                 }
             }
         }
         s.typed = typed.map(std::rc::Rc::new);
+        s.typed_normal = typed_normal.map(std::rc::Rc::new);
         for (k, &p) in params.iter().enumerate() {
             s.captures[k] = p.ty().contains_ptr() && self.escapes(p);
         }
@@ -249,7 +260,17 @@ impl Oracle<'_> {
     /// intrinsic with a TBAA tag (LLVM's alias analysis reads a memset's or memcpy's tag the
     /// same way), or a call of a function with a body whose own writes are all typed; `None`
     /// for anything else. One writer is kept per distinct access type.
-    fn typed_writer(&mut self, i: Val, mut found: Vec<Val>) -> Option<Vec<Val>> {
+    pub(super) fn typed_writer(&mut self, i: Val, found: Vec<Val>) -> Option<Vec<Val>> {
+        self.typed_writer_as(i, found, false)
+    }
+
+    /// Like [`Oracle::typed_writer`], seeing of a `call` (not an `invoke`, whose caller may
+    /// catch what the callee throws and go on) only the callee's writes on paths that return.
+    pub(super) fn typed_normal_writer(&mut self, i: Val, found: Vec<Val>) -> Option<Vec<Val>> {
+        self.typed_writer_as(i, found, i.opcode() == Opcode::LLVMCall)
+    }
+
+    fn typed_writer_as(&mut self, i: Val, mut found: Vec<Val>, normal: bool) -> Option<Vec<Val>> {
         let add = |w: Val, found: &mut Vec<Val>| {
             let chain = w.tbaa_access_chain();
             if chain.is_some() && !found.iter().any(|&x| x.tbaa_access_chain() == chain) {
@@ -275,7 +296,12 @@ impl Oracle<'_> {
                     if self.rules.gradients.contains_key(&name) {
                         return None;
                     }
-                    let callee = self.summary(f).typed?;
+                    let summary = self.summary(f);
+                    let callee = if normal {
+                        summary.typed_normal?
+                    } else {
+                        summary.typed?
+                    };
                     for &w in callee.iter() {
                         add(w, &mut found);
                     }

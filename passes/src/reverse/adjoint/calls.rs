@@ -214,9 +214,9 @@ impl AdjointFn<'_> {
             }
             acts.push(act);
         }
-        let stable = self.plan.callee_memory_stable(i);
+        let writes = self.plan.callee_writes(i);
         let ctx = self.session.callee_context(i);
-        let (_, adj) = self.session.declare_reverse(g, &acts, stable, ctx)?;
+        let (_, adj) = self.session.declare_reverse_for(g, &acts, writes, ctx)?;
         let bits = self.session.float_bits_of(g, ctx);
         if returns_adjoint(g, &bits) {
             let t = crate::signature::result_derivative_ty(g, &bits);

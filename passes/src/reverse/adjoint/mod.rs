@@ -544,7 +544,8 @@ impl<'s> AdjointFn<'s> {
     }
 
     /// The shadow of pointer `v` at the instruction being reversed: popped, an argument's
-    /// shadow, a constant's substitute, or rebuilt (a GEP or cast of a rebuildable shadow).
+    /// shadow, a constant's substitute, or rebuilt (a GEP or cast of a rebuildable shadow, a
+    /// pointer read again from shadow memory).
     pub(super) fn shadow(&mut self, v: Val, at: Val) -> Result<Val> {
         if let Some(&p) = self.popped.get(&(true, v)) {
             return Ok(p);
@@ -562,7 +563,9 @@ impl<'s> AdjointFn<'s> {
             if let Some(&r) = self.rebuilt.get(&(true, v)) {
                 return Ok(r);
             }
-            let shadowed = super::plan::shadow_operands(v)
+            let shadowed = self
+                .plan
+                .shadow_rebuild_operands(v)
                 .ok_or_else(|| internal(at, "a rebuilt shadow of an unexpected instruction"))?;
             let c = v.clone_instruction();
             for k in 0..v.num_operands() {

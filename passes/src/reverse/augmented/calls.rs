@@ -203,9 +203,9 @@ impl AugmentedFn<'_> {
             }
             acts.push(act);
         }
-        let stable = self.plan.callee_memory_stable(i);
+        let writes = self.plan.callee_writes(i);
         let ctx = self.session.callee_context(i);
-        let (aug, _) = self.session.declare_reverse(g, &acts, stable, ctx)?;
+        let (aug, _) = self.session.declare_reverse_for(g, &acts, writes, ctx)?;
         let call = self.b.call_function(aug, &args);
         if returns_shadow(g) {
             let p = self.b.extract_value(call, 0);

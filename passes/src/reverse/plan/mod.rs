@@ -42,7 +42,7 @@ use super::needs::{needs, Need};
 use super::pred_choice::{pred_choice, PredChoice};
 use crate::analysis::activity::ActiveSet;
 use crate::analysis::opcodes::is_pure;
-use crate::analysis::overwrite::{is_memory_read, OverwriteContext, Overwrites};
+use crate::analysis::overwrite::{is_memory_read, CallerWrites, OverwriteContext, Overwrites};
 use crate::clone::is_math_value;
 use crate::ir::{Block, Opcode, TyKind, Val};
 use crate::rules::user::UserRules;
@@ -60,8 +60,8 @@ pub struct ReversePlan {
     shadow_recomputable: HashMap<Val, HashSet<usize>>,
     /// Which loads the adjoint may re-read, and which frees it must run instead.
     overwrites: Overwrites,
-    /// Whether the caller writes nothing between the two sweeps.
-    memory_stable: bool,
+    /// What the caller may write between the two sweeps.
+    caller_writes: CallerWrites,
     /// Secondary induction variables of structured loops, rebuilt from the counter.
     secondary: HashMap<Val, SecondaryIv>,
     /// Values kept once per call in the frame: (value, is its shadow) → position.
@@ -94,14 +94,14 @@ pub struct ReversePlan {
 }
 
 impl ReversePlan {
-    /// Plans `f` (with activity `active`); `memory_stable` says whether the caller runs the
-    /// adjoint right after the augmented sweep with no writes in between.
+    /// Plans `f` (with activity `active`); `caller_writes` says what the caller may write
+    /// between the augmented sweep and the adjoint.
     pub fn new(
         f: Val,
         cfg: &ReverseCfg,
         active: &ActiveSet,
         rules: &UserRules,
-        memory_stable: bool,
+        caller_writes: &CallerWrites,
     ) -> ReversePlan {
         // Blocks whose predecessors branch conditions may tell apart: the loads of those
         // conditions are analysed with the rest, so the conditions can be rebuilt.
@@ -114,11 +114,15 @@ impl ReversePlan {
         let conds: Vec<Val> = choices.iter().flat_map(|(_, c)| c.conds()).collect();
         // Frees are deferred only for loads whose values the adjoint reads (before any free is
         // deferred, the wanted values are those needs name, frees aside, and the conditions).
-        let (needed, _) = wanted(cfg, active, rules, |_| false, &conds);
-        let overwrites =
-            Overwrites::analyze_for(f, OverwriteContext { memory_stable }, rules, |l| {
-                needed.contains(&l)
-            });
+        // A pointer load whose shadow the adjoint reads counts as needed too: its shadow is
+        // read again from the shadow of its address where the load can be read again.
+        let (needed, needed_shadows) = wanted(cfg, active, rules, |_| false, &conds);
+        let context = OverwriteContext {
+            caller: caller_writes.clone(),
+        };
+        let overwrites = Overwrites::analyze_for(f, context, rules, |l| {
+            needed.contains(&l) || needed_shadows.contains(&l)
+        });
         let loops = cfg
             .order
             .iter()
@@ -131,7 +135,7 @@ impl ReversePlan {
             recomputable: HashMap::new(),
             shadow_recomputable: HashMap::new(),
             overwrites,
-            memory_stable,
+            caller_writes: caller_writes.clone(),
             secondary: HashMap::new(),
             frame: HashMap::new(),
             frame_order: Vec::new(),
@@ -351,21 +355,24 @@ impl ReversePlan {
         (out, at)
     }
 
-    /// Whether the callee called at `call` runs its two sweeps with nothing writing primal
-    /// memory between them: this function's own sweeps do, nothing that may run after the
-    /// call here writes or frees memory, and the call reaches none of this function's stack
-    /// slots (gone when the adjoints run: the callee's adjoint would re-read a dead frame).
-    pub fn callee_memory_stable(&self, call: Val) -> bool {
-        self.memory_stable
-            && !self.overwrites.writes_after(call)
-            && !self.overwrites.reaches_stack(call)
+    /// What may be written between the two sweeps of the callee called at `call`: what may run
+    /// after the call here, and what this function's caller may write ([`CallerWrites`]);
+    /// anything when the call reaches this function's stack slots (gone when the adjoints
+    /// run: the callee's adjoint would re-read a dead frame).
+    pub fn callee_writes(&self, call: Val) -> CallerWrites {
+        if self.overwrites.reaches_stack(call) {
+            return CallerWrites::Anything;
+        }
+        self.overwrites
+            .writes_after_types(call)
+            .union(&self.caller_writes)
     }
 
     /// Whether the parallel region forked at `call` (outlined function `g`) runs its two sweeps
     /// with nothing writing the memory it may re-read between them (see
     /// [`Overwrites::fork_stable`]).
     pub fn fork_memory_stable(&self, call: Val, g: Val) -> bool {
-        self.memory_stable && self.overwrites.fork_stable(call, g)
+        self.caller_writes.is_nothing() && self.overwrites.fork_stable(call, g)
     }
 
     /// True when `call` is a `free` the adjoint runs instead of the augmented sweep, once it is
@@ -616,8 +623,26 @@ impl ReversePlan {
         Some(deps)
     }
 
+    /// The operands whose shadows rebuild the shadow of `i` ([`shadow_operands`]), and for a
+    /// pointer load the adjoint can read again, its address: the shadow of a loaded pointer is
+    /// the pointer at the same place in shadow memory, and shadow memory holds pointers exactly
+    /// where primal memory does. A pointer's shadow bytes are written only together with the
+    /// primal's (a store of a pointer stores its shadow; a copy copies the pointers' shadows),
+    /// and the adjoint sweep writes shadow memory only where the primal instruction it
+    /// reverses wrote (zeroing a store's destination) or read floats (adding into a load's
+    /// source), never a pointer's bytes: the primal bytes unchanged until the adjoint (what
+    /// [`Overwrites::rereadable`] proves) means the shadow bytes are unchanged too.
+    pub(crate) fn shadow_rebuild_operands(&self, i: Val) -> Option<&'static [u32]> {
+        shadow_operands(i).or_else(|| {
+            (i.opcode() == Opcode::LLVMLoad
+                && i.ty().is_ptr_or_ptr_vector()
+                && self.overwrites.rereadable(i))
+            .then_some(&[0])
+        })
+    }
+
     fn shadow_deps(&self, i: Val) -> Option<HashSet<usize>> {
-        let shadowed = shadow_operands(i)?;
+        let shadowed = self.shadow_rebuild_operands(i)?;
         let mut deps = HashSet::new();
         for k in 0..i.num_operands() {
             let o = i.operand(k);
@@ -660,7 +685,11 @@ fn wanted(
         if !v.is_instruction() || !ws.insert(v) {
             continue;
         }
-        if let Some(shadowed) = shadow_operands(v) {
+        // A pointer load's shadow may be read again from its address's shadow
+        // ([`ReversePlan::shadow_rebuild_operands`]).
+        let load = (v.opcode() == Opcode::LLVMLoad && v.ty().is_ptr_or_ptr_vector())
+            .then_some(&[0u32][..]);
+        if let Some(shadowed) = shadow_operands(v).or(load) {
             for k in 0..v.num_operands() {
                 if shadowed.contains(&k) {
                     shadow.push(v.operand(k));
