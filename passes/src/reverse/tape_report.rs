@@ -9,7 +9,7 @@
 use super::batch;
 use super::cfg::ReverseCfg;
 use super::needs::Need;
-use super::plan::{ReversePlan, StructuredLoop};
+use super::plan::{cheap_to_recompute, ReversePlan, StructuredLoop};
 use crate::analysis::activity::ActiveSet;
 use crate::clone::is_math_value;
 use crate::diag::short;
@@ -122,11 +122,15 @@ fn why_kept(plan: &ReversePlan, v: Val, at: Block, depth: usize) -> String {
             "a phi: the value it took depends on the path (a loop-carried value or a join)"
                 .to_string()
         }
-        Opcode::LLVMCall if is_math_value(v) => {
+        // A cheap intrinsic (`fmuladd`, `sqrt`) is rebuilt like arithmetic: kept, it is the
+        // cheaper side of the cut between it and its operands, as below.
+        Opcode::LLVMCall if is_math_value(v) && !cheap_to_recompute(v) => {
             "a math library call in an innermost loop (computed again, it would cost a call per use)"
                 .to_string()
         }
-        Opcode::LLVMCall | Opcode::LLVMInvoke => "the result of a call".to_string(),
+        Opcode::LLVMCall | Opcode::LLVMInvoke if !cheap_to_recompute(v) => {
+            "the result of a call".to_string()
+        }
         _ => {
             let kept = v
                 .operands()

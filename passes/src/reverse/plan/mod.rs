@@ -761,7 +761,7 @@ const CHEAP_INTRINSICS: &[&str] = &[
 /// floating-point vector reduction (`llvm.vector.reduce.fadd` and kin: a few shuffles and
 /// adds, reading no memory; the sums of an unrolled body's dot products would otherwise be
 /// taped per iteration).
-fn cheap_to_recompute(i: Val) -> bool {
+pub(super) fn cheap_to_recompute(i: Val) -> bool {
     let reduction = i.is_call()
         && i.called_function().is_some_and(|f| {
             f.is_declaration()
