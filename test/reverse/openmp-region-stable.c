@@ -67,8 +67,9 @@ void grads(double *x, double *dx, double *w, double *acc, double *seen) {
 // CHECK:         load double, ptr %{{[0-9]+}}, align 8: re-read
 // CHECK:         load double, ptr %{{[0-9]+}}, align 8: re-read
 
-// The caller overwrites x after the region: taped.
-// CHECK-LABEL: overwrites of @energy_then_reset.omp_outlined (caller may write):
+// The caller overwrites x (doubles) after the region: its double loads are taped, the region
+// gets the caller's writes by type.
+// CHECK-LABEL: overwrites of @energy_then_reset.omp_outlined (caller may write 1 TBAA access types):
 // CHECK:         load double, ptr %{{[0-9]+}}, align 8: cached: the caller may write
 
 // Thread 1's store comes before thread 0's load in the code, not in time.

@@ -268,8 +268,8 @@ impl AugmentedFn<'_> {
                 args.push(self.shadow(a, i)?);
             }
         }
-        let stable = self.plan.fork_memory_stable(i, g);
-        let (aug, _) = self.session.declare_reverse(g, &acts, stable, 0)?;
+        let writes = self.plan.fork_writes(i, g);
+        let (aug, _) = self.session.declare_reverse_for(g, &acts, writes, 0)?;
         let m = self.session.module;
         let micro = microtask(m, &format!("{}.omp", aug.name()), aug, true, false);
         let ctx = m.context();
@@ -307,8 +307,8 @@ impl AdjointFn<'_> {
                 args.push(self.shadow(a, i)?);
             }
         }
-        let stable = self.plan.fork_memory_stable(i, g);
-        let (_, adj) = self.session.declare_reverse(g, &acts, stable, 0)?;
+        let writes = self.plan.fork_writes(i, g);
+        let (_, adj) = self.session.declare_reverse_for(g, &acts, writes, 0)?;
         let m = self.session.module;
         let strict = crate::openmp::waits_for_others(g);
         let micro = microtask(m, &format!("{}.omp", adj.name()), adj, false, strict);

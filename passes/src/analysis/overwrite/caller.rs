@@ -38,6 +38,7 @@ impl CallerWrites {
     }
 
     /// True when the caller writes nothing at all.
+    #[cfg(test)]
     pub fn is_nothing(&self) -> bool {
         *self == CallerWrites::Nothing
     }

@@ -8,16 +8,18 @@
 //!   forward function writes no more primal memory than the callee's body;
 //! - the calls listed in [`Overwrites::deferred_frees`] do not run in the augmented sweep but
 //!   in the adjoint, after every re-read (see there);
-//! - if [`OverwriteContext::memory_stable`], the caller writes nothing between the augmented
-//!   sweep and the adjoint.
+//! - the caller writes between the augmented sweep and the adjoint no more than
+//!   [`OverwriteContext::caller`] says ([`CallerWrites`]: nothing, only memory of some TBAA
+//!   access types, or anything).
 //!
 //! It holds when `L` is neither volatile nor atomic, none of its underlying objects is an
 //! `alloca` (the stack of the augmented function is gone when the adjoint runs) or a
 //! garbage-collected allocation, and no instruction that may run after `L` in `f` (later in its
 //! block, in a block reachable from it, in `L`'s own block again when that lies on a cycle) may
-//! write or free memory that may alias `L`'s bytes. Without `memory_stable`, every object `L` may
-//! read must moreover be a heap allocation made in `f` that never escapes `f`, or a `constant`
-//! global, since the caller could write anything else before the adjoint.
+//! write or free memory that may alias `L`'s bytes. Unless the caller's writes spare `L` (none,
+//! or none of a TBAA type related to `L`'s), every object `L` may read must moreover be a heap
+//! allocation made in `f` that never escapes `f`, or a `constant` global, since the caller
+//! could write anything else before the adjoint.
 //!
 //! # Evidence
 //! - *Underlying objects* through GEPs, casts, `freeze`, phis, selects and constant
@@ -57,8 +59,10 @@
 //!   (never re-read) and pointers loaded from read-only slots as values it stored (no stack
 //!   address, none of the body's blocks); every writer counts as running after every load and
 //!   index reasoning is off, since the team's threads run at once. The forking function gives
-//!   the region stable memory only when it writes nothing the region can reach after the fork
-//!   ([`Overwrites::fork_stable`]). A global of local linkage (or clang's OpenMP lock) whose
+//!   the region the writes it may make after the fork, by TBAA type, when nothing but the
+//!   region's own parent slots reaches its stack ([`Overwrites::fork_writes`]); a fork's own
+//!   writes, seen from the forking function, are its region's (the runtime's synchronisation
+//!   calls in a region write only through their arguments). A global of local linkage (or clang's OpenMP lock) whose
 //!   address nothing captures is reached through its symbol alone.
 //!
 //! Unsure means "not re-readable": a wrong "re-read" is a silently wrong gradient.
@@ -93,12 +97,6 @@ impl OverwriteContext {
         OverwriteContext {
             caller: CallerWrites::stable(stable),
         }
-    }
-
-    /// True when the caller runs the adjoint right after the augmented sweep, writing nothing
-    /// between.
-    pub fn memory_stable(&self) -> bool {
-        self.caller.is_nothing()
     }
 }
 
@@ -236,13 +234,17 @@ impl Overwrites {
         }
         // Defer exactly the frees some re-readable load needs deferred; the others stay
         // writers, which by construction clobber no re-readable load.
-        // So are the frees of blocks an earlier call with a body received: not a writer, the
-        // free leaves that callee's context typed (it could reach the block through its
-        // argument, and no typed context says so).
+        // So are the frees of blocks an earlier call with a body (or fork) received: not a
+        // writer, the free leaves that callee's context typed (it could reach the block through
+        // its argument, and no typed context says so).
         let calls: Vec<Val> = blocks
             .iter()
             .flat_map(|b| b.instructions())
-            .filter(|c| c.is_call() && c.called_function().is_some_and(|g| !g.is_declaration()))
+            .filter(|&c| {
+                c.is_call()
+                    && (c.called_function().is_some_and(|g| !g.is_declaration())
+                        || crate::openmp::outlined(c).is_some())
+            })
             .collect();
         let mut deferred = Vec::new();
         for (call, p) in candidates {
@@ -308,8 +310,10 @@ impl Overwrites {
             })
             .collect();
         // A call reaches a stack slot of `f` through an argument whose underlying objects
-        // include an alloca, or through memory once any alloca's address escapes.
-        let any_escapes = o.stack_escaped;
+        // include an alloca, or through memory once any alloca's address escapes (other than
+        // as a parent slot of regions, which only its forks reach).
+        let any_escapes = escaped_allocas.iter().any(|&a| !only_parent_slot(a))
+            || slots.iter().any(|&q| o.escapes(q));
         let mut stack_calls = HashSet::new();
         if !allocas.is_empty() || !slots.is_empty() {
             for &b in &blocks {
@@ -381,16 +385,27 @@ impl Overwrites {
     /// parent slot of some region `f` forks (so the region cannot reach it); and whatever may run
     /// after the fork in `f` writes only `f`'s stack slots that no region can reach, or parent
     /// slots. (A fork in a loop runs after itself: not stable.)
+    #[cfg(test)]
     pub fn fork_stable(&self, call: Val, g: Val) -> bool {
-        if !self.ctx.memory_stable()
-            || self.concurrent
+        self.fork_writes(call, g).is_nothing()
+    }
+
+    /// What may be written between the two sweeps of the OpenMP region forked at `call`
+    /// (running outlined function `g`), as [`CallerWrites`]: anything unless every stack slot
+    /// of `f` the fork reaches is a parent slot of `g` and every other escaping stack slot of
+    /// `f` is a parent slot of some region (so the region reaches no other slot); then the
+    /// writers that may run after the fork in `f` other than stores into `f`'s stack slots
+    /// that no region can reach or into parent slots (by their TBAA types, a later fork by
+    /// its region's), and `f`'s own context. (A fork in a loop runs after itself.)
+    pub fn fork_writes(&self, call: Val, g: Val) -> CallerWrites {
+        if self.concurrent
             || !self.places.position.contains_key(&call)
             || crate::openmp::outlined(call) != Some(g)
         {
-            return false;
+            return CallerWrites::Anything;
         }
         let Some(facts) = regions::RegionFacts::of(g) else {
-            return false;
+            return CallerWrites::Anything;
         };
         let slots = facts.slot_allocas(call, g);
         let is_alloca = |o: &Val| o.is_instruction() && o.opcode() == Opcode::LLVMAlloca;
@@ -400,7 +415,7 @@ impl Overwrites {
                 && !slots.contains(&a)
                 && underlying_objects(a).iter().any(is_alloca)
             {
-                return false;
+                return CallerWrites::Anything;
             }
         }
         // Every escaping stack slot is a parent slot of a region (of this one or another).
@@ -412,19 +427,26 @@ impl Overwrites {
             })
         };
         if !self.escaped_allocas.iter().all(|&a| any_slot(a)) {
-            return false;
+            return CallerWrites::Anything;
         }
-        // After the fork: stores into slots the regions cannot reach, or into parent slots.
-        self.writers
-            .iter()
-            .filter(|&&s| self.places.after(call, s))
-            .all(|&s| {
-                s.opcode() == Opcode::LLVMStore
-                    && !s.is_volatile()
-                    && underlying_objects(s.operand(1)).iter().all(|o| {
-                        is_alloca(o) && (!self.escaped_allocas.contains(o) || any_slot(*o))
-                    })
-            })
+        // After the fork: stores into slots the regions cannot reach, or into parent slots,
+        // do not count; every other writer by its types.
+        let mut chains = Vec::new();
+        for &s in self.writers.iter().filter(|&&s| self.places.after(call, s)) {
+            let slot_store = s.opcode() == Opcode::LLVMStore
+                && !s.is_volatile()
+                && underlying_objects(s.operand(1))
+                    .iter()
+                    .all(|o| is_alloca(o) && (!self.escaped_allocas.contains(o) || any_slot(*o)));
+            if slot_store {
+                continue;
+            }
+            match self.writer_types.get(&s) {
+                Some(Some(c)) => chains.extend(c.iter().cloned()),
+                _ => return CallerWrites::Anything,
+            }
+        }
+        CallerWrites::of_chains(Some(chains)).union(&self.ctx.caller)
     }
 
     /// True when call `call` (an instruction of `f`) may reach a stack slot of `f` (an alloca
@@ -878,6 +900,24 @@ impl<'o> Oracle<'o> {
         }
         Ok(())
     }
+}
+
+/// True when alloca `a` escapes only as a parent slot of OpenMP regions: its every user loads
+/// from it, stores a value into it (not its own address), marks its lifetime, or forks a region
+/// whose verified parent slots include it ([`regions::RegionFacts`]), which uses it only that
+/// way too. No other call can reach it.
+fn only_parent_slot(a: Val) -> bool {
+    a.users().into_iter().all(|u| match u.opcode() {
+        Opcode::LLVMLoad => u.operand(0) == a,
+        Opcode::LLVMStore => u.operand(1) == a && u.operand(0) != a,
+        Opcode::LLVMCall => match crate::openmp::outlined(u) {
+            Some(h) => {
+                regions::RegionFacts::of(h).is_some_and(|r| r.slot_allocas(u, h).contains(&a))
+            }
+            None => rules::lookup_call(u).is_some_and(|r| r.effects.lifetime),
+        },
+        _ => false,
+    })
 }
 
 fn describe_object(o: Val) -> String {

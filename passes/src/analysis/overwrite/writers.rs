@@ -52,10 +52,18 @@ impl Oracle<'_> {
             return (Vec::new(), None);
         }
         let args = call.call_args();
+        // In a parallel region's body (the one analysed, or one a fork's summary reads): what
+        // the runtime's synchronisation lets other threads' writes land is theirs, counted
+        // with the region's writers, not the call's.
         let in_region = self
             .region
             .as_ref()
-            .is_some_and(|r| call.parent_function() == Some(r.function));
+            .is_some_and(|r| call.parent_function() == Some(r.function))
+            || call.parent_function().is_some_and(|f| {
+                f.users()
+                    .into_iter()
+                    .any(|u| crate::openmp::outlined(u) == Some(f))
+            });
         let ptr_args = |only: &dyn Fn(usize) -> bool| -> (Vec<Target>, bool) {
             let mut out = Vec::new();
             let mut hidden = false;
@@ -282,6 +290,20 @@ impl Oracle<'_> {
                 add(i, &mut found)
             }
             Opcode::LLVMCall | Opcode::LLVMInvoke => {
+                // A fork writes what its region's body writes through the captured pointers
+                // (the runtime's own calls write only through their arguments).
+                if let Some(h) = crate::openmp::outlined(i) {
+                    let summary = self.summary(h);
+                    let region = if normal {
+                        summary.typed_normal?
+                    } else {
+                        summary.typed?
+                    };
+                    for &w in region.iter() {
+                        add(w, &mut found);
+                    }
+                    return Some(found);
+                }
                 let f = i.called_function()?;
                 let name = f.name();
                 if f.is_declaration() {

@@ -368,11 +368,11 @@ impl ReversePlan {
             .union(&self.caller_writes)
     }
 
-    /// Whether the parallel region forked at `call` (outlined function `g`) runs its two sweeps
-    /// with nothing writing the memory it may re-read between them (see
-    /// [`Overwrites::fork_stable`]).
-    pub fn fork_memory_stable(&self, call: Val, g: Val) -> bool {
-        self.caller_writes.is_nothing() && self.overwrites.fork_stable(call, g)
+    /// What may be written between the two sweeps of the parallel region forked at `call`
+    /// (outlined function `g`): see [`Overwrites::fork_writes`], which includes this function's
+    /// own context.
+    pub fn fork_writes(&self, call: Val, g: Val) -> CallerWrites {
+        self.overwrites.fork_writes(call, g)
     }
 
     /// True when `call` is a `free` the adjoint runs instead of the augmented sweep, once it is
