@@ -94,8 +94,22 @@ pub static PRIMAL_ONLY: &[Rule] = primal_only![
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1EPKcRKS3_",
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC2EPKcRKS3_",
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1ERKS4_",
+    // The move constructor: a container of string keys (`std::map<std::string, double>`)
+    // moves each key into its node (the node's shadow key stays zero, as the node's shadow
+    // was allocated: no code runs on shadow strings at -O0).
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1EOS4_",
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC2EOS4_",
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEED1Ev",
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEED2Ev",
+    // Its const observers, which read the characters and the length only (`==` on keys,
+    // `c_str()` handed to a stream): integers and character pointers, no derivative.
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE4sizeEv",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE6lengthEv",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE4dataEv",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE5c_strEv",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE5emptyEv",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE7compareERKS4_",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE7compareEPKc",
     // String streams: construction, destruction, the text (-O0; optimised code inlines parts
     // of their constructors and destructors, which Umbra refuses: a vtable pointer loaded from
     // a `_ZTT` table has no shadow).
