@@ -105,6 +105,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(inactive::LIFETIME)
         .chain(streams::PRIMAL_ONLY)
         .chain(streams::EXTRACT)
+        .chain(streams::READ)
         .chain(openmp::RULES)
         .chain(openmp::WRITING)
         .chain(openmp::PURE)
