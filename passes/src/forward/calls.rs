@@ -16,7 +16,8 @@ impl ForwardFn<'_> {
     /// function) returns: its `ret` needs a shadow the unknown target cannot give.
     fn returns_fallback_shadow(&self, i: Val) -> bool {
         let bits = self.session.float_bits_of(self.src, self.session.context());
-        i.ty().contains_ptr() && crate::signature::returns_tangent(self.src, &bits)
+        // A pointer: its missing tangent is an error at the `ret` (an aggregate's is zero).
+        i.ty().is_ptr() && crate::signature::returns_tangent(self.src, &bits)
     }
 
     pub(super) fn visit_call(&mut self, i: Val) -> Result<()> {
