@@ -276,7 +276,9 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
         if v.is_null_constant() || is_dangling(v) {
             return Ok(v);
         }
-        if v.is_undef() {
+        // The result of a dispatcher's fallback call: the derived code stops with a run-time
+        // error just before that call, so no shadow of its result is ever used.
+        if v.is_undef() || (v.is_call() && crate::devirt::is_fallback(v)) {
             return Ok(v.ty().poison());
         }
         if let Some(s) = session.rules.global_shadow_of(v) {

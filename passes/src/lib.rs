@@ -156,11 +156,16 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         // result (the tape of `__enzyme_augmentfwd`) holds a value that is gone.
         let replaced = req.call.has_uses();
         let defined = api::iter::snapshot(module);
-        if let Err(e) = api::dispatch::lower_request(&mut session, req) {
+        if let Err(mut e) = api::dispatch::lower_request(&mut session, req) {
             // What `--print-activity` / `--print-types` gathered up to the refusal explains
             // it; the error is all the caller gets back, so print it here, as hosts do.
             for line in &session.report {
                 eprintln!("{line}");
+            }
+            // A rule the optimiser inlined away before Umbra ran is a likely cause (its body
+            // is differentiated instead): the warning would be lost with the error.
+            for w in &warnings {
+                e.message.push_str(&format!(" (note: {w})"));
             }
             return Err(e);
         }

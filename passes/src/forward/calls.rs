@@ -12,6 +12,14 @@ use crate::vocab::Activity;
 use crate::vocab::Mode;
 
 impl ForwardFn<'_> {
+    /// True when fallback call `i` returns a pointer whose shadow the dispatcher (this
+    /// function) returns: its `ret` needs a shadow the unknown target cannot give.
+    fn returns_fallback_shadow(&self, i: Val) -> bool {
+        let bits = self.session.float_bits_of(self.src, self.session.context());
+        // A pointer: its missing tangent is an error at the `ret` (an aggregate's is zero).
+        i.ty().is_ptr() && crate::signature::returns_tangent(self.src, &bits)
+    }
+
     pub(super) fn visit_call(&mut self, i: Val) -> Result<()> {
         if crate::openmp::is_fork(i) {
             return self.visit_fork(i);
@@ -64,8 +72,12 @@ impl ForwardFn<'_> {
                 }
                 Ok(())
             }
-            Callee::Unknown if passes_derivative && crate::devirt::is_fallback(i) => {
-                // A target outside a dispatcher's candidates: stop with an error at run time.
+            Callee::Unknown
+                if crate::devirt::is_fallback(i) && (needed || self.returns_fallback_shadow(i)) =>
+            {
+                // A target outside a dispatcher's candidates: stop with an error at run time
+                // (also when the dispatcher returns the shadow of the pointer it returns: the
+                // shadow of the unknown target's result is unknown).
                 let message = crate::devirt::fallback_message(i);
                 crate::unwind::emit_fatal_call(&mut self.b, &message);
                 self.clone_primal(i);

@@ -9,7 +9,8 @@
 //! - [`outputs`]: math functions with two results (`modf`, `frexp`, `sincos`), as struct-valued
 //!   intrinsics and as libm functions writing through pointers;
 //! - [`memory`]: `memcpy`, `memmove`, `memset`, their intrinsics, lifetime markers;
-//! - [`alloc`]: C, C++ and Rust allocators and deallocators;
+//! - [`alloc`]: C, C++ and Rust allocators and deallocators; [`allocation_like`]: the user's
+//!   allocators (Enzyme's `__enzyme_allocation_like` registrations);
 //! - [`rbtree`]: libstdc++'s red-black tree functions behind `std::map` and `std::set`
 //!   (insertion, erasure, iteration), applied to the shadow tree too;
 //! - [`julia`]: the Julia runtime's array and memory allocators;
@@ -35,6 +36,7 @@
 //! and a vector math function under the vector function ABI (`_ZGVdN4v_sin` matches `sin`).
 
 pub mod alloc;
+pub mod allocation_like;
 pub mod blas;
 mod calls;
 pub mod complex;
@@ -91,6 +93,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(outputs::RULES)
         .chain(memory::RULES)
         .chain(alloc::RULES)
+        .chain(allocation_like::RULES)
         .chain(sort::RULES)
         .chain(rbtree::RULES)
         .chain(julia::RULES)
@@ -102,6 +105,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(inactive::LIFETIME)
         .chain(streams::PRIMAL_ONLY)
         .chain(streams::EXTRACT)
+        .chain(streams::READ)
         .chain(openmp::RULES)
         .chain(openmp::WRITING)
         .chain(openmp::PURE)

@@ -14,6 +14,9 @@
 //! does to the shadow: forward mode zeroes `x`'s tangent, reverse mode zeroes `x`'s adjoint where
 //! the value was overwritten, so neither a tangent nor an adjoint from before the read survives
 //! it. Extraction into integers, characters and strings writes nothing with a derivative.
+//! Unformatted input (`stream.read(buf, n)`) is the same for bytes: the `gcount()` bytes it
+//! stores lose their tangents and adjoints. File streams and buffers (`std::ifstream`,
+//! `std::ofstream`, `std::filebuf`) are covered as `-O0` calls them, like string streams.
 
 use super::calls::{
     AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,
@@ -94,8 +97,22 @@ pub static PRIMAL_ONLY: &[Rule] = primal_only![
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1EPKcRKS3_",
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC2EPKcRKS3_",
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1ERKS4_",
+    // The move constructor: a container of string keys (`std::map<std::string, double>`)
+    // moves each key into its node (the node's shadow key stays zero, as the node's shadow
+    // was allocated: no code runs on shadow strings at -O0).
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1EOS4_",
+    "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC2EOS4_",
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEED1Ev",
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEED2Ev",
+    // Its const observers, which read the characters and the length only (`==` on keys,
+    // `c_str()` handed to a stream): integers and character pointers, no derivative.
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE4sizeEv",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE6lengthEv",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE4dataEv",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE5c_strEv",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE5emptyEv",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE7compareERKS4_",
+    "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE7compareEPKc",
     // String streams: construction, destruction, the text (-O0; optimised code inlines parts
     // of their constructors and destructors, which Umbra refuses: a vtable pointer loaded from
     // a `_ZTT` table has no shadow).
@@ -108,6 +125,31 @@ pub static PRIMAL_ONLY: &[Rule] = primal_only![
     "_ZNKSt7__cxx1118basic_stringstreamIcSt11char_traitsIcESaIcEE3strEv",
     "_ZNSt7__cxx1119basic_istringstreamIcSt11char_traitsIcESaIcEEC1ERKNS_12basic_stringIcS2_S3_EESt13_Ios_Openmode",
     "_ZNSt7__cxx1119basic_istringstreamIcSt11char_traitsIcESaIcEED1Ev",
+    // File streams and buffers (`-O0`, where libstdc++ keeps them out of line): opening,
+    // closing, state queries, unformatted output, and `std::ostream` over a buffer.
+    "_ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1Ev",
+    "_ZNSt14basic_ifstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode",
+    "_ZNSt14basic_ifstreamIcSt11char_traitsIcEED1Ev",
+    "_ZNSt14basic_ifstreamIcSt11char_traitsIcEE5closeEv",
+    "_ZNSt14basic_ifstreamIcSt11char_traitsIcEE7is_openEv",
+    "_ZNKSt14basic_ifstreamIcSt11char_traitsIcEE5rdbufEv",
+    "_ZNSt14basic_ofstreamIcSt11char_traitsIcEEC1EPKcSt13_Ios_Openmode",
+    "_ZNSt14basic_ofstreamIcSt11char_traitsIcEED1Ev",
+    "_ZNSt14basic_ofstreamIcSt11char_traitsIcEE5closeEv",
+    "_ZNSt14basic_ofstreamIcSt11char_traitsIcEE7is_openEv",
+    "_ZNSt13basic_filebufIcSt11char_traitsIcEEC1Ev",
+    "_ZNSt13basic_filebufIcSt11char_traitsIcEED1Ev",
+    "_ZNSt13basic_filebufIcSt11char_traitsIcEED0Ev",
+    "_ZNSt13basic_filebufIcSt11char_traitsIcEE4openEPKcSt13_Ios_Openmode",
+    "_ZNSt13basic_filebufIcSt11char_traitsIcEE5closeEv",
+    "_ZNSt15basic_streambufIcSt11char_traitsIcEE5sputnEPKcl",
+    "_ZNSt15basic_streambufIcSt11char_traitsIcEE7pubsyncEv",
+    "_ZNSt15basic_streambufIcSt11char_traitsIcEE9pubsetbufEPcl",
+    "_ZNSoC1EPSt15basic_streambufIcSt11char_traitsIcEE",
+    "_ZNSoD1Ev",
+    "_ZNSolsEPFRSoS_E",
+    "_ZNKSt9basic_iosIcSt11char_traitsIcEEcvbEv",
+    "_ZNKSt9basic_iosIcSt11char_traitsIcEEntEv",
     // Extraction of what carries no derivative: integers, characters, skipping.
     "_ZNSirsERi", "_ZNSirsERj", "_ZNSirsERl", "_ZNSirsERm", "_ZNSirsERs", "_ZNSirsERt",
     "_ZNSirsERx", "_ZNSirsERy", "_ZNSirsERb",
@@ -130,6 +172,74 @@ pub static EXTRACT: &[Rule] = &[
     extract("_ZNSi10_M_extractIfEERSiRT_"),
     extract("_ZNSi10_M_extractIeEERSiRT_"),
 ];
+
+/// Unformatted input, `stream.read(buf, n)`: the bytes it stores (`gcount()` of them, fewer
+/// than `n` at the end of the input) come from characters and have no derivative, so their
+/// tangents are zeroed, and in reverse mode their adjoints where they were overwritten (the
+/// count travels on the tape in the rule's one saved, pointer-sized slot).
+pub static READ: &[Rule] = &[Rule {
+    name: "_ZNSi4readEPcl",
+    aliases: &[],
+    libm_variants: false,
+    area: Area::Inactive,
+    kind: RuleKind::Forward(read_forward as ForwardRule, Reverse::Custom(&READ_REVERSE)),
+    effects: Effects::READS_WRITES.capturing(),
+}];
+
+static READ_REVERSE: CustomReverse = CustomReverse {
+    augment: read_augment,
+    adjoint: read_adjoint,
+    needs: CustomNeeds {
+        args: ArgNeeds::None,
+        result: false,
+        saved: true,
+        shadows_only: ArgNeeds::Positions(&[1]),
+    },
+};
+
+/// `stream.gcount()` after the read: how many bytes it stored.
+fn bytes_read(b: &mut crate::ir::Builder, stream: Val) -> Val {
+    let m = b.module();
+    let ctx = m.context();
+    let ty = Ty::function(m.intptr_ty(), &[Ty::ptr(ctx)], false);
+    let gcount = m.get_or_add_function("_ZNKSi6gcountEv", ty);
+    b.call_function(gcount, &[stream])
+}
+
+fn read_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
+    if let Some(sx) = c.tangents[1] {
+        let n = bytes_read(c.b, c.args[0]);
+        c.b.memset_zero(sx, n, 1);
+    }
+    Ok(c.tangents[0])
+}
+
+fn read_augment(c: &mut AugmentCall) -> Result<Augmented> {
+    let call = c.primal_call();
+    let ptr = Ty::ptr(c.b.module().context());
+    let saved = match c.shadows[1] {
+        Some(sx) => {
+            let n = bytes_read(c.b, c.args[0]);
+            c.b.memset_zero(sx, n, 1);
+            c.b.cast(crate::ir::Opcode::LLVMIntToPtr, n, ptr)
+        }
+        None => ptr.zero(),
+    };
+    Ok(Augmented {
+        result: Some(call),
+        shadow: c.shadows[0],
+        saved: Some(saved),
+    })
+}
+
+fn read_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
+    if let (Some(sx), Some(saved)) = (c.shadows[1], c.saved) {
+        let intptr = c.env.module().intptr_ty();
+        let n = c.b.cast(crate::ir::Opcode::LLVMPtrToInt, saved, intptr);
+        c.b.memset_zero(sx, n, 1);
+    }
+    Ok(vec![None; c.args.len()])
+}
 
 const fn extract(name: &'static str) -> Rule {
     Rule {

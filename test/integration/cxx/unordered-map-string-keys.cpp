@@ -14,7 +14,9 @@
 // the characters. Short literal keys only, up to fifteen characters (in the string's own
 // buffer): a longer key, or one of a length unknown at compile time, may be allocated by
 // std::string::_M_create, which libstdc++ keeps out of line and for which Umbra has no rule (an
-// error naming it); -O0 is not run for the same reason (the move constructor is out of line).
+// error naming it). -O0 is not run: under this C++17 the string's constructor from a pointer is
+// a template defined in the module, whose body reaches the string's buffer management (an error
+// naming `_M_local_data`); string-keys-o0.cpp runs -O0 under C++11.
 #include "fdcheck.h"
 #include "umbra.h"
 #include <string>

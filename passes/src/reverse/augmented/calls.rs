@@ -44,7 +44,13 @@ impl AugmentedFn<'_> {
             }
             return Ok(());
         }
-        let callee = reverse_callee(i, &self.active, &self.session.rules);
+        let mut callee = reverse_callee(i, &self.active, &self.session.rules);
+        if crate::devirt::is_fallback(i) && crate::signature::returns_shadow(self.src) {
+            // The dispatcher (this function) returns the fallback's result with its shadow,
+            // which the unknown target cannot give: the run-time error below, however inactive
+            // the call looks.
+            callee = ReverseCallee::NoRule;
+        }
         if matches!(
             crate::rules::classify(i, &self.session.rules),
             crate::rules::Callee::Defined(_) | crate::rules::Callee::User(_)
