@@ -10,6 +10,7 @@
 
 pub mod batch;
 pub mod dispatch;
+pub mod global_shadows;
 pub mod iter;
 pub mod lower;
 mod markers;
