@@ -56,10 +56,12 @@ pub fn create(module: Module, reached: &HashSet<Val>, requests: &[Request], rule
                         }
                     }
                 }
-                for k in 0..i.num_operands() {
-                    for o in underlying_objects(i.operand(k)) {
-                        if is_sinkable(o, rules) {
-                            inactive.insert(o.name(), o);
+                if mixes_pointers(i) {
+                    for k in 0..i.num_operands() {
+                        for o in underlying_objects(i.operand(k)) {
+                            if is_sinkable(o, rules) {
+                                inactive.insert(o.name(), o);
+                            }
                         }
                     }
                 }
@@ -81,6 +83,20 @@ pub fn create(module: Module, reached: &HashSet<Val>, requests: &[Request], rule
         for r in requests {
             zero_before(module, r.call, &created);
         }
+    }
+}
+
+/// True for an instruction where a pointer may meet pointers with shadows and so need one
+/// itself: a `select` or `phi` of pointers, a pointer stored as a value or put into an
+/// aggregate, a pointer passed to a call.
+fn mixes_pointers(i: Val) -> bool {
+    use Opcode::*;
+    match i.opcode() {
+        LLVMSelect | LLVMPHI => i.ty().is_ptr(),
+        LLVMStore => i.operand(0).ty().is_ptr(),
+        LLVMInsertValue | LLVMInsertElement => i.operand(1).ty().carries_derivative(),
+        LLVMCall | LLVMInvoke => i.call_args().iter().any(|a| a.ty().is_ptr()),
+        _ => false,
     }
 }
 
