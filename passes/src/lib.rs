@@ -144,7 +144,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // On canonical code, before any derived function: mutable globals the differentiated code
     // writes derivatives into get shadows, as if the user had declared them.
     let mut rules = rules;
-    api::global_shadows::create(module, &canonical, &requests, &mut rules);
+    api::global_shadows::create(module, &canonical, &requests, &mut rules)?;
     let mut session = cache::Session::new(module, opts, rules);
     session.set_unoptimised(unoptimised);
     session.set_type_seed(rules::type_seed);

@@ -35,53 +35,144 @@
 //! shadows itself (`enzyme_shadow`), and Umbra then neither creates nor zeroes them.
 
 use crate::analysis::objects::underlying_objects;
+use super::shadow_context;
 use crate::api::Request;
+use crate::diag::Result;
 use crate::ir::{Builder, Module, Opcode, Ty, TyKind, Val};
 use crate::rules::user::UserRules;
 use std::collections::{BTreeMap, HashSet};
 
 /// Creates the shadows and sinks of the globals the `reached` functions need (module doc),
-/// records them in `rules`, and zeroes them before each of `requests`.
-pub fn create(module: Module, reached: &HashSet<Val>, requests: &[Request], rules: &mut UserRules) {
+/// records them in `rules`, and zeroes them before each of `requests`; with Enzyme's API of
+/// global shadows in use, lowers its calls instead of zeroing the shadows
+/// ([`super::shadow_context`]).
+pub fn create(
+    module: Module,
+    reached: &HashSet<Val>,
+    requests: &[Request],
+    rules: &mut UserRules,
+) -> Result<()> {
+    let api = shadow_context::find(module)?;
     // Sorted by name, so the shadows are created in the same order on every run.
-    let mut written: BTreeMap<String, Val> = BTreeMap::new();
+    let mut shadowed: BTreeMap<String, Val> = BTreeMap::new();
     let mut inactive: BTreeMap<String, Val> = BTreeMap::new();
+    // With the API, the program sees the shadows: every global holding data the code refers
+    // to gets one, and with a context so do pointer globals holding allocations.
+    let visible = |o: Val, rules: &UserRules| {
+        needs_shadow(o, rules)
+            && (o.global_value_type().contains_float()
+                || (api.has_context() && shadow_context::holds_allocation(o)))
+    };
+    for g in written_globals(reached) {
+        if needs_shadow(g, rules) {
+            shadowed.insert(g.name(), g);
+        }
+    }
     for &f in reached {
         for b in f.blocks() {
             for i in b.instructions() {
-                if i.opcode() == Opcode::LLVMStore && stores_floats(i) {
-                    for o in underlying_objects(i.operand(1)) {
-                        if needs_shadow(o, rules) {
-                            written.insert(o.name(), o);
-                        }
-                    }
+                let mixes = mixes_pointers(i);
+                if !mixes && api.is_empty() {
+                    continue;
                 }
-                if mixes_pointers(i) {
-                    for k in 0..i.num_operands() {
-                        for o in underlying_objects(i.operand(k)) {
-                            if is_sinkable(o, rules) {
-                                inactive.insert(o.name(), o);
-                            }
+                for k in 0..i.num_operands() {
+                    for o in underlying_objects(i.operand(k)) {
+                        if mixes && is_sinkable(o, rules) {
+                            inactive.insert(o.name(), o);
+                        }
+                        if !api.is_empty() && visible(o, rules) {
+                            shadowed.insert(o.name(), o);
                         }
                     }
                 }
             }
         }
     }
-    let mut created = Vec::new();
-    for (name, g) in &written {
+    for o in api.queried_globals() {
+        if visible(o, rules) {
+            shadowed.insert(o.name(), o);
+        }
+    }
+    let mut data = Vec::new();
+    let mut pointers = Vec::new();
+    for (name, g) in &shadowed {
         let s = zero_global_like(module, *g, &format!("{name}_shadow"));
         rules.global_shadows.insert(name.clone(), s);
-        created.push(s);
+        if g.global_value_type().is_ptr() {
+            pointers.push((*g, s));
+        } else {
+            data.push(s);
+        }
     }
+    let mut sinks = Vec::new();
     for (name, g) in &inactive {
         let s = zero_global_like(module, *g, &format!("{name}.umbra_sink"));
         rules.inactive_sinks.insert(name.clone(), s);
-        created.push(s);
+        sinks.push(s);
     }
-    if !created.is_empty() {
+    // The program owns the shadows it can see; sinks are never its business.
+    let zeroed = if api.is_empty() {
+        data.extend(sinks);
+        data
+    } else {
+        shadow_context::lower(module, &api, requests, rules, &data, &pointers)?;
+        sinks
+    };
+    if !zeroed.is_empty() {
         for r in requests {
-            zero_before(module, r.call, &created);
+            zero_before(module, r.call, &zeroed);
+        }
+    }
+    Ok(())
+}
+
+/// The globals the `reached` functions store floating-point values into: directly, or
+/// through a pointer parameter (of a reached function, transitively) that a call passes an
+/// address in the global to, as `fill(4, scratch, x)` at `-O0`.
+fn written_globals(reached: &HashSet<Val>) -> HashSet<Val> {
+    let mut globals = HashSet::new();
+    // (function, parameter index) of the parameters written through.
+    let mut params: HashSet<(Val, usize)> = HashSet::new();
+    let note = |p: Val, globals: &mut HashSet<Val>, params: &mut HashSet<(Val, usize)>| {
+        let mut new = false;
+        for o in underlying_objects(p) {
+            if o.is_global_variable() {
+                new |= globals.insert(o);
+            } else if let Some(f) = o.parent_function().filter(|_| o.is_argument()) {
+                if let Some(k) = f.params().iter().position(|&q| q == o) {
+                    new |= params.insert((f, k));
+                }
+            }
+        }
+        new
+    };
+    let insts: Vec<Val> = reached
+        .iter()
+        .flat_map(|f| f.blocks())
+        .flat_map(|b| b.instructions())
+        .collect();
+    for &i in &insts {
+        if i.opcode() == Opcode::LLVMStore && stores_floats(i) {
+            note(i.operand(1), &mut globals, &mut params);
+        }
+    }
+    loop {
+        let mut changed = false;
+        for &i in &insts {
+            if !i.is_call() {
+                continue;
+            }
+            let Some(g) = i.called_function().filter(|g| reached.contains(g)) else {
+                continue;
+            };
+            for (k, a) in i.call_args().into_iter().enumerate() {
+                if a.ty().is_ptr() && params.contains(&(g, k)) {
+                    changed |= note(a, &mut globals, &mut params);
+                }
+            }
+        }
+        if !changed {
+            return globals;
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod lower;
 mod markers;
 mod names;
 mod request;
+pub mod shadow_context;
 mod split;
 pub mod todense;
 pub mod virtual_reverse;

@@ -11,7 +11,7 @@
 // into get one Umbra creates (Enzyme's implicit global shadows; before, "globals get no
 // shadow"): a scalar written by a callee and read by the caller, an external array written by
 // one callee and read by another, a global read before it is written (its value at entry is a
-// constant of the call). Globals holding inactive data keep none and still work: a constant
+// constant of the call), a function's static array written by a helper it is passed to. Globals holding inactive data keep none and still work: a constant
 // table, a mutable table f only reads, an integer counter, and an inactive global
 // (enzyme_inactive) that a pointer choice mixes with differentiable memory, through which the
 // derivative is dropped. Checked against finite differences, in reverse and forward mode,
@@ -47,6 +47,12 @@ __attribute__((noinline)) static double sum_hist(int n) {
 
 __attribute__((noinline)) static void set_state(double v) { state = v * v; }
 
+// Writes through its parameter: at -O0 the static array below is written only here.
+static void squares(int n, double *a, const double *x) {
+  for (int i = 0; i < n; i++)
+    a[i] = x[i] * x[i];
+}
+
 // At -O1 and above the choice is a select of @scratch and %c.
 __attribute__((noinline)) static void scale_into(int to_scratch, double a, double *c) {
   double *p = to_scratch ? &scratch : c;
@@ -58,7 +64,9 @@ double f(const double *x, int n) {
   double c = carry;
   fill(x, n);
   set_state(x[0] + x[1]);
-  double y = sum_hist(n) + state * c;
+  static double sq[N];
+  squares(n, sq, x);
+  double y = sum_hist(n) + state * c + sq[0] * sq[3] + sq[1];
   carry = y * 0.5 + x[2];
   double loc = x[3];
   scale_into(n > 100, x[2], &loc);
