@@ -34,8 +34,8 @@
 //! written) corrupts the next; a program that wants the adjoints of its globals declares the
 //! shadows itself (`enzyme_shadow`), and Umbra then neither creates nor zeroes them.
 
-use crate::analysis::objects::underlying_objects;
 use super::shadow_context;
+use crate::analysis::objects::underlying_objects;
 use crate::api::Request;
 use crate::diag::Result;
 use crate::ir::{Builder, Module, Opcode, Ty, TyKind, Val};
@@ -53,6 +53,14 @@ pub fn create(
     rules: &mut UserRules,
 ) -> Result<()> {
     let api = shadow_context::find(module)?;
+    // Only functions still in the module: `checkpoint::state::cover_all` replaces the loop
+    // functions it rebuilds and deletes the old ones, which `reached` may still name.
+    let live: HashSet<Val> = module
+        .functions()
+        .into_iter()
+        .filter(|f| reached.contains(f))
+        .collect();
+    let reached = &live;
     // Sorted by name, so the shadows are created in the same order on every run.
     let mut shadowed: BTreeMap<String, Val> = BTreeMap::new();
     let mut inactive: BTreeMap<String, Val> = BTreeMap::new();

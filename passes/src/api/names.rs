@@ -102,7 +102,10 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
     // Enzyme's run-time context of global shadows (global_shadow_*.c).
     ("__enzyme_context", Entry::GlobalShadows(ShadowFn::Context)),
     ("__enzyme_shadow", Entry::GlobalShadows(ShadowFn::Shadow)),
-    ("__enzyme_zero_shadows", Entry::GlobalShadows(ShadowFn::ZeroShadows)),
+    (
+        "__enzyme_zero_shadows",
+        Entry::GlobalShadows(ShadowFn::ZeroShadows),
+    ),
     ("__enzyme_truncate_mem_func", Entry::None),
     ("__enzyme_truncate_op_func", Entry::None),
     ("__enzyme_truncate_mem_value", Entry::None),
@@ -268,11 +271,16 @@ mod tests {
         assert_eq!(classify("__enzyme_frobnicate"), Some(ApiName::Unknown));
         assert_eq!(
             classify("__enzyme_context"),
-            Some(ApiName::Unsupported("__enzyme_context"))
+            Some(ApiName::GlobalShadows(ShadowFn::Context))
         );
         assert_eq!(
+            classify("__enzyme_shadow"),
+            Some(ApiName::GlobalShadows(ShadowFn::Shadow))
+        );
+        // The longest entry point a name contains decides.
+        assert_eq!(
             classify("__enzyme_zero_shadows"),
-            Some(ApiName::Unsupported("__enzyme_zero_shadows"))
+            Some(ApiName::GlobalShadows(ShadowFn::ZeroShadows))
         );
         assert_eq!(
             classify("_Z16__enzyme_reverseIJPdS0_EEvPvDpT_"),

@@ -147,7 +147,11 @@ pub fn lower(
         ));
     }
     for &c in &calls.context {
-        expect_one(c, c.call_args().first().copied(), "the width of __enzyme_context")?;
+        expect_one(
+            c,
+            c.call_args().first().copied(),
+            "the width of __enzyme_context",
+        )?;
     }
     for &c in &calls.shadow {
         let Some((p, width, lane)) = queried_address(c) else {
@@ -237,7 +241,10 @@ fn expect_one(call: Val, v: Option<Val>, what: &str) -> Result<()> {
 fn zero_helper(m: Module, shadows: &[Val], pointers: &[(Val, Val)]) -> Val {
     let ctx = m.context();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
-    let f = m.add_function("umbra.shadows.zero", Ty::function(Ty::void(ctx), &[], false));
+    let f = m.add_function(
+        "umbra.shadows.zero",
+        Ty::function(Ty::void(ctx), &[], false),
+    );
     f.set_internal();
     let mut b = Builder::new(m);
     b.position_at_end(f.append_block("entry"));
@@ -261,7 +268,10 @@ fn zero_helper(m: Module, shadows: &[Val], pointers: &[(Val, Val)]) -> Val {
 fn ready_helper(m: Module, pointers: &[(Val, Val)]) -> Val {
     let ctx = m.context();
     let (ptr, i64t) = (Ty::ptr(ctx), Ty::int(ctx, 64));
-    let f = m.add_function("umbra.shadows.ready", Ty::function(Ty::void(ctx), &[], false));
+    let f = m.add_function(
+        "umbra.shadows.ready",
+        Ty::function(Ty::void(ctx), &[], false),
+    );
     f.set_internal();
     let usable = usable_size(m);
     let calloc = m.get_or_add_function("calloc", Ty::function(ptr, &[i64t, i64t], false));
@@ -323,11 +333,7 @@ fn context_helper(m: Module, ready: Val) -> Val {
     let write = m.get_or_add_function("write", Ty::function(i64t, &[i32t, ptr, i64t], false));
     b.call_function(
         write,
-        &[
-            i32t.int_const(2),
-            msg,
-            i64t.int_const(message.len() as u64),
-        ],
+        &[i32t.int_const(2), msg, i64t.int_const(message.len() as u64)],
     );
     let abort = m.get_or_add_function("abort", Ty::function(void, &[], false));
     b.call_function(abort, &[]);

@@ -525,8 +525,7 @@ fn context_width(ctx: Val) -> Option<u64> {
     let is_context = |v: Val| {
         v.is_call()
             && v.called_function().is_some_and(|f| {
-                names::classify(&f.name())
-                    == Some(ApiName::GlobalShadows(names::ShadowFn::Context))
+                names::classify(&f.name()) == Some(ApiName::GlobalShadows(names::ShadowFn::Context))
             })
     };
     let made = if is_context(ctx) {
