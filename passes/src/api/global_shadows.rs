@@ -67,9 +67,11 @@ pub fn create(
     // With the API, the program sees the shadows: every global holding data the code refers
     // to gets one, and with a context so do pointer globals holding allocations.
     let visible = |o: Val, rules: &UserRules| {
-        needs_shadow(o, rules)
-            && (o.global_value_type().contains_float()
-                || (api.has_context() && shadow_context::holds_allocation(o)))
+        (needs_shadow(o, rules) && o.global_value_type().contains_float())
+            || (api.has_context()
+                && o.is_global_variable()
+                && may_shadow(o, rules)
+                && shadow_context::holds_allocation(o))
     };
     for g in written_globals(reached) {
         if needs_shadow(g, rules) {
@@ -207,10 +209,17 @@ fn stores_floats(st: Val) -> bool {
 }
 
 /// True for a global variable that would need a shadow Umbra may create: mutable, neither
-/// inactive nor already shadowed, not one of LLVM's or the API's own globals.
+/// inactive nor already shadowed, not one of LLVM's or the API's own globals, and holding no
+/// pointer (a zeroed shadow would hold null where the global points somewhere, and derivative
+/// code reading through it would fault: such a global stays an error at the store; the one
+/// exception, with a context, is [`shadow_context::holds_allocation`]).
 fn needs_shadow(g: Val, rules: &UserRules) -> bool {
-    g.is_global_variable()
-        && !g.is_global_constant()
+    g.is_global_variable() && !g.global_value_type().contains_ptr() && may_shadow(g, rules)
+}
+
+/// The conditions of [`needs_shadow`] but the one on pointers.
+fn may_shadow(g: Val, rules: &UserRules) -> bool {
+    !g.is_global_constant()
         && !rules.inactive_globals.contains(&g.name())
         && !rules.global_shadows.contains_key(&g.name())
         && !is_reserved(&g.name())
