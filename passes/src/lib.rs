@@ -97,6 +97,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // Misuse is reported at the user's call, before derived copies of it exist.
     api::iter::check(module)?;
     if requests.is_empty() {
+        api::shadow_context::refuse_without_requests(module)?;
         api::global_shadows::unlink_inactive_registrations(module);
         api::iter::finish(module)?;
         // A program's other objects may call `umbra_release_tapes` too.

@@ -13,6 +13,8 @@
 // RUN: %umbra %t6.bc -o %t6.o
 // RUN: %clang %t6.o -lm -o %t6
 // RUN: not --crash %t6 2>&1 | FileCheck %s --check-prefix=TWICE
+// RUN: %clang -O1 -g -DALONE -c -emit-llvm %s -o %t7.bc
+// RUN: not %umbra %t7.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=ALONE
 // Enzyme's run-time context of global shadows (__enzyme_context, __enzyme_shadow,
 // __enzyme_zero_shadows) with one shadow per global, which Umbra keeps (in a module, one set):
 // what one set cannot serve is a one-line error at the call (before, every use of the API was
@@ -66,6 +68,10 @@ int main(void) {
     sum += __enzyme_autodiff(f, enzyme_context, ctx, 3.0);
   }
   return sum > 0;
+#elif defined(ALONE)
+  // ALONE: global-shadow-context.c:[[@LINE+1]]:{{[0-9]+}}: {{.*}}Enzyme's global-shadow API in a module without derivative requests
+  void *ctx = __enzyme_context(1);
+  return ctx != 0;
 #else
   return 0;
 #endif

@@ -87,6 +87,22 @@ pub fn find(module: Module) -> Result<Calls> {
     Ok(calls)
 }
 
+/// Refuses the API in a module without requests: the shadows live in the module whose
+/// requests use them (the calls would otherwise be undefined references at link time).
+pub fn refuse_without_requests(module: Module) -> Result<()> {
+    let calls = find(module)?;
+    let first = [&calls.context, &calls.shadow, &calls.zero]
+        .into_iter()
+        .find_map(|v| v.first().copied());
+    match first {
+        Some(c) => Err(unsupported(
+            c,
+            "Enzyme's global-shadow API in a module without derivative requests: Umbra's global shadows live in the module of the requests that use them; call __enzyme_context, __enzyme_shadow and __enzyme_zero_shadows there",
+        )),
+        None => Ok(()),
+    }
+}
+
 /// True for a global holding one pointer that the program sets only to null or to the result
 /// of `malloc`, `calloc`, `aligned_alloc` or `realloc`, so that `malloc_usable_size` may be
 /// asked about its value; its other uses are loads and queries of its shadow.
