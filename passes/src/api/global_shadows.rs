@@ -11,15 +11,20 @@
 //!
 //! Which globals (an over-approximation: a shadow too many costs time, never correctness):
 //! - a `store` of a non-constant value whose type holds floating-point data, to an address
-//!   whose underlying objects include the global, in a function the requests reach;
+//!   whose underlying objects include the global, in a function the requests reach, or to a
+//!   pointer parameter of such a function that a call there passes an address in the global
+//!   (transitively);
 //! - never a global the user declared inactive (`enzyme_inactive`, `__enzyme_inactive_global`),
-//!   gave a shadow, a constant, or an LLVM or API global (`llvm.*`, `__enzyme_*`, `__umbra_*`).
+//!   gave a shadow, a constant, an LLVM or API global (`llvm.*`, `__enzyme_*`, `__umbra_*`),
+//!   nor one whose type holds a pointer (its zeroed shadow would hold null where the global
+//!   points somewhere: a store of a derivative there stays an error).
 //!
 //! A global that is only read by the differentiated code (a table of coefficients, a value
 //! set up by `main`) gets no shadow: within the request its value is a constant, and its
-//! loads are inactive. Globals holding integers or pointers only get none either; a pointer
-//! global through which differentiable data is stored stays an error (its shadow would have
-//! to point at shadow memory the pass cannot allocate).
+//! loads are inactive. Globals holding integers get none either. With Enzyme's API of global
+//! shadows in use ([`super::shadow_context`]), every float global the reached code refers to
+//! or a query names gets one, and so, with a context, does a pointer global holding an
+//! allocation; those shadows belong to the program and are not zeroed here.
 //!
 //! Inactive globals that the differentiated code reaches get a zero-filled *sink*
 //! ([`UserRules::inactive_sinks`]): the stand-in shadow where a pointer into one meets
