@@ -182,7 +182,7 @@ pub fn why_no_shadow(p: Val) -> String {
     }
     match underlying_object(p) {
         o if o.is_global_variable() => format!(
-            "('{}' is in the global '{}', and globals get no shadow); keep the data in a local or heap array, or pass it to the differentiated function as a dup argument",
+            "('{}' is in the global '{}', which has no shadow: Umbra gives one to a global the differentiated code stores floating-point values into, not to one holding pointers or integers); keep the data in a local or heap array, pass it to the differentiated function as a dup argument, or declare the global's shadow (enzyme_shadow)",
             short(p),
             o.name()
         ),
@@ -190,6 +190,16 @@ pub fn why_no_shadow(p: Val) -> String {
             "(it points into {}, which has none: the request passes it as constant, or a caller passes a global or a constant pointer there); pass the destination as dup",
             describe_parameter(o)
         ),
+        o if o.is_instruction()
+            && o.opcode() == crate::ir::Opcode::LLVMLoad
+            && underlying_object(o.operand(0)).is_global_variable() =>
+        {
+            format!(
+                "('{}' is a pointer loaded from the global '{}': Umbra gives no shadow to a global holding pointers, which would have to point at shadow memory); keep the pointer in a local, pass the memory to the differentiated function as a dup argument, or declare the global's shadow (enzyme_shadow) and point it at shadow memory",
+                short(p),
+                underlying_object(o.operand(0)).name()
+            )
+        }
         _ => format!(
             "('{}' is a constant argument or a global); pass the destination as dup",
             short(p)

@@ -97,6 +97,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // Misuse is reported at the user's call, before derived copies of it exist.
     api::iter::check(module)?;
     if requests.is_empty() {
+        api::shadow_context::refuse_without_requests(module)?;
+        api::global_shadows::unlink_inactive_registrations(module);
         api::iter::finish(module)?;
         // A program's other objects may call `umbra_release_tapes` too.
         tape::pool::define(module);
@@ -140,6 +142,10 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // canonical code. Requests inside functions an outer request differentiates go first, so
     // the outer pass sees calls to their derived functions instead of request calls.
     let mut requests = api::inner_first(api::find_requests(module)?)?;
+    // On canonical code, before any derived function: mutable globals the differentiated code
+    // writes derivatives into get shadows, as if the user had declared them.
+    let mut rules = rules;
+    api::global_shadows::create(module, &canonical, &requests, &mut rules)?;
     let mut session = cache::Session::new(module, opts, rules);
     session.set_unoptimised(unoptimised);
     session.set_type_seed(rules::type_seed);
@@ -188,6 +194,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     let derived_functions = session.derived_count();
     warnings.extend(analysis::dropped::dropped_derivatives(&session));
     api::lower::remove_request_declarations(module);
+    api::global_shadows::unlink_inactive_registrations(module);
     api::iter::finish(module)?;
     tape::pool::define(module);
     // After every request: the derivative code reads and writes through the views' shadows.

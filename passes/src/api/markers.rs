@@ -28,6 +28,9 @@ pub enum Marker {
     NoFree,
     /// `__enzyme_batch`: how the next parameter's values are given.
     Batch(BatchMarker),
+    /// `enzyme_context, ctx`: the request reads and writes the global shadows of context
+    /// `ctx` (`super::shadow_context`).
+    Context,
     /// A name like a marker's (`enzyme_width`, ...) that Umbra does not support.
     Unknown(String),
 }
@@ -47,7 +50,7 @@ const PREFIXES: [&str; 2] = ["umbra_", "enzyme_"];
 
 /// The marker names Umbra implements, for messages.
 pub const SUPPORTED: &str =
-    "dup, dupnoneed, const, out, width, dupv, dupnoneedv, in split mode allocated and tape, and in __enzyme_batch scalar, vector and buffer (with the prefix enzyme_ or umbra_)";
+    "dup, dupnoneed, const, out, width, dupv, dupnoneedv, context, in split mode allocated and tape, and in __enzyme_batch scalar, vector and buffer (with the prefix enzyme_ or umbra_)";
 
 /// Decodes `arg` as a marker; `None` when it is an ordinary argument.
 pub fn decode(arg: Val) -> Option<Marker> {
@@ -69,6 +72,7 @@ pub fn decode(arg: Val) -> Option<Marker> {
         "allocated" => Marker::Allocated,
         "tape" => Marker::Tape,
         "nofree" => Marker::NoFree,
+        "context" => Marker::Context,
         "scalar" => Marker::Batch(BatchMarker::Scalar),
         "vector" => Marker::Batch(BatchMarker::Vector),
         "buffer" => Marker::Batch(BatchMarker::Buffer),

@@ -10,11 +10,13 @@
 
 pub mod batch;
 pub mod dispatch;
+pub mod global_shadows;
 pub mod iter;
 pub mod lower;
 mod markers;
 mod names;
 mod request;
+pub mod shadow_context;
 mod split;
 pub mod todense;
 pub mod virtual_reverse;

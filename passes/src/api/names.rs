@@ -35,6 +35,18 @@ impl Sweep {
     }
 }
 
+/// Enzyme's functions of global shadows (its `global_shadow_*.c` tests).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShadowFn {
+    /// `__enzyme_context(width)`: a context holding a shadow of every global.
+    Context,
+    /// `__enzyme_shadow(ctx, &g, lane)` or `__enzyme_shadow(&g, width, lane)`: the address of
+    /// a global's shadow.
+    Shadow,
+    /// `__enzyme_zero_shadows(ctx)`: zeroes every shadow of a context.
+    ZeroShadows,
+}
+
 /// What a function name means to the API.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ApiName {
@@ -58,6 +70,8 @@ pub enum ApiName {
     /// Some other name in the API's namespaces (`__enzyme_`, `__umbra_`): not an entry point of
     /// either.
     Unknown,
+    /// Enzyme's run-time access to global shadows (`super::shadow_context`).
+    GlobalShadows(ShadowFn),
 }
 
 /// The entry points by name. A name containing several of them means the longest (most
@@ -85,11 +99,13 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
     ("__enzyme_virtualreverse", Entry::VirtualReverse),
     ("__enzyme_iter", Entry::Iter),
     ("__enzyme_call_inactive", Entry::None),
-    // Enzyme's run-time context of global shadows (global_shadow_*.c): shadows looked up and
-    // zeroed through an opaque context, which requests take after `enzyme_context`.
-    ("__enzyme_context", Entry::None),
-    ("__enzyme_shadow", Entry::None),
-    ("__enzyme_zero_shadows", Entry::None),
+    // Enzyme's run-time context of global shadows (global_shadow_*.c).
+    ("__enzyme_context", Entry::GlobalShadows(ShadowFn::Context)),
+    ("__enzyme_shadow", Entry::GlobalShadows(ShadowFn::Shadow)),
+    (
+        "__enzyme_zero_shadows",
+        Entry::GlobalShadows(ShadowFn::ZeroShadows),
+    ),
     ("__enzyme_truncate_mem_func", Entry::None),
     ("__enzyme_truncate_op_func", Entry::None),
     ("__enzyme_truncate_mem_value", Entry::None),
@@ -111,6 +127,8 @@ enum Entry {
     VirtualReverse,
     /// A dense view.
     View,
+    /// Global shadows' functions.
+    GlobalShadows(ShadowFn),
     /// Enzyme's, not implemented by Umbra.
     None,
 }
@@ -134,6 +152,7 @@ pub fn classify(name: &str) -> Option<ApiName> {
         Some((_, Entry::Iter)) => ApiName::Iter,
         Some((_, Entry::VirtualReverse)) => ApiName::VirtualReverse,
         Some((_, Entry::View)) => ApiName::View,
+        Some((_, Entry::GlobalShadows(f))) => ApiName::GlobalShadows(*f),
         Some((entry, Entry::None)) => ApiName::Unsupported(entry),
         None => ApiName::Unknown,
     })
@@ -252,11 +271,16 @@ mod tests {
         assert_eq!(classify("__enzyme_frobnicate"), Some(ApiName::Unknown));
         assert_eq!(
             classify("__enzyme_context"),
-            Some(ApiName::Unsupported("__enzyme_context"))
+            Some(ApiName::GlobalShadows(ShadowFn::Context))
         );
         assert_eq!(
+            classify("__enzyme_shadow"),
+            Some(ApiName::GlobalShadows(ShadowFn::Shadow))
+        );
+        // The longest entry point a name contains decides.
+        assert_eq!(
             classify("__enzyme_zero_shadows"),
-            Some(ApiName::Unsupported("__enzyme_zero_shadows"))
+            Some(ApiName::GlobalShadows(ShadowFn::ZeroShadows))
         );
         assert_eq!(
             classify("_Z16__enzyme_reverseIJPdS0_EEvPvDpT_"),

@@ -491,6 +491,10 @@ impl Val {
     pub fn set_thread_local(self) {
         unsafe { c::LLVMSetThreadLocal(self.0, 1) }
     }
+    /// True for a thread-local global variable.
+    pub fn is_thread_local(self) -> bool {
+        unsafe { c::LLVMIsThreadLocal(self.0) != 0 }
+    }
     /// Sets the alignment of a global, alloca, load or store.
     pub fn set_alignment(self, align: u32) {
         unsafe { c::LLVMSetAlignment(self.0, align) }

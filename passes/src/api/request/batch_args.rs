@@ -158,6 +158,7 @@ pub(super) fn decode(
         width,
         split: None,
         batch: Some(plans),
+        context: None,
     })
 }
 

@@ -62,6 +62,8 @@ pub struct Request {
     pub split: Option<Split>,
     /// `__enzyme_batch`: the values of each parameter (`args` is then empty, `mode` unused).
     pub batch: Option<Vec<batch_args::BatchArg>>,
+    /// `enzyme_context, ctx`: the context of global shadows the request uses.
+    pub context: Option<Val>,
 }
 
 impl Request {
@@ -123,6 +125,8 @@ pub fn find_requests(module: Module) -> Result<Vec<Request>> {
             Some(ApiName::Iter) => continue,
             // Lowered after the requests (`super::todense`).
             Some(ApiName::View) => continue,
+            // Lowered before the derived code is built (`super::shadow_context`).
+            Some(ApiName::GlobalShadows(_)) => continue,
             Some(other) => {
                 if let Some(&user) = f.users().first() {
                     return Err(not_implemented(user, &name, other));
@@ -345,6 +349,28 @@ fn decode(call: Val, kind: Kind) -> Result<Request> {
         }
         i = 3;
     }
+    // `enzyme_context, ctx`, right after the function or the width.
+    let mut context = None;
+    if args.get(i).copied().and_then(markers::decode) == Some(Marker::Context) {
+        let Some(&ctx) = args.get(i + 1) else {
+            return Err(Error::user_at(
+                call,
+                format!("'{req_name}': enzyme_context must be followed by the context"),
+            ));
+        };
+        if let Some(w) = context_width(ctx).filter(|&w| w != 1) {
+            return Err(Error::user_at(
+                call,
+                format!("'{req_name}': the context passed after enzyme_context has width {w}: Umbra keeps one shadow of each global (width 1)"),
+            )
+            .with_kind(ErrorKind::Unsupported));
+        }
+        context = Some(ctx);
+        if args[i].is_instruction() {
+            marker_loads.push(args[i]);
+        }
+        i += 2;
+    }
     let too_few = |k: usize| {
         Error::user_at(
             call,
@@ -367,11 +393,11 @@ fn decode(call: Val, kind: Kind) -> Result<Request> {
                     activity = Some(a);
                     strided = true;
                 }
-                Marker::Width => {
+                Marker::Width | Marker::Context => {
                     return Err(Error::user_at(
                         call,
                         format!(
-                            "enzyme_width (argument {} of '{req_name}') must come right after the function",
+                            "enzyme_width or enzyme_context (argument {} of '{req_name}') must come right after the function (the width first)",
                             i + 1
                         ),
                     ))
@@ -489,7 +515,34 @@ fn decode(call: Val, kind: Kind) -> Result<Request> {
         width,
         split,
         batch: None,
+        context,
     })
+}
+
+/// The constant width of the `__enzyme_context` call that made `ctx`: the call itself, or at
+/// `-O0` a load of a stack slot the call's result is stored to.
+fn context_width(ctx: Val) -> Option<u64> {
+    let is_context = |v: Val| {
+        v.is_call()
+            && v.called_function().is_some_and(|f| {
+                names::classify(&f.name()) == Some(ApiName::GlobalShadows(names::ShadowFn::Context))
+            })
+    };
+    let made = if is_context(ctx) {
+        ctx
+    } else if ctx.is_instruction() && ctx.opcode() == crate::ir::Opcode::LLVMLoad {
+        let slot = ctx.operand(0);
+        slot.users().into_iter().find_map(|u| {
+            (u.is_instruction()
+                && u.opcode() == crate::ir::Opcode::LLVMStore
+                && u.operand(1) == slot
+                && is_context(u.operand(0)))
+            .then(|| u.operand(0))
+        })?
+    } else {
+        return None;
+    };
+    made.call_args().first()?.const_int_value()
 }
 
 /// Consumes the split-mode markers (`enzyme_allocated, size`, `enzyme_tape, pointer`) at
@@ -576,6 +629,7 @@ fn decode_size(call: Val, function: Val, args: &[Val]) -> Result<Request> {
         sret: None,
         width: 1,
         batch: None,
+        context: None,
         split: Some(Split {
             sweep: Sweep::Size,
             allocated: None,
