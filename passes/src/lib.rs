@@ -97,6 +97,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // Misuse is reported at the user's call, before derived copies of it exist.
     api::iter::check(module)?;
     if requests.is_empty() {
+        // Loops marked for checkpointing stay plain loops.
+        checkpoint::outline::strip_markers(module)?;
         api::iter::finish(module)?;
         // A program's other objects may call `umbra_release_tapes` too.
         tape::pool::define(module);
@@ -130,6 +132,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         .map(|f| f.name())
         .collect();
     let mut canonical = preprocess::canonicalize_reachable(module, &requests, &rules)?;
+    // Loops marked for checkpointing become checkpointed loops of outlined steps.
+    checkpoint::outline::outline_marked(module, &mut canonical)?;
     // On canonical code: the memory a checkpointed step carries to the next must be in its
     // snapshots (globals passed to it are added; anything else uncovered refuses reverse mode).
     checkpoint::state::cover_all(module, &canonical, &rules)?;

@@ -32,6 +32,8 @@
 pub mod fixed;
 pub mod fixed_emit;
 pub mod fixed_reverse;
+pub mod loops;
+pub mod outline;
 pub mod reverse;
 pub mod state;
 
@@ -124,6 +126,7 @@ pub fn step_of(f: Val) -> Option<Val> {
 /// Rewrites every checkpointed-loop call of `module` into a call of its loop function, and
 /// every fixed-point loop into a call of its fixed-point function ([`fixed`]).
 pub fn lower_calls(module: Module) -> Result<()> {
+    outline::rename_markers(module);
     fixed::lower_calls(module)?;
     for name in FOR_NAMES.iter().chain(&WHILE_NAMES) {
         let Some(f) = module.function(name) else {
@@ -419,7 +422,7 @@ pub(crate) fn erase_marker_loads(mut markers: Vec<Val>) {
 }
 
 /// The alloca `p` points into, when it is one (through GEPs and casts).
-fn local_object(p: Val) -> Option<Val> {
+pub(crate) fn local_object(p: Val) -> Option<Val> {
     let mut v = p;
     loop {
         let op = if v.is_instruction() {
@@ -491,7 +494,7 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
 /// `for j in 0..n: step(start + j, args)`, or for a while loop `j = 0; while (step(j++,
 /// args));`. One per step and signature, unless `fresh` (a call whose reverse mode
 /// [`state::cover_all`] refuses gets its own).
-fn loop_function(
+pub(crate) fn loop_function(
     module: Module,
     step: Val,
     is_while: bool,

@@ -1,0 +1,884 @@
+//! Loops marked for checkpointing in place: `umbra_checkpoint_next_loop(&scheme, &config,
+//! [umbra_checkpoint_region, ptr, bytes]...)` just before a loop, or Enzyme's
+//! `__enzyme_set_checkpointing(mode, snapshots)` at the top of its body (what the clang
+//! plugin's `enzyme_checkpointing_enable` attribute emits). [`outline_marked`] turns each such
+//! loop of a function requests reach into a call of a loop function ([`super::loop_function`],
+//! the same as `__enzyme_checkpoint_for` makes) whose step is the loop body, outlined into a
+//! function of its own; the checkpointed reverse mode ([`super::reverse`]) then drives it.
+//!
+//! It runs on canonical code (after mem2reg), once `loop-simplify` and `lcssa` have given the
+//! loop a preheader, one latch, dedicated exits and exit phis. The loop must have one exiting
+//! block, the header (a `for` loop as clang emits it at -O0) or the latch (a rotated loop), and
+//! it must be counted: its test compares an induction variable that starts at a value fixed
+//! before the loop and goes up by one (or that plus one, or either widened) with a bound fixed
+//! before the loop, by `<`, `<=` or `!=`. The step function is `step(j, cell, live-ins...)`:
+//! iteration `j` of the body with the induction variable `start + j`. The values the loop
+//! carries from one iteration to the next in registers (the header's phis), the floating-point
+//! values it reads from before the loop and the values it leaves for after it live in a heap
+//! *cell* (a struct, allocated before the loop and freed after it), which is the first snapshot
+//! region; pointers and integers from before the loop are passed as arguments. The cell's
+//! address and the live-ins are the step's arguments, as Enzyme's step ABI packs them.
+//!
+//! Guarantees: anything else is refused with one line naming the function, saying why and
+//! pointing at the marker: a marker not followed by (or not inside) a loop, a loop without a
+//! preheader, with several latches or exits, with a return, an exception edge or variable
+//! arguments inside, a test that is not a counted one, a value computed in the header of a
+//! `for` loop that code after the loop reads when it cannot be recomputed there, a loop that
+//! reads the function's local variables (the reverse sweep runs the steps again after the
+//! function has returned). Markers in functions no request reaches are erased, leaving the
+//! plain loop.
+
+use std::collections::{HashMap, HashSet};
+
+use super::loops::{Cfg, Loop};
+use crate::diag::{Error, Result};
+use crate::ir::{inverse_pred, swapped_pred, Block, Builder, IntPred, Module, Opcode, Ty, Val};
+
+/// The Umbra marker, a call just before the loop.
+pub const NEXT_LOOP: [&str; 2] = ["umbra_checkpoint_next_loop", "__umbra_checkpoint_next_loop"];
+
+/// Enzyme's marker, a call at the top of the loop body: mode (1 periodic, 2 binomial) and the
+/// number of snapshots (0: the square root of the number of steps).
+pub const SET_CHECKPOINTING: &str = "__enzyme_set_checkpointing";
+
+/// The function of `umbra/checkpoint.h` returning the scheme of an Enzyme mode.
+pub const BUILTIN_SCHEME: &str = "umbra_checkpoint_scheme_of_mode";
+
+/// What [`rename_markers`] renames the markers to, in the order of `NEXT_LOOP` then
+/// `SET_CHECKPOINTING`: names outside the API's namespaces, which the request finder would
+/// otherwise refuse as unknown entry points.
+const INTERNAL: [&str; 2] = ["umbra.ckpt.mark.next", "umbra.ckpt.mark.inside"];
+
+/// Renames the markers' declarations to [`INTERNAL`] names (before requests are looked for).
+pub fn rename_markers(module: Module) {
+    for (k, name) in NEXT_LOOP.iter().chain([&SET_CHECKPOINTING]).enumerate() {
+        let Some(f) = module.function(name) else {
+            continue;
+        };
+        let internal = INTERNAL[usize::from(k == NEXT_LOOP.len())];
+        match module.function(internal) {
+            // The second spelling of the same marker: calls go to the first one's declaration.
+            Some(g) => {
+                f.replace_all_uses_with(g);
+                f.delete_global();
+            }
+            None => f.set_name(internal),
+        }
+    }
+}
+
+/// Name prefix of the outlined step functions.
+pub const STEP_PREFIX: &str = "umbra.ckpt.step.";
+
+/// The marker calls of `module`, with whether each is Enzyme's (inside the loop).
+fn markers(module: Module) -> Result<Vec<(Val, bool)>> {
+    let mut out = Vec::new();
+    for name in &INTERNAL {
+        let Some(f) = module.function(name) else {
+            continue;
+        };
+        for u in f.users() {
+            if !(u.is_call() && u.called_value() == f) {
+                return Err(Error::at_value(
+                    u,
+                    format!("{name} is used other than by calling it"),
+                ));
+            }
+            out.push((u, *name == INTERNAL[1]));
+        }
+    }
+    Ok(out)
+}
+
+/// Erases marker call `call` (and the loads of marker globals it leaves unused).
+fn erase_marker(call: Val) {
+    let args = call.call_args();
+    call.erase();
+    super::erase_marker_loads(args);
+}
+
+/// Deletes the marker functions left without calls.
+fn delete_declarations(module: Module) {
+    for name in &INTERNAL {
+        if let Some(f) = module.function(name) {
+            if !f.has_uses() {
+                f.delete_global();
+            }
+        }
+    }
+}
+
+/// Erases every marker: the loops stay plain (no request differentiates them).
+pub fn strip_markers(module: Module) -> Result<()> {
+    for (call, _) in markers(module)? {
+        erase_marker(call);
+    }
+    delete_declarations(module);
+    Ok(())
+}
+
+/// Outlines every marked loop of the functions in `canonical` (adding the new functions to
+/// it) and erases the markers elsewhere.
+pub fn outline_marked(module: Module, canonical: &mut HashSet<Val>) -> Result<()> {
+    for (call, inside) in markers(module)? {
+        let Some(f) = call.parent_function() else {
+            continue;
+        };
+        if canonical.contains(&f) {
+            let (step, looped) = outline(module, call, inside)?;
+            canonical.insert(step);
+            canonical.insert(looped);
+        } else {
+            erase_marker(call);
+        }
+    }
+    delete_declarations(module);
+    Ok(())
+}
+
+/// The refusal of marker `call` in function `f`: `why`.
+fn refuse(call: Val, f: Val, why: impl std::fmt::Display) -> Error {
+    Error::at(
+        call,
+        format!(
+            "the loop marked for checkpointing here (in '{}') cannot be outlined: {why}",
+            f.name()
+        ),
+    )
+}
+
+/// What the marker asks for.
+enum Scheme {
+    /// `umbra_checkpoint_next_loop`: the scheme and configuration pointers.
+    Given(Val, Val),
+    /// `__enzyme_set_checkpointing`: Enzyme's mode and number of snapshots.
+    Mode(u64, u64),
+}
+
+struct Marker {
+    scheme: Scheme,
+    regions: Vec<(Val, Val)>,
+}
+
+fn decode(call: Val, f: Val, inside: bool) -> Result<Marker> {
+    let args = call.call_args();
+    if inside {
+        let consts: Vec<Option<u64>> = args.iter().map(|a| a.const_int_value()).collect();
+        return match consts.as_slice() {
+            [Some(m), Some(n)] if *m <= 2 => Ok(Marker {
+                scheme: Scheme::Mode(*m, *n),
+                regions: Vec::new(),
+            }),
+            [Some(m)] if *m <= 2 => Ok(Marker {
+                scheme: Scheme::Mode(*m, 0),
+                regions: Vec::new(),
+            }),
+            _ => Err(refuse(
+                call,
+                f,
+                "__enzyme_set_checkpointing takes a constant mode (1: periodic, 2: binomial) and a constant number of snapshots",
+            )),
+        };
+    }
+    if args.len() < 2 || !args[0].ty().is_ptr() || !args[1].ty().is_ptr() {
+        return Err(refuse(
+            call,
+            f,
+            "umbra_checkpoint_next_loop takes the scheme and the configuration (&EnzymeCkptRevolve, &config), then umbra_checkpoint_region, pointer, bytes for each region",
+        ));
+    }
+    let mut regions = Vec::new();
+    let mut k = 2;
+    while k < args.len() {
+        let is_region = super::marker_name(args[k])
+            .is_some_and(|m| m.ends_with("_checkpoint_region"))
+            && k + 2 < args.len()
+            && args[k + 1].ty().is_ptr()
+            && args[k + 2].ty().is_int();
+        if !is_region {
+            return Err(refuse(
+                call,
+                f,
+                format!(
+                    "argument {} of umbra_checkpoint_next_loop is not umbra_checkpoint_region, pointer, bytes",
+                    k + 1
+                ),
+            ));
+        }
+        regions.push((args[k + 1], args[k + 2]));
+        k += 3;
+    }
+    Ok(Marker {
+        scheme: Scheme::Given(args[0], args[1]),
+        regions,
+    })
+}
+
+/// The counted loop's induction variable and test.
+struct Counted {
+    /// The header phi counting iterations.
+    iv: Val,
+    /// Its increment (`iv + 1`), fed back from the latch.
+    next: Val,
+    start: Val,
+    /// The bound and the predicate under which the loop goes on (`x pred bound`).
+    bound: Val,
+    pred: IntPred,
+    /// The widening (sext or zext) of the compared counter, if any.
+    widen: Option<Opcode>,
+    /// The test is at the latch, on `iv + 1` (a rotated loop); else at the header, on `iv`.
+    at_latch: bool,
+}
+
+/// Whether `v` is `iv + 1` (as an `add`, either order).
+fn is_increment(v: Val, iv: Val) -> bool {
+    v.is_instruction()
+        && v.opcode() == Opcode::LLVMAdd
+        && ((v.operand(0) == iv && v.operand(1).const_int_sext() == Some(1))
+            || (v.operand(1) == iv && v.operand(0).const_int_sext() == Some(1)))
+}
+
+fn counted(
+    l: &Loop,
+    pre: Block,
+    latch: Block,
+    exiting: Block,
+) -> std::result::Result<Counted, &'static str> {
+    const NOT_COUNTED: &str = "its test is not a counted one (an integer counter from a value fixed before the loop, up by one, compared by <, <= or != with a bound fixed before the loop)";
+    let term = exiting.terminator().ok_or(NOT_COUNTED)?;
+    if term.opcode() != Opcode::LLVMBr || term.num_operands() != 3 {
+        return Err(NOT_COUNTED);
+    }
+    let cond = term.operand(0);
+    if !cond.is_instruction() || cond.opcode() != Opcode::LLVMICmp {
+        return Err(NOT_COUNTED);
+    }
+    let on_true = l.blocks.contains(&term.successors()[0]);
+    let mut pred = cond.int_predicate();
+    if !on_true {
+        pred = inverse_pred(pred);
+    }
+    // The counter side: `iv`, `iv + 1`, or either widened.
+    let counter = |x: Val| -> Option<(Val, Option<Opcode>, bool)> {
+        let (inner, widen) = if x.is_instruction()
+            && matches!(x.opcode(), Opcode::LLVMSExt | Opcode::LLVMZExt)
+            && l.defines(x)
+        {
+            (x.operand(0), Some(x.opcode()))
+        } else {
+            (x, None)
+        };
+        let header_phi = |p: Val| {
+            p.is_instruction()
+                && p.opcode() == Opcode::LLVMPHI
+                && p.parent_block() == l.header
+                && p.ty().is_int()
+        };
+        if header_phi(inner) {
+            return Some((inner, widen, false));
+        }
+        if inner.is_instruction() && inner.opcode() == Opcode::LLVMAdd {
+            for k in 0..2 {
+                let p = inner.operand(k);
+                if header_phi(p) && is_increment(inner, p) {
+                    return Some((p, widen, true));
+                }
+            }
+        }
+        None
+    };
+    let (a, b) = (cond.operand(0), cond.operand(1));
+    let ((iv, widen, on_next), bound) = match (counter(a), counter(b)) {
+        (Some(c), _) if !l.defines(b) => (c, b),
+        (_, Some(c)) if !l.defines(a) => {
+            pred = swapped_pred(pred);
+            (c, a)
+        }
+        _ => return Err(NOT_COUNTED),
+    };
+    let incoming = iv.incoming();
+    let start = incoming.iter().find(|(_, blk)| *blk == pre).map(|x| x.0);
+    let next = incoming.iter().find(|(_, blk)| *blk == latch).map(|x| x.0);
+    let (Some(start), Some(next)) = (start, next) else {
+        return Err(NOT_COUNTED);
+    };
+    if incoming.len() != 2 || !is_increment(next, iv) {
+        return Err(NOT_COUNTED);
+    }
+    use IntPred::*;
+    if !matches!(
+        pred,
+        LLVMIntSLT | LLVMIntULT | LLVMIntSLE | LLVMIntULE | LLVMIntNE
+    ) {
+        return Err(NOT_COUNTED);
+    }
+    let at_latch = match (exiting == l.header, exiting == latch, on_next) {
+        (true, false, false) => false,
+        (_, true, true) => true,
+        _ => return Err("its test is neither at the top of the loop on the counter nor at the bottom on the counter plus one"),
+    };
+    Ok(Counted {
+        iv,
+        next,
+        start,
+        bound,
+        pred,
+        widen,
+        at_latch,
+    })
+}
+
+/// Emits the number of iterations of `c` (as an `i64`) at `b`.
+fn trip_count(b: &mut Builder, c: &Counted) -> Val {
+    let w = c.bound.ty();
+    let i64t = Ty::int(w.context(), 64);
+    let mut s = c.start;
+    if let Some(op) = c.widen {
+        s = b.cast(op, s, w);
+    }
+    let one = w.int_const(1);
+    // The first value compared, and the iterations before it (one for a rotated loop).
+    let x0 = if c.at_latch { b.add(s, one) } else { s };
+    use IntPred::*;
+    let diff = b.sub(c.bound, x0);
+    let rest = match c.pred {
+        LLVMIntNE => diff,
+        p => {
+            let inclusive = matches!(p, LLVMIntSLE | LLVMIntULE);
+            let go = b.icmp(p, x0, c.bound);
+            let count = if inclusive { b.add(diff, one) } else { diff };
+            b.select(go, count, w.zero())
+        }
+    };
+    let n = if c.at_latch { b.add(rest, one) } else { rest };
+    if w.int_width() < 64 {
+        b.cast(Opcode::LLVMZExt, n, i64t)
+    } else {
+        n
+    }
+}
+
+/// Where a value the loop uses or leaves ends up in the cell.
+struct Cell {
+    ty: Ty,
+    /// Field of each header phi carried from one iteration to the next.
+    carried: Vec<(Val, u32)>,
+    /// Field of each floating-point (or other non-pointer, non-integer) live-in.
+    inputs: Vec<(Val, u32)>,
+    /// Field of each value of a rotated loop read after it.
+    outs: Vec<(Val, u32)>,
+}
+
+fn field(b: &mut Builder, cell: &Cell, ptr: Val, k: u32) -> Val {
+    let i32t = Ty::int(cell.ty.context(), 32);
+    b.gep(
+        cell.ty,
+        ptr,
+        &[i32t.zero(), i32t.int_const(u64::from(k))],
+        true,
+    )
+}
+
+/// Outlines the loop marker `call` designates; returns the step and the loop function.
+fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
+    let f = call
+        .parent_function()
+        .expect("a marker call is in a function");
+    let marker = decode(call, f, inside)?;
+    crate::ir::run_function_passes(f, "loop-simplify,lcssa")
+        .map_err(|e| Error::in_function(f, format!("loop canonicalisation failed: {e}")))?;
+    let cfg = Cfg::new(f);
+    let here = call.parent_block();
+    let l = if inside {
+        cfg.innermost_around(here)
+            .ok_or_else(|| refuse(call, f, "__enzyme_set_checkpointing is not inside a loop"))?
+    } else {
+        match cfg.next_loop(here) {
+            Ok(Some(l)) => l,
+            Ok(None) => return Err(refuse(call, f, "no loop follows the marker")),
+            Err(n) => return Err(refuse(
+                call,
+                f,
+                format!(
+                    "{n} loops follow the marker at the same distance: put it just before the loop"
+                ),
+            )),
+        }
+    };
+    let outside: Vec<Block> = cfg
+        .preds(l.header)
+        .into_iter()
+        .filter(|p| !l.blocks.contains(p))
+        .collect();
+    let pre = match outside.as_slice() {
+        [p] if p.successors() == vec![l.header] => *p,
+        _ => {
+            return Err(refuse(
+                call,
+                f,
+                "the loop has no preheader (one block entering it)",
+            ))
+        }
+    };
+    let [latch] = l.latches.as_slice() else {
+        return Err(refuse(
+            call,
+            f,
+            "the loop has several back edges (a `continue` the compiler could not merge)",
+        ));
+    };
+    let latch = *latch;
+    let exiting = l.exiting();
+    let [exiting] = exiting.as_slice() else {
+        return Err(refuse(
+            call,
+            f,
+            "the loop has several exits (a `break`, `goto` or `return` inside it)",
+        ));
+    };
+    let exiting = *exiting;
+    let exits: Vec<Block> = exiting
+        .successors()
+        .into_iter()
+        .filter(|s| !l.blocks.contains(s))
+        .collect();
+    let exit = match exits.as_slice() {
+        [e] if cfg.preds(*e) == vec![exiting] => *e,
+        _ => return Err(refuse(call, f, "the loop has several exits")),
+    };
+    if let Some((i, why)) = l.unmovable() {
+        let at = i
+            .debug_location()
+            .map(|d| format!(" (at {d})"))
+            .unwrap_or_default();
+        return Err(refuse(call, f, format!("the loop {why}{at}")));
+    }
+    let c = counted(&l, pre, latch, exiting).map_err(|why| refuse(call, f, why))?;
+    if c.bound.ty().int_width() > 64 {
+        return Err(refuse(call, f, "its counter is wider than 64 bits"));
+    }
+    if inside {
+        erase_marker(call);
+    }
+    let ordered = l.ordered(&cfg);
+    let ctx = module.context();
+    let (i64t, ptr) = (Ty::int(ctx, 64), Ty::ptr(ctx));
+
+    // What the loop reads from before it.
+    let mut live_ins: Vec<Val> = Vec::new();
+    let note = |v: Val, live_ins: &mut Vec<Val>| {
+        if (v.is_argument() || (v.is_instruction() && !l.defines(v))) && !live_ins.contains(&v) {
+            live_ins.push(v);
+        }
+    };
+    for b in &ordered {
+        for i in b.instructions() {
+            if i.opcode() == Opcode::LLVMPHI && *b == l.header {
+                for (v, blk) in i.incoming() {
+                    if blk == latch {
+                        note(v, &mut live_ins);
+                    }
+                }
+                continue;
+            }
+            for v in i.operands() {
+                note(v, &mut live_ins);
+            }
+        }
+    }
+    note(c.start, &mut live_ins);
+    for v in &live_ins {
+        if let Some(local) = super::local_object(*v) {
+            return Err(refuse(
+                call,
+                f,
+                format!(
+                    "the loop uses a local variable of '{}' ({}); in reverse mode the steps run again after '{}' has returned: keep that memory on the heap, in a global or in a parameter",
+                    f.name(),
+                    crate::diag::short(local),
+                    f.name()
+                ),
+            ));
+        }
+    }
+    let (args_in, cell_in): (Vec<Val>, Vec<Val>) = live_ins
+        .iter()
+        .partition(|v| v.ty().is_ptr() || v.ty().is_int());
+
+    // What code after the loop reads of it (the exit block's phis after LCSSA, or any
+    // instruction the loop's values dominate).
+    let mut read_after: Vec<Val> = Vec::new();
+    for b in &ordered {
+        for i in b.instructions() {
+            if i.users().into_iter().any(|u| !l.defines(u)) {
+                read_after.push(i);
+            }
+        }
+    }
+    let header_phis: Vec<Val> = l
+        .header
+        .instructions()
+        .into_iter()
+        .filter(|i| i.opcode() == Opcode::LLVMPHI && *i != c.iv)
+        .collect();
+    let outs: Vec<Val> = if c.at_latch {
+        read_after
+            .iter()
+            .copied()
+            .filter(|v| *v != c.iv && *v != c.next)
+            .collect()
+    } else {
+        Vec::new()
+    };
+
+    // The cell.
+    let mut fields: Vec<Ty> = Vec::new();
+    let slot = |ty: Ty, fields: &mut Vec<Ty>| {
+        fields.push(ty);
+        (fields.len() - 1) as u32
+    };
+    let carried: Vec<(Val, u32)> = header_phis
+        .iter()
+        .map(|p| (*p, slot(p.ty(), &mut fields)))
+        .collect();
+    let inputs: Vec<(Val, u32)> = cell_in
+        .iter()
+        .map(|v| (*v, slot(v.ty(), &mut fields)))
+        .collect();
+    let out_fields: Vec<(Val, u32)> = outs
+        .iter()
+        .map(|v| (*v, slot(v.ty(), &mut fields)))
+        .collect();
+    if fields.is_empty() {
+        fields.push(i64t);
+    }
+    let cell = Cell {
+        ty: Ty::literal_struct(ctx, &fields),
+        carried,
+        inputs,
+        outs: out_fields,
+    };
+
+    // The step function.
+    let mut params = vec![i64t, ptr];
+    params.extend(args_in.iter().map(|v| v.ty()));
+    let step = module.add_function(
+        &format!("{STEP_PREFIX}{}", f.name()),
+        Ty::function(Ty::void(ctx), &params, false),
+    );
+    step.set_internal();
+    crate::signature::copy_target_attributes(f, step);
+    let sp = step.params();
+    sp[0].set_name("j");
+    sp[1].set_name("cell");
+    let mut map: HashMap<Val, Val> = HashMap::new();
+    for (k, v) in args_in.iter().enumerate() {
+        map.insert(*v, sp[2 + k]);
+    }
+    let mut b = Builder::new(module);
+    let entry = step.append_block("entry");
+    b.position_at_end(entry);
+    for (v, k) in cell.carried.iter().chain(&cell.inputs) {
+        let at = field(&mut b, &cell, sp[1], *k);
+        let x = b.load(v.ty(), at, 0);
+        map.insert(*v, x);
+    }
+    let mapv = |map: &HashMap<Val, Val>, v: Val| -> Val {
+        match map.get(&v) {
+            Some(x) => *x,
+            None => v,
+        }
+    };
+    let start = mapv(&map, c.start);
+    let j = b.sext_or_trunc(sp[0], c.iv.ty());
+    let iv = b.add(start, j);
+    map.insert(c.iv, iv);
+    let mut bmap: HashMap<Block, Block> = HashMap::new();
+    for blk in &ordered {
+        bmap.insert(*blk, step.append_block(""));
+    }
+    let ret = step.append_block("step.end");
+    b.br(bmap[&l.header]);
+    let mut phis: Vec<(Val, Val)> = Vec::new();
+    let in_loop_succ = |t: Val| {
+        t.successors()
+            .into_iter()
+            .find(|s| l.blocks.contains(s))
+            .expect("the exiting block's branch stays in the loop one way")
+    };
+    for blk in &ordered {
+        b.position_at_end(bmap[blk]);
+        for i in blk.instructions() {
+            if i.opcode() == Opcode::LLVMPHI {
+                if *blk == l.header {
+                    continue;
+                }
+                let p = b.phi(i.ty());
+                p.set_name(&i.name());
+                map.insert(i, p);
+                phis.push((i, p));
+                continue;
+            }
+            if i.is_terminator() && *blk == exiting && !c.at_latch {
+                b.br(bmap[&in_loop_succ(i)]);
+                continue;
+            }
+            if i.is_terminator() && *blk == latch {
+                b.br(ret);
+                continue;
+            }
+            let x = i.clone_instruction();
+            for (k, v) in i.operands().into_iter().enumerate() {
+                let m = if v.is_block() {
+                    bmap.get(&v.as_block()).map(|nb| nb.as_value()).unwrap_or(v)
+                } else {
+                    mapv(&map, v)
+                };
+                x.set_operand(k as u32, m);
+            }
+            b.insert(x);
+            if !x.ty().is_void() {
+                x.set_name(&i.name());
+            }
+            map.insert(i, x);
+        }
+    }
+    for (old, new) in &phis {
+        for (v, blk) in old.incoming() {
+            new.add_incoming(mapv(&map, v), bmap[&blk]);
+        }
+    }
+    b.position_at_end(ret);
+    for (p, k) in &cell.carried {
+        let (v, _) = p
+            .incoming()
+            .into_iter()
+            .find(|(_, blk)| *blk == latch)
+            .expect("a header phi has an incoming value from the latch");
+        let v = mapv(&map, v);
+        let at = field(&mut b, &cell, sp[1], *k);
+        b.store(v, at, 0);
+    }
+    for (v, k) in &cell.outs {
+        let x = mapv(&map, *v);
+        let at = field(&mut b, &cell, sp[1], *k);
+        b.store(x, at, 0);
+    }
+    b.ret_void();
+
+    // The call replacing the loop, at the end of the preheader.
+    let pre_term = pre.terminator().expect("a preheader ends in a branch");
+    b.position_before(pre_term);
+    let malloc = module.get_or_add_function("malloc", Ty::function(ptr, &[i64t], false));
+    let bytes = module.alloc_size(cell.ty).max(1);
+    let cell_ptr = b.call_function(malloc, &[i64t.int_const(bytes)]);
+    cell_ptr.set_name("ckpt.cell");
+    for (p, k) in &cell.carried {
+        let (v, _) = p
+            .incoming()
+            .into_iter()
+            .find(|(_, blk)| *blk == pre)
+            .expect("a header phi has an incoming value from the preheader");
+        let at = field(&mut b, &cell, cell_ptr, *k);
+        b.store(v, at, 0);
+    }
+    for (v, k) in &cell.inputs {
+        let at = field(&mut b, &cell, cell_ptr, *k);
+        b.store(*v, at, 0);
+    }
+    let n = trip_count(&mut b, &c);
+    let (scheme, config) = match marker.scheme {
+        Scheme::Given(s, cfg) => (s, cfg),
+        Scheme::Mode(mode, snapshots) => builtin_scheme(module, &mut b, mode, snapshots, n),
+    };
+    let mut regions: Vec<(Val, Val)> = vec![(cell_ptr, i64t.int_const(bytes))];
+    regions.extend(marker.regions.iter().copied());
+    for g in super::written_globals(step) {
+        if !regions.iter().any(|r| super::strip_casts(r.0) == g) {
+            regions.push((g, i64t.int_const(module.alloc_size(g.global_value_type()))));
+        }
+    }
+    let mut step_args = vec![cell_ptr];
+    step_args.extend(args_in.iter().copied());
+    let arg_tys: Vec<Ty> = step_args.iter().map(|a| a.ty()).collect();
+    let looped = super::loop_function(module, step, false, regions.len(), &arg_tys, false);
+    let mut sizes = Vec::new();
+    let mut total = i64t.zero();
+    for (_, bytes) in &regions {
+        let size = b.sext_or_trunc(*bytes, i64t);
+        total = b.add(total, size);
+        sizes.push(size);
+    }
+    let scheme = b.cast(Opcode::LLVMPtrToInt, scheme, i64t);
+    let config = b.cast(Opcode::LLVMPtrToInt, config, i64t);
+    let mut args = vec![
+        i64t.zero(),
+        n,
+        scheme,
+        config,
+        i64t.int_const(regions.len() as u64),
+        total,
+    ];
+    args.extend(regions.iter().map(|r| r.0));
+    args.extend(sizes);
+    args.extend(step_args);
+    let run = b.call_function(looped, &args);
+    run.copy_debug_location(if inside { pre_term } else { call });
+
+    // The values code after the loop reads.
+    let ivty = c.iv.ty();
+    let n_iv = b.sext_or_trunc(n, ivty);
+    let end = b.add(c.start, n_iv);
+    let mut exit_value: HashMap<Val, Val> = HashMap::new();
+    if c.at_latch {
+        exit_value.insert(c.next, end);
+        let last = b.sub(end, ivty.int_const(1));
+        exit_value.insert(c.iv, last);
+        for (v, k) in &cell.outs {
+            let at = field(&mut b, &cell, cell_ptr, *k);
+            let x = b.load(v.ty(), at, 0);
+            exit_value.insert(*v, x);
+        }
+    } else {
+        exit_value.insert(c.iv, end);
+        for (p, k) in &cell.carried {
+            let at = field(&mut b, &cell, cell_ptr, *k);
+            let x = b.load(p.ty(), at, 0);
+            exit_value.insert(*p, x);
+        }
+    }
+    let mut values = Vec::new();
+    for v in &read_after {
+        let x = recompute(&mut b, *v, &l, &mut exit_value).ok_or_else(|| {
+            refuse(
+                call,
+                f,
+                format!(
+                    "{} is computed in the loop's test block and read after the loop",
+                    crate::diag::short(*v)
+                ),
+            )
+        })?;
+        values.push(x);
+    }
+    let free = module.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
+    b.call_function(free, &[cell_ptr]);
+    pre_term.set_successor(0, exit);
+    for (v, x) in read_after.iter().zip(values) {
+        for u in v.users() {
+            if l.defines(u) {
+                continue;
+            }
+            for k in 0..u.num_operands() {
+                if u.operand(k) == *v {
+                    u.set_operand(k, x);
+                }
+            }
+        }
+    }
+    // The exit block's only predecessor is now the preheader: its phis (one incoming value
+    // each, from the exiting block) are that value.
+    for p in exit.instructions() {
+        if p.opcode() == Opcode::LLVMPHI {
+            p.replace_all_uses_with(p.operand(0));
+            p.erase();
+        }
+    }
+    if !inside {
+        erase_marker(call);
+    }
+    delete_loop(&ordered);
+    Ok((step, looped))
+}
+
+/// The value `v` (of the loop's header, tested at the top) has after the loop: known ones from
+/// `known`, pure instructions of the header recomputed at `b` from them.
+fn recompute(b: &mut Builder, v: Val, l: &Loop, known: &mut HashMap<Val, Val>) -> Option<Val> {
+    if let Some(x) = known.get(&v) {
+        return Some(*x);
+    }
+    if !l.defines(v) {
+        return Some(v);
+    }
+    let pure = v.parent_block() == l.header
+        && !matches!(
+            v.opcode(),
+            Opcode::LLVMPHI
+                | Opcode::LLVMLoad
+                | Opcode::LLVMStore
+                | Opcode::LLVMCall
+                | Opcode::LLVMAlloca
+                | Opcode::LLVMAtomicRMW
+                | Opcode::LLVMAtomicCmpXchg
+                | Opcode::LLVMFence
+                | Opcode::LLVMVAArg
+        )
+        && !v.is_terminator();
+    if !pure {
+        return None;
+    }
+    let ops = v.operands();
+    let mut mapped = Vec::new();
+    for o in &ops {
+        mapped.push(recompute(b, *o, l, known)?);
+    }
+    let x = v.clone_instruction();
+    for (k, m) in mapped.into_iter().enumerate() {
+        x.set_operand(k as u32, m);
+    }
+    b.insert(x);
+    known.insert(v, x);
+    Some(x)
+}
+
+/// Deletes the loop's blocks, which nothing reaches any more.
+fn delete_loop(blocks: &[Block]) {
+    for blk in blocks {
+        for i in blk.instructions() {
+            if !i.ty().is_void() && i.has_uses() {
+                i.replace_all_uses_with(i.ty().poison());
+            }
+        }
+    }
+    for blk in blocks {
+        for i in blk.instructions().into_iter().rev() {
+            i.erase();
+        }
+    }
+    for blk in blocks {
+        blk.delete();
+    }
+}
+
+/// The scheme and configuration of Enzyme's `mode` (1 periodic, 2 binomial) with `snapshots`
+/// (0: the square root of `n`, at least 1): the scheme from `umbra/checkpoint.h`'s
+/// [`BUILTIN_SCHEME`], the configuration a private global of `EnzymeCkptConfig`'s layout.
+fn builtin_scheme(
+    module: Module,
+    b: &mut Builder,
+    mode: u64,
+    snapshots: u64,
+    n: Val,
+) -> (Val, Val) {
+    let ctx = module.context();
+    let (i64t, i32t, ptr) = (Ty::int(ctx, 64), Ty::int(ctx, 32), Ty::ptr(ctx));
+    let get = module.get_or_add_function(BUILTIN_SCHEME, Ty::function(ptr, &[i64t], false));
+    let scheme = b.call_function(get, &[i64t.int_const(mode)]);
+    // { snapshots, verbose, spill_dir, mem_budget, stats }
+    let cty = Ty::literal_struct(ctx, &[i64t, i32t, ptr, i64t, ptr]);
+    let config = module.add_global(cty, "umbra.ckpt.config");
+    config.set_initializer(cty.zero());
+    config.set_internal();
+    let count = if snapshots > 0 {
+        i64t.int_const(snapshots)
+    } else {
+        let d = Ty::double(ctx);
+        let x = b.cast(Opcode::LLVMSIToFP, n, d);
+        let r = b.call_libm("sqrt", &[x]);
+        let r = b.cast(Opcode::LLVMFPToSI, r, i64t);
+        let small = b.icmp(IntPred::LLVMIntSLT, r, i64t.int_const(1));
+        b.select(small, i64t.int_const(1), r)
+    };
+    b.store(count, config, 0);
+    (scheme, config)
+}
