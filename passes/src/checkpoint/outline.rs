@@ -396,13 +396,15 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
         match cfg.next_loop(here) {
             Ok(Some(l)) => l,
             Ok(None) => return Err(refuse(call, f, "no loop follows the marker")),
-            Err(n) => return Err(refuse(
-                call,
-                f,
-                format!(
+            Err(n) => {
+                return Err(refuse(
+                    call,
+                    f,
+                    format!(
                     "{n} loops follow the marker at the same distance: put it just before the loop"
                 ),
-            )),
+                ))
+            }
         }
     };
     let outside: Vec<Block> = cfg
@@ -698,6 +700,15 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
             regions.push((g, i64t.int_const(module.alloc_size(g.global_value_type()))));
         }
     }
+    // The heap blocks the function allocates itself before the loop are whole regions (their
+    // size is known): the loop attribute has no way to mark them.
+    for v in &args_in {
+        if let Some((base, size)) = allocation(&mut b, *v) {
+            if !regions.iter().any(|r| r.0 == base) {
+                regions.push((base, size));
+            }
+        }
+    }
     let mut step_args = vec![cell_ptr];
     step_args.extend(args_in.iter().copied());
     let arg_tys: Vec<Ty> = step_args.iter().map(|a| a.ty()).collect();
@@ -881,4 +892,30 @@ fn builtin_scheme(
     };
     b.store(count, config, 0);
     (scheme, config)
+}
+
+/// The allocation `p` points into when it is a `malloc(size)` or `calloc(n, size)` of the
+/// function (through address arithmetic), with its size in bytes (emitted at `b`).
+fn allocation(b: &mut Builder, p: Val) -> Option<(Val, Val)> {
+    let mut v = p;
+    while v.is_instruction()
+        && matches!(v.opcode(), Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast)
+    {
+        v = v.operand(0);
+    }
+    if !v.is_instruction() || !v.is_call() {
+        return None;
+    }
+    let name = v.called_function()?.name();
+    let args = v.call_args();
+    let i64t = Ty::int(v.ty().context(), 64);
+    match (name.as_str(), args.as_slice()) {
+        ("malloc", [n]) => Some((v, b.zext_or_trunc(*n, i64t))),
+        ("calloc", [n, m]) => {
+            let n = b.zext_or_trunc(*n, i64t);
+            let m = b.zext_or_trunc(*m, i64t);
+            Some((v, b.mul(n, m)))
+        }
+        _ => None,
+    }
 }
