@@ -5,6 +5,10 @@
 // RUN: %exec-test %s plugin 0 %t
 // RUN: %exec-test %s plugin 2 %t
 // RUN: %exec-test %s plugin 3 %t
+// RUN: env EXTRA_CFLAGS=-fsanitize=address EXTRA_LDFLAGS=-fsanitize=address %exec-test %s driver 1 %t
+// RUN: env EXTRA_CFLAGS=-fsanitize=address EXTRA_LDFLAGS=-fsanitize=address %exec-test %s plugin 2 %t
+// Under AddressSanitizer: the function frees its heap state and the cell after the loop,
+// which the gradient's reverse sweep reads again (those frees must wait for it).
 // EXEC-CLANG-PLUGIN
 // RUN: %clang -O2 -g -I%runtime-include -I%testinc -fplugin=%clang-plugin -fplugin-arg-umbra-no-pass -c -emit-llvm %s -o %t.attr.bc
 // RUN: llvm-dis-22 %t.attr.bc -o - | FileCheck %s --check-prefix=MARK

@@ -5,6 +5,9 @@
 // RUN: %exec-test %s plugin 0 %t
 // RUN: %exec-test %s plugin 2 %t
 // RUN: %exec-test %s plugin 3 %t
+// RUN: env EXTRA_CFLAGS=-fsanitize=address EXTRA_LDFLAGS=-fsanitize=address %exec-test %s driver 1 %t
+// RUN: env EXTRA_CFLAGS=-fsanitize=address EXTRA_LDFLAGS=-fsanitize=address %exec-test %s plugin 2 %t
+// Under AddressSanitizer: the cell is freed after the loop, and the reverse sweep reads it.
 // A plain `for` loop checkpointed in place: umbra_checkpoint_next_loop just before it, the body
 // outlined by Umbra. The loop carries state in two heap arrays (marked regions), in a scalar
 // sum (a register, moved into the outlined loop's cell) and in its counter; it reads a

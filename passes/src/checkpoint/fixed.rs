@@ -212,6 +212,8 @@ pub(crate) fn fixed_point_function(
     f.set_internal();
     // Inlined, the loop would be differentiated iteration by iteration.
     f.set_fn_attr("noinline", true);
+    // Its adjoint iterates the step at the state again: the caller's frees of it must wait.
+    f.set_string_fn_attr(crate::analysis::overwrite::ADJOINT_READS_ARGUMENTS, "");
     crate::signature::copy_target_attributes(step, f);
     let p = f.params();
     let entry = f.append_block("entry");

@@ -217,6 +217,27 @@ impl Cfg {
 }
 
 impl Loop {
+    /// Takes into the loop the blocks outside it that end the program (they end in
+    /// `unreachable`: an `abort`, a sanitizer's report) and that only the loop enters: they are
+    /// no exits, and they move with the loop.
+    pub fn absorb_dead_ends(&mut self, cfg: &Cfg) {
+        let mut dead: Vec<Block> = Vec::new();
+        for b in &self.blocks {
+            for s in b.successors() {
+                let ends = s
+                    .terminator()
+                    .is_some_and(|t| t.opcode() == Opcode::LLVMUnreachable);
+                if !self.blocks.contains(&s)
+                    && ends
+                    && cfg.preds(s).iter().all(|p| self.blocks.contains(p))
+                {
+                    dead.push(s);
+                }
+            }
+        }
+        self.blocks.extend(dead);
+    }
+
     /// The blocks of the loop in the function's reverse post-order (definitions before uses,
     /// phis aside).
     pub fn ordered(&self, cfg: &Cfg) -> Vec<Block> {

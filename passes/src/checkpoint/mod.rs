@@ -522,6 +522,8 @@ pub(crate) fn loop_function(
     // Inlined into its caller, the loop would be differentiated as a plain loop, taping every
     // step: the very thing checkpointing is for.
     f.set_fn_attr("noinline", true);
+    // Its adjoint runs the steps on the regions again: the caller's frees of them must wait.
+    f.set_string_fn_attr(crate::analysis::overwrite::ADJOINT_READS_ARGUMENTS, "");
     crate::signature::copy_target_attributes(step, f);
     let p = f.params();
     for (k, name) in ["start", "n", "scheme", "config", "nregions", "bytes"]

@@ -407,6 +407,8 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
             }
         }
     };
+    let mut l = l;
+    l.absorb_dead_ends(&cfg);
     let outside: Vec<Block> = cfg
         .preds(l.header)
         .into_iter()
