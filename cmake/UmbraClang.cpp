@@ -372,8 +372,11 @@ struct CheckpointingAttr : public ParsedAttrInfo {
       Snapshots = R.Val.getInt().getZExtValue();
     }
     markLoop(S, cast<ForStmt>(St), Mode, Snapshots, Attr.getLoc());
-    // Nothing is attached to the statement: the call in its body is the mark.
-    Result = nullptr;
+    // The call in its body is the mark; the loop is kept from being unrolled (as by
+    // `#pragma clang loop unroll(disable)`), which would make it a loop Umbra cannot outline.
+    Result = LoopHintAttr::CreateImplicit(S.Context, LoopHintAttr::Unroll,
+                                          LoopHintAttr::Disable, nullptr,
+                                          Attr.getRange());
     return AttributeApplied;
   }
 

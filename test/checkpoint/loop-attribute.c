@@ -17,6 +17,8 @@
 // MARK-DAG: call void @__enzyme_set_checkpointing(i64 noundef 1, i64 noundef 0)
 // IR-DAG: define internal void @umbra.ckpt.step.binomial(
 // IR-DAG: define internal void @umbra.ckpt.step.regular(
+// IR-DAG: define internal void @umbra.ckpt.step.small(
+// MARK-DAG: !{!"llvm.loop.unroll.disable"}
 // Enzyme's loop attribute through the clang plugin: enzyme_checkpointing_enable("binomial", 4)
 // and ("regular") with the default number of snapshots (the square root of the number of
 // steps) on plain `for` loops. The state is a heap array the function allocates itself (a whole
@@ -61,6 +63,20 @@ RUN(binomial, __attribute__((enzyme_checkpointing_enable("binomial", 4))))
 RUN(regular, __attribute__((enzyme_checkpointing_enable("regular"))))
 RUN(taped, )
 
+// A small body clang would unroll at -O2 (and Umbra then refuse): the attribute keeps it whole.
+#define SMALL(NAME, ATTR)                                                                     \
+  __attribute__((noinline)) double NAME(const double *u0, double dt, int steps) {             \
+    double a = u0[0], b = u0[1];                                                              \
+    ATTR for (int t = 0; t < steps; t++) {                                                    \
+      double a1 = a + dt * b;                                                                 \
+      b = b - dt * a * a1;                                                                    \
+      a = a1;                                                                                 \
+    }                                                                                         \
+    return a * b;                                                                             \
+  }
+SMALL(small, __attribute__((enzyme_checkpointing_enable("binomial", 3))))
+SMALL(small_taped, )
+
 static double at(const double *x, void *ctx) {
   (void)ctx;
   return taped(x, x[N], STEPS);
@@ -85,5 +101,10 @@ int main(void) {
     fd_check_tol("regular = taped", r[j], h[j], 1e-12, 1e-14);
   }
   fd_check_tol("value", binomial(x, x[N], STEPS), taped(x, x[N], STEPS), 0, 0);
+  double s[2] = {0, 0}, st[2] = {0, 0};
+  __enzyme_autodiff((void *)small, enzyme_dup, x, s, enzyme_const, 0.01, enzyme_const, STEPS);
+  __enzyme_autodiff((void *)small_taped, enzyme_dup, x, st, enzyme_const, 0.01, enzyme_const,
+                    STEPS);
+  fd_check_array("small loop = taped", s, st, 2);
   return fd_finish();
 }

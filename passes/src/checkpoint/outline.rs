@@ -226,8 +226,10 @@ struct Counted {
     pred: IntPred,
     /// The widening (sext or zext) of the compared counter, if any.
     widen: Option<Opcode>,
-    /// The test is at the latch, on `iv + 1` (a rotated loop); else at the header, on `iv`.
+    /// The test is at the latch (a rotated loop); else at the header, on `iv`.
     at_latch: bool,
+    /// The test compares `iv + 1` rather than `iv` (only at the latch).
+    on_next: bool,
 }
 
 /// Whether `v` is `iv + 1` (as an `add`, either order).
@@ -314,8 +316,12 @@ fn counted(
     }
     let at_latch = match (exiting == l.header, exiting == latch, on_next) {
         (true, false, false) => false,
-        (_, true, true) => true,
-        _ => return Err("its test is neither at the top of the loop on the counter nor at the bottom on the counter plus one"),
+        (_, true, _) => true,
+        _ => {
+            return Err(
+                "its test is neither at the top of the loop on the counter nor at its bottom",
+            )
+        }
     };
     Ok(Counted {
         iv,
@@ -325,6 +331,7 @@ fn counted(
         pred,
         widen,
         at_latch,
+        on_next,
     })
 }
 
@@ -337,8 +344,9 @@ fn trip_count(b: &mut Builder, c: &Counted) -> Val {
         s = b.cast(op, s, w);
     }
     let one = w.int_const(1);
-    // The first value compared, and the iterations before it (one for a rotated loop).
-    let x0 = if c.at_latch { b.add(s, one) } else { s };
+    // The first value compared (after the first iteration for a rotated loop, which has run
+    // one iteration by then).
+    let x0 = if c.on_next { b.add(s, one) } else { s };
     use IntPred::*;
     let diff = b.sub(c.bound, x0);
     let rest = match c.pred {

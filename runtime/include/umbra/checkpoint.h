@@ -180,6 +180,16 @@ typedef struct EnzymeCkptConfig {
  * when no derivative goes through the loop) the call is erased and the loop runs plainly. */
 void umbra_checkpoint_next_loop(const EnzymeCheckpointScheme *scheme, EnzymeCkptConfig *config,
                                 ...);
+/* The same call, and `#pragma clang loop unroll(disable)` for the loop that follows: at -O1 and
+ * above clang unrolls small loops before Umbra sees them, and an unrolled loop (its counter goes
+ * up by more than one) is refused.
+ *
+ *     UMBRA_CHECKPOINT_LOOP(&EnzymeCkptRevolve, &config, umbra_checkpoint_region, u, bytes)
+ *     for (int t = 0; t < steps; t++) { ... }
+ */
+#define UMBRA_CHECKPOINT_LOOP(...)                                                              \
+  umbra_checkpoint_next_loop(__VA_ARGS__);                                                      \
+  _Pragma("clang loop unroll(disable)")
 /* Enzyme's marker, at the top of a loop body: what the clang plugin's loop attribute
  * __attribute__((enzyme_checkpointing_enable("binomial" or "regular", snapshots))) emits.
  * Mode 2 binomial (EnzymeCkptRevolve), 1 or 0 periodic (EnzymeCkptPeriodic); snapshots 0: the
