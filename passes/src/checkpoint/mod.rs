@@ -29,6 +29,7 @@
 //! [`state::cover_all`] adds the globals passed to the step that it writes and reads, and makes
 //! reverse mode refuse a call whose step writes and reads other memory no region holds.
 
+pub mod counted;
 pub mod fixed;
 pub mod fixed_emit;
 pub mod fixed_reverse;
