@@ -17,8 +17,11 @@
 //! Reverse mode is Christianson's two-phase adjoint ([`super::fixed_reverse`]); what both share
 //! is in [`super::fixed_emit`].
 //!
+//! A loop marked from inside with `__enzyme_set_fixed_point` becomes a call of a fixed-point
+//! function too, its body outlined into the step ([`super::outline`]).
+//!
 //! Guarantees: neither mode differentiates the iterations one by one; a call whose markers
-//! cannot be decoded is refused at its call site, and so is `__enzyme_set_fixed_point`.
+//! cannot be decoded is refused at its call site.
 
 use crate::cache::{Job, Session};
 use crate::diag::{Error, Result};
@@ -41,14 +44,6 @@ pub fn is_fixed_point(f: Val) -> bool {
 
 /// Rewrites every `__enzyme_fixed_point` call of `module`.
 pub fn lower_calls(module: Module) -> Result<()> {
-    if let Some(f) = module.function("__enzyme_set_fixed_point") {
-        if let Some(call) = f.users().into_iter().find(|u| u.is_call()) {
-            return Err(Error::at(
-                call,
-                "__enzyme_set_fixed_point (a loop marked from inside) is not supported by Umbra: pass the iteration as a step function to __enzyme_fixed_point",
-            ));
-        }
-    }
     for name in NAMES {
         let Some(f) = module.function(name) else {
             continue;

@@ -33,7 +33,7 @@ use std::collections::{HashMap, HashSet};
 use super::counted::{counted, trip_count};
 use super::loops::{Cfg, Loop};
 use crate::diag::{Error, Result};
-use crate::ir::{Block, Builder, IntPred, Module, Opcode, Ty, Val};
+use crate::ir::{Block, Builder, IntPred, Module, Opcode, Ty, TyKind, Val};
 
 /// The Umbra marker, a call just before the loop.
 pub const NEXT_LOOP: [&str; 2] = ["umbra_checkpoint_next_loop", "__umbra_checkpoint_next_loop"];
@@ -48,15 +48,37 @@ pub const BUILTIN_SCHEME: &str = "umbra_checkpoint_scheme_of_mode";
 /// What [`rename_markers`] renames the markers to, in the order of `NEXT_LOOP` then
 /// `SET_CHECKPOINTING`: names outside the API's namespaces, which the request finder would
 /// otherwise refuse as unknown entry points.
-const INTERNAL: [&str; 2] = ["umbra.ckpt.mark.next", "umbra.ckpt.mark.inside"];
+const INTERNAL: [&str; 3] = [
+    "umbra.ckpt.mark.next",
+    "umbra.ckpt.mark.inside",
+    "umbra.ckpt.mark.fixed",
+];
+
+/// Enzyme's marker of a fixed-point loop, at the top of its body:
+/// `__enzyme_set_fixed_point(reduction, max_iters, control, [state, bytes]...)`.
+pub const SET_FIXED_POINT: &str = "__enzyme_set_fixed_point";
+
+/// Which marker a call is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// `umbra_checkpoint_next_loop`, before the loop.
+    Next,
+    /// `__enzyme_set_checkpointing`, in the loop.
+    Inside,
+    /// `__enzyme_set_fixed_point`, in the loop.
+    Fixed,
+}
 
 /// Renames the markers' declarations to [`INTERNAL`] names (before requests are looked for).
 pub fn rename_markers(module: Module) {
-    for (k, name) in NEXT_LOOP.iter().chain([&SET_CHECKPOINTING]).enumerate() {
+    let names = NEXT_LOOP
+        .iter()
+        .chain([&SET_CHECKPOINTING, &SET_FIXED_POINT]);
+    for (k, name) in names.enumerate() {
         let Some(f) = module.function(name) else {
             continue;
         };
-        let internal = INTERNAL[usize::from(k == NEXT_LOOP.len())];
+        let internal = INTERNAL[k.saturating_sub(NEXT_LOOP.len() - 1)];
         match module.function(internal) {
             // The second spelling of the same marker: calls go to the first one's declaration.
             Some(g) => {
@@ -71,10 +93,10 @@ pub fn rename_markers(module: Module) {
 /// Name prefix of the outlined step functions.
 pub const STEP_PREFIX: &str = "umbra.ckpt.step.";
 
-/// The marker calls of `module`, with whether each is Enzyme's (inside the loop).
-fn markers(module: Module) -> Result<Vec<(Val, bool)>> {
+/// The marker calls of `module`, with their kinds.
+fn markers(module: Module) -> Result<Vec<(Val, Kind)>> {
     let mut out = Vec::new();
-    for name in &INTERNAL {
+    for (name, kind) in INTERNAL.iter().zip([Kind::Next, Kind::Inside, Kind::Fixed]) {
         let Some(f) = module.function(name) else {
             continue;
         };
@@ -85,7 +107,7 @@ fn markers(module: Module) -> Result<Vec<(Val, bool)>> {
                     format!("{name} is used other than by calling it"),
                 ));
             }
-            out.push((u, *name == INTERNAL[1]));
+            out.push((u, kind));
         }
     }
     Ok(out)
@@ -121,12 +143,12 @@ pub fn strip_markers(module: Module) -> Result<()> {
 /// Outlines every marked loop of the functions in `canonical` (adding the new functions to
 /// it) and erases the markers elsewhere.
 pub fn outline_marked(module: Module, canonical: &mut HashSet<Val>) -> Result<()> {
-    for (call, inside) in markers(module)? {
+    for (call, kind) in markers(module)? {
         let Some(f) = call.parent_function() else {
             continue;
         };
         if canonical.contains(&f) {
-            let (step, looped) = outline(module, call, inside)?;
+            let (step, looped) = outline(module, call, kind)?;
             canonical.insert(step);
             canonical.insert(looped);
         } else {
@@ -139,10 +161,15 @@ pub fn outline_marked(module: Module, canonical: &mut HashSet<Val>) -> Result<()
 
 /// The refusal of marker `call` in function `f`: `why`.
 fn refuse(call: Val, f: Val, why: impl std::fmt::Display) -> Error {
+    let what = if call.called_value().name() == INTERNAL[2] {
+        "fixed-point loop"
+    } else {
+        "loop marked for checkpointing"
+    };
     Error::at(
         call,
         format!(
-            "the loop marked for checkpointing here (in '{}') cannot be outlined: {why}",
+            "the {what} here (in '{}') cannot be outlined: {why}",
             f.name()
         ),
     )
@@ -154,6 +181,9 @@ enum Scheme {
     Given(Val, Val),
     /// `__enzyme_set_checkpointing`: Enzyme's mode and number of snapshots.
     Mode(u64, u64),
+    /// `__enzyme_set_fixed_point`: the reduction, the most passes and the control function
+    /// (negative or null: the defaults) and the state.
+    Fixed(Val, Val, Val),
 }
 
 struct Marker {
@@ -161,9 +191,30 @@ struct Marker {
     regions: Vec<(Val, Val)>,
 }
 
-fn decode(call: Val, f: Val, inside: bool) -> Result<Marker> {
+fn decode(call: Val, f: Val, kind: Kind) -> Result<Marker> {
     let args = call.call_args();
-    if inside {
+    if kind == Kind::Fixed {
+        let shape = args.len() >= 3
+            && args.len() % 2 == 1
+            && args[0].ty().is_float()
+            && args[1].ty().is_int()
+            && args[2].ty().is_ptr()
+            && args[3..]
+                .chunks(2)
+                .all(|p| p[0].ty().is_ptr() && p[1].ty().is_int());
+        if !shape {
+            return Err(refuse(
+                call,
+                f,
+                "__enzyme_set_fixed_point takes the reduction (a double), the most passes (an integer), the control function (or null), then pointer, bytes for each piece of state",
+            ));
+        }
+        return Ok(Marker {
+            scheme: Scheme::Fixed(args[0], args[1], args[2]),
+            regions: args[3..].chunks(2).map(|p| (p[0], p[1])).collect(),
+        });
+    }
+    if kind == Kind::Inside {
         let consts: Vec<Option<u64>> = args.iter().map(|a| a.const_int_value()).collect();
         return match consts.as_slice() {
             [Some(m), Some(n)] if *m <= 2 => Ok(Marker {
@@ -218,6 +269,8 @@ fn decode(call: Val, f: Val, inside: bool) -> Result<Marker> {
 /// Where a value the loop uses or leaves ends up in the cell.
 struct Cell {
     ty: Ty,
+    /// The cell of the inputs, if there are any.
+    in_ty: Option<Ty>,
     /// Field of each header phi carried from one iteration to the next.
     carried: Vec<(Val, u32)>,
     /// Field of each floating-point (or other non-pointer, non-integer) live-in.
@@ -226,29 +279,71 @@ struct Cell {
     outs: Vec<(Val, u32)>,
 }
 
-fn field(b: &mut Builder, cell: &Cell, ptr: Val, k: u32) -> Val {
-    let i32t = Ty::int(cell.ty.context(), 32);
-    b.gep(
-        cell.ty,
-        ptr,
-        &[i32t.zero(), i32t.int_const(u64::from(k))],
-        true,
-    )
+/// The TBAA access type saying what a cell field of type `ty` holds, so that the type analysis
+/// knows the cell's integers (a counter) from its floats without tracing every store.
+fn tbaa_name(ty: Ty) -> Option<&'static str> {
+    match ty.kind() {
+        TyKind::Int if ty.int_width() == 32 => Some("int"),
+        TyKind::Int if ty.int_width() == 64 => Some("long"),
+        TyKind::Int if ty.int_width() == 1 => Some("bool"),
+        TyKind::Ptr => Some("any pointer"),
+        _ if ty == Ty::double(ty.context()) => Some("double"),
+        _ if ty == Ty::float(ty.context()) => Some("float"),
+        _ => None,
+    }
+}
+
+fn cell_load(b: &mut Builder, ty: Ty, at: Val) -> Val {
+    let x = b.load(ty, at, 0);
+    if let Some(name) = tbaa_name(ty) {
+        x.set_tbaa_scalar(name);
+    }
+    x
+}
+
+fn cell_store(b: &mut Builder, v: Val, at: Val) {
+    let s = b.store(v, at, 0);
+    if let Some(name) = tbaa_name(v.ty()) {
+        s.set_tbaa_scalar(name);
+    }
+}
+
+fn field(b: &mut Builder, ty: Ty, ptr: Val, k: u32) -> Val {
+    let i32t = Ty::int(ty.context(), 32);
+    b.gep(ty, ptr, &[i32t.zero(), i32t.int_const(u64::from(k))], true)
 }
 
 /// Outlines the loop marker `call` designates; returns the step and the loop function.
-fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
+fn outline(module: Module, call: Val, kind: Kind) -> Result<(Val, Val)> {
     let f = call
         .parent_function()
         .expect("a marker call is in a function");
-    let marker = decode(call, f, inside)?;
-    crate::ir::run_function_passes(f, "loop-simplify,lcssa")
-        .map_err(|e| Error::in_function(f, format!("loop canonicalisation failed: {e}")))?;
+    let inside = kind != Kind::Next;
+    let fixed = kind == Kind::Fixed;
+    let marker = decode(call, f, kind)?;
+    // A fixed-point loop's step runs a whole iteration and then says whether to go on: its
+    // test must be at the bottom (loop-rotate puts a `while` loop's there).
+    let passes = if fixed {
+        "loop-simplify,loop(loop-rotate),lcssa"
+    } else {
+        "loop-simplify,lcssa"
+    };
+    // At -O0 the function is `optnone`, which loop-rotate respects (loop-simplify and lcssa
+    // then do not run either: the code below does not need them).
+    let optnone = fixed && f.has_fn_attr("optnone");
+    if optnone {
+        f.set_fn_attr("optnone", false);
+    }
+    let done = crate::ir::run_function_passes(f, passes);
+    if optnone {
+        f.set_fn_attr("optnone", true);
+    }
+    done.map_err(|e| Error::in_function(f, format!("loop canonicalisation failed: {e}")))?;
     let cfg = Cfg::new(f);
     let here = call.parent_block();
     let l = if inside {
         cfg.innermost_around(here)
-            .ok_or_else(|| refuse(call, f, "__enzyme_set_checkpointing is not inside a loop"))?
+            .ok_or_else(|| refuse(call, f, "the marker is not inside a loop"))?
     } else {
         match cfg.next_loop(here) {
             Ok(Some(l)) => l,
@@ -314,10 +409,33 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
             .unwrap_or_default();
         return Err(refuse(call, f, format!("the loop {why}{at}")));
     }
-    let c = counted(&l, pre, latch, exiting).map_err(|why| refuse(call, f, why))?;
-    if c.bound.ty().int_width() > 64 {
-        return Err(refuse(call, f, "its counter is wider than 64 bits"));
-    }
+    let c = if fixed {
+        if exiting != latch {
+            return Err(refuse(
+                call,
+                f,
+                "its test is at the top of the loop and could not be moved to the bottom",
+            ));
+        }
+        let args = call.call_args();
+        if let Some(a) = args.iter().find(|a| l.defines(**a)) {
+            return Err(refuse(
+                call,
+                f,
+                format!(
+                    "{} is computed in the loop: the marker's arguments must be computed before it",
+                    crate::diag::short(*a)
+                ),
+            ));
+        }
+        None
+    } else {
+        let c = counted(&l, pre, latch, exiting).map_err(|why| refuse(call, f, why))?;
+        if c.bound.ty().int_width() > 64 {
+            return Err(refuse(call, f, "its counter is wider than 64 bits"));
+        }
+        Some(c)
+    };
     if inside {
         erase_marker(call);
     }
@@ -347,7 +465,9 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
             }
         }
     }
-    note(c.start, &mut live_ins);
+    if let Some(c) = &c {
+        note(c.start, &mut live_ins);
+    }
     for v in &live_ins {
         if let Some(local) = super::local_object(*v) {
             return Err(refuse(
@@ -380,16 +500,16 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
         .header
         .instructions()
         .into_iter()
-        .filter(|i| i.opcode() == Opcode::LLVMPHI && *i != c.iv)
+        .filter(|i| i.opcode() == Opcode::LLVMPHI && c.as_ref().is_none_or(|c| *i != c.iv))
         .collect();
-    let outs: Vec<Val> = if c.at_latch {
-        read_after
+    let outs: Vec<Val> = match &c {
+        Some(c) if c.at_latch => read_after
             .iter()
             .copied()
             .filter(|v| *v != c.iv && *v != c.next)
-            .collect()
-    } else {
-        Vec::new()
+            .collect(),
+        Some(_) => Vec::new(),
+        None => read_after.clone(),
     };
 
     // The cell.
@@ -402,9 +522,12 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
         .iter()
         .map(|p| (*p, slot(p.ty(), &mut fields)))
         .collect();
+    // The floating-point values read from before the loop have a cell of their own: inputs,
+    // never state (a fixed point's state is iterated; these stay put).
+    let mut in_fields: Vec<Ty> = Vec::new();
     let inputs: Vec<(Val, u32)> = cell_in
         .iter()
-        .map(|v| (*v, slot(v.ty(), &mut fields)))
+        .map(|v| (*v, slot(v.ty(), &mut in_fields)))
         .collect();
     let out_fields: Vec<(Val, u32)> = outs
         .iter()
@@ -415,33 +538,43 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
     }
     let cell = Cell {
         ty: Ty::literal_struct(ctx, &fields),
+        in_ty: (!in_fields.is_empty()).then(|| Ty::literal_struct(ctx, &in_fields)),
         carried,
         inputs,
         outs: out_fields,
     };
 
     // The step function.
-    let mut params = vec![i64t, ptr];
+    let mut params = vec![i64t, ptr, ptr];
     params.extend(args_in.iter().map(|v| v.ty()));
+    let i32t = Ty::int(ctx, 32);
+    let ret_ty = if fixed { i32t } else { Ty::void(ctx) };
     let step = module.add_function(
         &format!("{STEP_PREFIX}{}", f.name()),
-        Ty::function(Ty::void(ctx), &params, false),
+        Ty::function(ret_ty, &params, false),
     );
     step.set_internal();
     crate::signature::copy_target_attributes(f, step);
     let sp = step.params();
     sp[0].set_name("j");
     sp[1].set_name("cell");
+    sp[2].set_name("inputs");
     let mut map: HashMap<Val, Val> = HashMap::new();
     for (k, v) in args_in.iter().enumerate() {
-        map.insert(*v, sp[2 + k]);
+        map.insert(*v, sp[3 + k]);
     }
     let mut b = Builder::new(module);
     let entry = step.append_block("entry");
     b.position_at_end(entry);
-    for (v, k) in cell.carried.iter().chain(&cell.inputs) {
-        let at = field(&mut b, &cell, sp[1], *k);
-        let x = b.load(v.ty(), at, 0);
+    for (v, k) in &cell.carried {
+        let at = field(&mut b, cell.ty, sp[1], *k);
+        let x = cell_load(&mut b, v.ty(), at);
+        map.insert(*v, x);
+    }
+    for (v, k) in &cell.inputs {
+        let in_ty = cell.in_ty.expect("inputs have a cell");
+        let at = field(&mut b, in_ty, sp[2], *k);
+        let x = cell_load(&mut b, v.ty(), at);
         map.insert(*v, x);
     }
     let mapv = |map: &HashMap<Val, Val>, v: Val| -> Val {
@@ -450,10 +583,13 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
             None => v,
         }
     };
-    let start = mapv(&map, c.start);
-    let j = b.sext_or_trunc(sp[0], c.iv.ty());
-    let iv = b.add(start, j);
-    map.insert(c.iv, iv);
+    if let Some(c) = &c {
+        let start = mapv(&map, c.start);
+        let j = b.sext_or_trunc(sp[0], c.iv.ty());
+        let iv = b.add(start, j);
+        map.insert(c.iv, iv);
+    }
+    let at_top = c.as_ref().is_some_and(|c| !c.at_latch);
     let mut bmap: HashMap<Block, Block> = HashMap::new();
     for blk in &ordered {
         bmap.insert(*blk, step.append_block(""));
@@ -480,7 +616,7 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
                 phis.push((i, p));
                 continue;
             }
-            if i.is_terminator() && *blk == exiting && !c.at_latch {
+            if i.is_terminator() && *blk == exiting && at_top {
                 b.br(bmap[&in_loop_succ(i)]);
                 continue;
             }
@@ -517,15 +653,28 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
             .find(|(_, blk)| *blk == latch)
             .expect("a header phi has an incoming value from the latch");
         let v = mapv(&map, v);
-        let at = field(&mut b, &cell, sp[1], *k);
-        b.store(v, at, 0);
+        let at = field(&mut b, cell.ty, sp[1], *k);
+        cell_store(&mut b, v, at);
     }
     for (v, k) in &cell.outs {
         let x = mapv(&map, *v);
-        let at = field(&mut b, &cell, sp[1], *k);
-        b.store(x, at, 0);
+        let at = field(&mut b, cell.ty, sp[1], *k);
+        cell_store(&mut b, x, at);
     }
-    b.ret_void();
+    if fixed {
+        // Another iteration when the latch's branch goes back to the header.
+        let t = latch.terminator().expect("a latch ends in a branch");
+        let cond = mapv(&map, t.operand(0));
+        let again = if t.successors()[0] == l.header {
+            cond
+        } else {
+            b.icmp(IntPred::LLVMIntEQ, cond, cond.ty().zero())
+        };
+        let again = b.cast(Opcode::LLVMZExt, again, i32t);
+        b.ret(again);
+    } else {
+        b.ret_void();
+    }
 
     // The call replacing the loop, at the end of the preheader.
     let pre_term = pre.terminator().expect("a preheader ends in a branch");
@@ -540,20 +689,34 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
             .into_iter()
             .find(|(_, blk)| *blk == pre)
             .expect("a header phi has an incoming value from the preheader");
-        let at = field(&mut b, &cell, cell_ptr, *k);
-        b.store(v, at, 0);
+        let at = field(&mut b, cell.ty, cell_ptr, *k);
+        cell_store(&mut b, v, at);
     }
-    for (v, k) in &cell.inputs {
-        let at = field(&mut b, &cell, cell_ptr, *k);
-        b.store(*v, at, 0);
-    }
-    let n = trip_count(&mut b, &c);
-    let (scheme, config) = match marker.scheme {
-        Scheme::Given(s, cfg) => (s, cfg),
-        Scheme::Mode(mode, snapshots) => builtin_scheme(module, &mut b, mode, snapshots, n),
+    let in_ptr = match cell.in_ty {
+        Some(in_ty) => {
+            let in_bytes = module.alloc_size(in_ty);
+            let p = b.call_function(malloc, &[i64t.int_const(in_bytes)]);
+            p.set_name("ckpt.inputs");
+            for (v, k) in &cell.inputs {
+                let at = field(&mut b, in_ty, p, *k);
+                cell_store(&mut b, *v, at);
+            }
+            Some((p, i64t.int_const(in_bytes)))
+        }
+        None => None,
     };
+    // The cell first: a fixed point's state, a checkpointed loop's first region.
     let mut regions: Vec<(Val, Val)> = vec![(cell_ptr, i64t.int_const(bytes))];
-    regions.extend(marker.regions.iter().copied());
+    let states = if fixed {
+        regions.extend(marker.regions.iter().copied());
+        let s = regions.len();
+        regions.extend(in_ptr);
+        s
+    } else {
+        regions.extend(in_ptr);
+        regions.extend(marker.regions.iter().copied());
+        0
+    };
     for g in super::written_globals(step) {
         if !regions.iter().any(|r| super::strip_casts(r.0) == g) {
             regions.push((g, i64t.int_const(module.alloc_size(g.global_value_type()))));
@@ -568,54 +731,65 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
             }
         }
     }
-    let mut step_args = vec![cell_ptr];
+    let mut step_args = vec![cell_ptr, in_ptr.map_or(ptr.zero(), |p| p.0)];
     step_args.extend(args_in.iter().copied());
-    let arg_tys: Vec<Ty> = step_args.iter().map(|a| a.ty()).collect();
-    let looped = super::loop_function(module, step, false, regions.len(), &arg_tys, false);
-    let mut sizes = Vec::new();
-    let mut total = i64t.zero();
-    for (_, bytes) in &regions {
-        let size = b.sext_or_trunc(*bytes, i64t);
-        total = b.add(total, size);
-        sizes.push(size);
-    }
-    let scheme = b.cast(Opcode::LLVMPtrToInt, scheme, i64t);
-    let config = b.cast(Opcode::LLVMPtrToInt, config, i64t);
-    let mut args = vec![
-        i64t.zero(),
-        n,
-        scheme,
-        config,
-        i64t.int_const(regions.len() as u64),
-        total,
-    ];
-    args.extend(regions.iter().map(|r| r.0));
-    args.extend(sizes);
-    args.extend(step_args);
-    let run = b.call_function(looped, &args);
-    run.copy_debug_location(if inside { pre_term } else { call });
+    let (looped, n) = match (&c, marker.scheme) {
+        (None, Scheme::Fixed(reduction, max_iters, control)) => {
+            let fp = fixed_point_call(
+                module,
+                &mut b,
+                step,
+                [reduction, max_iters, control],
+                (&regions, states),
+                &step_args,
+            );
+            fp.copy_debug_location(call);
+            (fp.called_value(), None)
+        }
+        (Some(c), scheme) => {
+            let n = trip_count(&mut b, c);
+            let (scheme, config) = match scheme {
+                Scheme::Given(s, cfg) => (s, cfg),
+                Scheme::Mode(mode, snapshots) => builtin_scheme(module, &mut b, mode, snapshots, n),
+                Scheme::Fixed(..) => unreachable!("a fixed point has no counter"),
+            };
+            let run = checkpoint_call(
+                module,
+                &mut b,
+                step,
+                (scheme, config, n),
+                &regions,
+                &step_args,
+            );
+            run.copy_debug_location(if inside { pre_term } else { call });
+            (run.called_value(), Some(n))
+        }
+        (None, _) => unreachable!("only a fixed point has no counter"),
+    };
 
     // The values code after the loop reads.
-    let ivty = c.iv.ty();
-    let n_iv = b.sext_or_trunc(n, ivty);
-    let end = b.add(c.start, n_iv);
     let mut exit_value: HashMap<Val, Val> = HashMap::new();
-    if c.at_latch {
-        exit_value.insert(c.next, end);
-        let last = b.sub(end, ivty.int_const(1));
-        exit_value.insert(c.iv, last);
-        for (v, k) in &cell.outs {
-            let at = field(&mut b, &cell, cell_ptr, *k);
-            let x = b.load(v.ty(), at, 0);
-            exit_value.insert(*v, x);
+    if let (Some(c), Some(n)) = (&c, n) {
+        let ivty = c.iv.ty();
+        let n_iv = b.sext_or_trunc(n, ivty);
+        let end = b.add(c.start, n_iv);
+        if c.at_latch {
+            exit_value.insert(c.next, end);
+            let last = b.sub(end, ivty.int_const(1));
+            exit_value.insert(c.iv, last);
+        } else {
+            exit_value.insert(c.iv, end);
+            for (p, k) in &cell.carried {
+                let at = field(&mut b, cell.ty, cell_ptr, *k);
+                let x = cell_load(&mut b, p.ty(), at);
+                exit_value.insert(*p, x);
+            }
         }
-    } else {
-        exit_value.insert(c.iv, end);
-        for (p, k) in &cell.carried {
-            let at = field(&mut b, &cell, cell_ptr, *k);
-            let x = b.load(p.ty(), at, 0);
-            exit_value.insert(*p, x);
-        }
+    }
+    for (v, k) in &cell.outs {
+        let at = field(&mut b, cell.ty, cell_ptr, *k);
+        let x = cell_load(&mut b, v.ty(), at);
+        exit_value.insert(*v, x);
     }
     let mut values = Vec::new();
     for v in &read_after {
@@ -633,6 +807,9 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
     }
     let free = module.get_or_add_function("free", Ty::function(Ty::void(ctx), &[ptr], false));
     b.call_function(free, &[cell_ptr]);
+    if let Some((p, _)) = in_ptr {
+        b.call_function(free, &[p]);
+    }
     pre_term.set_successor(0, exit);
     for (v, x) in read_after.iter().zip(values) {
         for u in v.users() {
@@ -647,18 +824,97 @@ fn outline(module: Module, call: Val, inside: bool) -> Result<(Val, Val)> {
         }
     }
     // The exit block's only predecessor is now the preheader: its phis (one incoming value
-    // each, from the exiting block) are that value.
-    for p in exit.instructions() {
-        if p.opcode() == Opcode::LLVMPHI {
-            p.replace_all_uses_with(p.operand(0));
-            p.erase();
-        }
+    // each, from the exiting block) are that value. Last first: debug records LCSSA left on a
+    // phi move to the next instruction when it goes, which must not be another phi.
+    let phis: Vec<Val> = exit
+        .instructions()
+        .into_iter()
+        .filter(|p| p.opcode() == Opcode::LLVMPHI)
+        .collect();
+    for p in phis.into_iter().rev() {
+        p.replace_all_uses_with(p.operand(0));
+        p.erase();
     }
     if !inside {
         erase_marker(call);
     }
     delete_loop(&ordered);
     Ok((step, looped))
+}
+
+/// Emits the call of the loop function of `step` (the scheme, its configuration and the number
+/// of iterations given) with `regions` and the step's arguments.
+fn checkpoint_call(
+    module: Module,
+    b: &mut Builder,
+    step: Val,
+    (scheme, config, n): (Val, Val, Val),
+    regions: &[(Val, Val)],
+    step_args: &[Val],
+) -> Val {
+    let i64t = Ty::int(module.context(), 64);
+    let arg_tys: Vec<Ty> = step_args.iter().map(|a| a.ty()).collect();
+    let looped = super::loop_function(module, step, false, regions.len(), &arg_tys, false);
+    let mut sizes = Vec::new();
+    let mut total = i64t.zero();
+    for (_, bytes) in regions {
+        let size = b.sext_or_trunc(*bytes, i64t);
+        total = b.add(total, size);
+        sizes.push(size);
+    }
+    let scheme = b.cast(Opcode::LLVMPtrToInt, scheme, i64t);
+    let config = b.cast(Opcode::LLVMPtrToInt, config, i64t);
+    let mut args = vec![
+        i64t.zero(),
+        n,
+        scheme,
+        config,
+        i64t.int_const(regions.len() as u64),
+        total,
+    ];
+    args.extend(regions.iter().map(|r| r.0));
+    args.extend(sizes);
+    args.extend(step_args.iter().copied());
+    b.call_function(looped, &args)
+}
+
+/// Emits the call of the fixed-point function of `step`: the stopping rule of Enzyme's marker
+/// (a negative reduction or number of passes: the defaults, `1e-12` and 1000; a null control:
+/// none), the first `states` of `memory` as the state, the rest as regions.
+fn fixed_point_call(
+    module: Module,
+    b: &mut Builder,
+    step: Val,
+    [reduction, max_iters, control]: [Val; 3],
+    (memory, states): (&[(Val, Val)], usize),
+    step_args: &[Val],
+) -> Val {
+    let ctx = module.context();
+    let (i64t, f64t) = (Ty::int(ctx, 64), Ty::double(ctx));
+    let reduction = if reduction.ty() == f64t {
+        reduction
+    } else {
+        b.fp_cast(reduction, f64t)
+    };
+    let negative = b.fcmp(crate::ir::RealPred::LLVMRealOLT, reduction, f64t.zero());
+    let reduction = b.select(negative, f64t.float_const(1e-12), reduction);
+    let max_iters = b.sext_or_trunc(max_iters, i64t);
+    let negative = b.icmp(IntPred::LLVMIntSLT, max_iters, i64t.zero());
+    let max_iters = b.select(negative, i64t.int_const(1000), max_iters);
+    let control = b.cast(Opcode::LLVMPtrToInt, control, i64t);
+    let sizes: Vec<Val> = memory.iter().map(|m| b.sext_or_trunc(m.1, i64t)).collect();
+    let mut ptys = vec![i64t; super::fixed_emit::FIXED];
+    ptys.extend(std::iter::repeat_n(Ty::ptr(ctx), memory.len()));
+    ptys.extend(std::iter::repeat_n(i64t, memory.len()));
+    ptys.extend(step_args.iter().map(|a| a.ty()));
+    let shape = (states, memory.len() - states);
+    let fp = super::fixed::fixed_point_function(module, step, shape, &ptys, false);
+    let bits = b.cast(Opcode::LLVMBitCast, reduction, i64t);
+    let mut args = vec![bits, max_iters, control];
+    args.extend(memory.iter().map(|m| m.0));
+    args.extend(sizes);
+    args.extend(step_args.iter().copied());
+    b.call_function(fp, &args)
 }
 
 /// The value `v` (of the loop's header, tested at the top) has after the loop: known ones from
