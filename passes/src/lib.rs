@@ -89,6 +89,9 @@ pub struct Summary {
 pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // Checkpointed loops become loop functions first: their primal is needed with or without
     // requests, and the requests then see ordinary calls.
+    // Loop markers get names outside the API's namespaces (the request finder refuses unknown
+    // `__enzyme_` names); they are outlined once the code is canonical, below.
+    checkpoint::marks::rename_markers(module);
     checkpoint::lower_calls(module)?;
     // Shadows of function pointers are the pointers themselves: no request needs to see these.
     api::virtual_reverse::lower(module)?;
@@ -98,7 +101,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     api::iter::check(module)?;
     if requests.is_empty() {
         // Loops marked for checkpointing stay plain loops.
-        checkpoint::outline::strip_markers(module)?;
+        checkpoint::marks::strip_markers(module)?;
         api::iter::finish(module)?;
         // A program's other objects may call `umbra_release_tapes` too.
         tape::pool::define(module);

@@ -34,6 +34,7 @@ pub mod fixed;
 pub mod fixed_emit;
 pub mod fixed_reverse;
 pub mod loops;
+pub mod marks;
 pub mod outline;
 pub mod reverse;
 pub mod state;
@@ -127,7 +128,6 @@ pub fn step_of(f: Val) -> Option<Val> {
 /// Rewrites every checkpointed-loop call of `module` into a call of its loop function, and
 /// every fixed-point loop into a call of its fixed-point function ([`fixed`]).
 pub fn lower_calls(module: Module) -> Result<()> {
-    outline::rename_markers(module);
     fixed::lower_calls(module)?;
     for name in FOR_NAMES.iter().chain(&WHILE_NAMES) {
         let Some(f) = module.function(name) else {

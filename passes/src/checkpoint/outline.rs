@@ -19,126 +19,33 @@
 //! region; pointers and integers from before the loop are passed as arguments. The cell's
 //! address and the live-ins are the step's arguments, as Enzyme's step ABI packs them.
 //!
+//! A loop marked with `__enzyme_set_fixed_point` becomes a call of a fixed-point function
+//! ([`super::fixed`]) instead: after `loop-rotate` its test must be at the bottom (the step runs
+//! a whole iteration, then returns whether to go on); the cell of carried values is the first
+//! state, the marker's pieces of state follow, and the floating-point inputs (a cell of their
+//! own) are a region, never state.
+//!
 //! Guarantees: anything else is refused with one line naming the function, saying why and
-//! pointing at the marker: a marker not followed by (or not inside) a loop, a loop without a
-//! preheader, with several latches or exits, with a return, an exception edge or variable
-//! arguments inside, a test that is not a counted one, a value computed in the header of a
-//! `for` loop that code after the loop reads when it cannot be recomputed there, a loop that
-//! reads the function's local variables (the reverse sweep runs the steps again after the
-//! function has returned). Markers in functions no request reaches are erased, leaving the
-//! plain loop.
+//! pointing at the marker ([`super::marks::refuse`]): a marker not followed by (or not inside)
+//! a loop, a loop without a preheader, with several latches or exits, with a return, an
+//! exception edge or variable arguments inside, a test that is not a counted one, a value
+//! computed in the header of a `for` loop that code after the loop reads when it cannot be
+//! recomputed there, a loop that reads the function's local variables (the reverse sweep runs
+//! the steps again after the function has returned). Markers in functions no request reaches
+//! are erased, leaving the plain loop.
 
 use std::collections::{HashMap, HashSet};
 
 use super::counted::{counted, trip_count};
 use super::loops::{Cfg, Loop};
+use super::marks::{
+    decode, delete_declarations, erase_marker, markers, refuse, Kind, Scheme, BUILTIN_SCHEME,
+};
 use crate::diag::{Error, Result};
 use crate::ir::{Block, Builder, IntPred, Module, Opcode, Ty, TyKind, Val};
 
-/// The Umbra marker, a call just before the loop.
-pub const NEXT_LOOP: [&str; 2] = ["umbra_checkpoint_next_loop", "__umbra_checkpoint_next_loop"];
-
-/// Enzyme's marker, a call at the top of the loop body: mode (1 periodic, 2 binomial) and the
-/// number of snapshots (0: the square root of the number of steps).
-pub const SET_CHECKPOINTING: &str = "__enzyme_set_checkpointing";
-
-/// The function of `umbra/checkpoint.h` returning the scheme of an Enzyme mode.
-pub const BUILTIN_SCHEME: &str = "umbra_checkpoint_scheme_of_mode";
-
-/// What [`rename_markers`] renames the markers to, in the order of `NEXT_LOOP` then
-/// `SET_CHECKPOINTING`: names outside the API's namespaces, which the request finder would
-/// otherwise refuse as unknown entry points.
-const INTERNAL: [&str; 3] = [
-    "umbra.ckpt.mark.next",
-    "umbra.ckpt.mark.inside",
-    "umbra.ckpt.mark.fixed",
-];
-
-/// Enzyme's marker of a fixed-point loop, at the top of its body:
-/// `__enzyme_set_fixed_point(reduction, max_iters, control, [state, bytes]...)`.
-pub const SET_FIXED_POINT: &str = "__enzyme_set_fixed_point";
-
-/// Which marker a call is.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    /// `umbra_checkpoint_next_loop`, before the loop.
-    Next,
-    /// `__enzyme_set_checkpointing`, in the loop.
-    Inside,
-    /// `__enzyme_set_fixed_point`, in the loop.
-    Fixed,
-}
-
-/// Renames the markers' declarations to [`INTERNAL`] names (before requests are looked for).
-pub fn rename_markers(module: Module) {
-    let names = NEXT_LOOP
-        .iter()
-        .chain([&SET_CHECKPOINTING, &SET_FIXED_POINT]);
-    for (k, name) in names.enumerate() {
-        let Some(f) = module.function(name) else {
-            continue;
-        };
-        let internal = INTERNAL[k.saturating_sub(NEXT_LOOP.len() - 1)];
-        match module.function(internal) {
-            // The second spelling of the same marker: calls go to the first one's declaration.
-            Some(g) => {
-                f.replace_all_uses_with(g);
-                f.delete_global();
-            }
-            None => f.set_name(internal),
-        }
-    }
-}
-
 /// Name prefix of the outlined step functions.
 pub const STEP_PREFIX: &str = "umbra.ckpt.step.";
-
-/// The marker calls of `module`, with their kinds.
-fn markers(module: Module) -> Result<Vec<(Val, Kind)>> {
-    let mut out = Vec::new();
-    for (name, kind) in INTERNAL.iter().zip([Kind::Next, Kind::Inside, Kind::Fixed]) {
-        let Some(f) = module.function(name) else {
-            continue;
-        };
-        for u in f.users() {
-            if !(u.is_call() && u.called_value() == f) {
-                return Err(Error::at_value(
-                    u,
-                    format!("{name} is used other than by calling it"),
-                ));
-            }
-            out.push((u, kind));
-        }
-    }
-    Ok(out)
-}
-
-/// Erases marker call `call` (and the loads of marker globals it leaves unused).
-fn erase_marker(call: Val) {
-    let args = call.call_args();
-    call.erase();
-    super::erase_marker_loads(args);
-}
-
-/// Deletes the marker functions left without calls.
-fn delete_declarations(module: Module) {
-    for name in &INTERNAL {
-        if let Some(f) = module.function(name) {
-            if !f.has_uses() {
-                f.delete_global();
-            }
-        }
-    }
-}
-
-/// Erases every marker: the loops stay plain (no request differentiates them).
-pub fn strip_markers(module: Module) -> Result<()> {
-    for (call, _) in markers(module)? {
-        erase_marker(call);
-    }
-    delete_declarations(module);
-    Ok(())
-}
 
 /// Outlines every marked loop of the functions in `canonical` (adding the new functions to
 /// it) and erases the markers elsewhere.
@@ -157,113 +64,6 @@ pub fn outline_marked(module: Module, canonical: &mut HashSet<Val>) -> Result<()
     }
     delete_declarations(module);
     Ok(())
-}
-
-/// The refusal of marker `call` in function `f`: `why`.
-fn refuse(call: Val, f: Val, why: impl std::fmt::Display) -> Error {
-    let what = if call.called_value().name() == INTERNAL[2] {
-        "fixed-point loop"
-    } else {
-        "loop marked for checkpointing"
-    };
-    Error::at(
-        call,
-        format!(
-            "the {what} here (in '{}') cannot be outlined: {why}",
-            f.name()
-        ),
-    )
-}
-
-/// What the marker asks for.
-enum Scheme {
-    /// `umbra_checkpoint_next_loop`: the scheme and configuration pointers.
-    Given(Val, Val),
-    /// `__enzyme_set_checkpointing`: Enzyme's mode and number of snapshots.
-    Mode(u64, u64),
-    /// `__enzyme_set_fixed_point`: the reduction, the most passes and the control function
-    /// (negative or null: the defaults) and the state.
-    Fixed(Val, Val, Val),
-}
-
-struct Marker {
-    scheme: Scheme,
-    regions: Vec<(Val, Val)>,
-}
-
-fn decode(call: Val, f: Val, kind: Kind) -> Result<Marker> {
-    let args = call.call_args();
-    if kind == Kind::Fixed {
-        let shape = args.len() >= 3
-            && args.len() % 2 == 1
-            && args[0].ty().is_float()
-            && args[1].ty().is_int()
-            && args[2].ty().is_ptr()
-            && args[3..]
-                .chunks(2)
-                .all(|p| p[0].ty().is_ptr() && p[1].ty().is_int());
-        if !shape {
-            return Err(refuse(
-                call,
-                f,
-                "__enzyme_set_fixed_point takes the reduction (a double), the most passes (an integer), the control function (or null), then pointer, bytes for each piece of state",
-            ));
-        }
-        return Ok(Marker {
-            scheme: Scheme::Fixed(args[0], args[1], args[2]),
-            regions: args[3..].chunks(2).map(|p| (p[0], p[1])).collect(),
-        });
-    }
-    if kind == Kind::Inside {
-        let consts: Vec<Option<u64>> = args.iter().map(|a| a.const_int_value()).collect();
-        return match consts.as_slice() {
-            [Some(m), Some(n)] if *m <= 2 => Ok(Marker {
-                scheme: Scheme::Mode(*m, *n),
-                regions: Vec::new(),
-            }),
-            [Some(m)] if *m <= 2 => Ok(Marker {
-                scheme: Scheme::Mode(*m, 0),
-                regions: Vec::new(),
-            }),
-            _ => Err(refuse(
-                call,
-                f,
-                "__enzyme_set_checkpointing takes a constant mode (1: periodic, 2: binomial) and a constant number of snapshots",
-            )),
-        };
-    }
-    if args.len() < 2 || !args[0].ty().is_ptr() || !args[1].ty().is_ptr() {
-        return Err(refuse(
-            call,
-            f,
-            "umbra_checkpoint_next_loop takes the scheme and the configuration (&EnzymeCkptRevolve, &config), then umbra_checkpoint_region, pointer, bytes for each region",
-        ));
-    }
-    let mut regions = Vec::new();
-    let mut k = 2;
-    while k < args.len() {
-        let is_region = super::marker_name(args[k])
-            .is_some_and(|m| m.ends_with("_checkpoint_region"))
-            && k + 2 < args.len()
-            && args[k + 1].ty().is_ptr()
-            && args[k + 2].ty().is_int();
-        if !is_region {
-            return Err(refuse(
-                call,
-                f,
-                format!(
-                    "argument {} of umbra_checkpoint_next_loop is not umbra_checkpoint_region, pointer, bytes",
-                    k + 1
-                ),
-            ));
-        }
-        regions.push((args[k + 1], args[k + 2]));
-        k += 3;
-    }
-    Ok(Marker {
-        scheme: Scheme::Given(args[0], args[1]),
-        regions,
-    })
 }
 
 /// Where a value the loop uses or leaves ends up in the cell.
@@ -436,9 +236,7 @@ fn outline(module: Module, call: Val, kind: Kind) -> Result<(Val, Val)> {
         }
         Some(c)
     };
-    if inside {
-        erase_marker(call);
-    }
+    // A marker inside the loop goes with the loop's blocks (and is not copied into the step).
     let ordered = l.ordered(&cfg);
     let ctx = module.context();
     let (i64t, ptr) = (Ty::int(ctx, 64), Ty::ptr(ctx));
@@ -452,6 +250,9 @@ fn outline(module: Module, call: Val, kind: Kind) -> Result<(Val, Val)> {
     };
     for b in &ordered {
         for i in b.instructions() {
+            if i == call {
+                continue;
+            }
             if i.opcode() == Opcode::LLVMPHI && *b == l.header {
                 for (v, blk) in i.incoming() {
                     if blk == latch {
@@ -606,6 +407,9 @@ fn outline(module: Module, call: Val, kind: Kind) -> Result<(Val, Val)> {
     for blk in &ordered {
         b.position_at_end(bmap[blk]);
         for i in blk.instructions() {
+            if i == call {
+                continue;
+            }
             if i.opcode() == Opcode::LLVMPHI {
                 if *blk == l.header {
                     continue;
@@ -761,7 +565,7 @@ fn outline(module: Module, call: Val, kind: Kind) -> Result<(Val, Val)> {
                 &regions,
                 &step_args,
             );
-            run.copy_debug_location(if inside { pre_term } else { call });
+            run.copy_debug_location(call);
             (run.called_value(), Some(n))
         }
         (None, _) => unreachable!("only a fixed point has no counter"),
@@ -838,7 +642,7 @@ fn outline(module: Module, call: Val, kind: Kind) -> Result<(Val, Val)> {
     if !inside {
         erase_marker(call);
     }
-    delete_loop(&ordered);
+    delete_loop(f, &ordered)?;
     Ok((step, looped))
 }
 
@@ -957,23 +761,20 @@ fn recompute(b: &mut Builder, v: Val, l: &Loop, known: &mut HashMap<Val, Val>) -
     Some(x)
 }
 
-/// Deletes the loop's blocks, which nothing reaches any more.
-fn delete_loop(blocks: &[Block]) {
-    for blk in blocks {
-        for i in blk.instructions() {
-            if !i.ty().is_void() && i.has_uses() {
-                i.replace_all_uses_with(i.ty().poison());
-            }
-        }
+/// Deletes the loop's blocks, which nothing reaches any more: by LLVM's own pass, which also
+/// drops the debug records left at their ends (deleted one instruction at a time, a block
+/// keeps them as trailing records that a block later allocated at the same address inherits).
+fn delete_loop(f: Val, blocks: &[Block]) -> Result<()> {
+    debug_assert!(blocks.iter().all(|b| b.parent() == f));
+    let optnone = f.has_fn_attr("optnone");
+    if optnone {
+        f.set_fn_attr("optnone", false);
     }
-    for blk in blocks {
-        for i in blk.instructions().into_iter().rev() {
-            i.erase();
-        }
+    let done = crate::ir::run_function_passes(f, "unreachableblockelim");
+    if optnone {
+        f.set_fn_attr("optnone", true);
     }
-    for blk in blocks {
-        blk.delete();
-    }
+    done.map_err(|e| Error::in_function(f, format!("deleting an outlined loop failed: {e}")))
 }
 
 /// The scheme and configuration of Enzyme's `mode` (1 periodic, 2 binomial) with `snapshots`
