@@ -816,9 +816,4 @@ impl Block {
     pub fn successors(self) -> Vec<Block> {
         self.terminator().map(Val::successors).unwrap_or_default()
     }
-    /// Deletes the block and its instructions. Precondition: nothing outside the block uses
-    /// its instructions, and no terminator elsewhere branches to it.
-    pub fn delete(self) {
-        unsafe { c::LLVMDeleteBasicBlock(self.0) }
-    }
 }
