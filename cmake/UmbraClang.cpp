@@ -11,6 +11,9 @@
 //   enzyme_function_like("log1p")           annotate("enzyme_function_like=log1p")
 //     / umbra_function_like("log1p")
 //   enzyme_shadow(g) / umbra_shadow(g)      on a global: annotate("enzyme_shadow", &g)
+//   enzyme_checkpointing_enable("binomial", n) on a for statement: a call
+//     / umbra_checkpointing_enable            __enzyme_set_checkpointing(2, n) at the top
+//                                           of its body ("regular": 1), as Enzyme's plugin
 //   enzyme_sparse_accumulate                on a function: accepted, nothing emitted
 //     (it steers Enzyme's sparsity optimisation, which Umbra does not have; the
 //     dense views it goes with are lowered exactly without it: api/todense.rs)
@@ -44,6 +47,7 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/DeclGroup.h"
 #include "clang/AST/Expr.h"
+#include "clang/AST/Stmt.h"
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -315,6 +319,127 @@ struct SparseAccumulateAttr : public ParsedAttrInfo {
   }
 };
 
+/// `checkpointing_enable("binomial" | "regular", snapshots)` on a `for`
+/// statement: the loop's gradient is checkpointed (docs/guide/checkpointing.md).
+/// Lowered as Enzyme's plugin lowers it: a call
+/// `__enzyme_set_checkpointing(mode, snapshots)` put at the top of the loop
+/// body (mode 2 binomial, 1 regular, i.e. periodic; snapshots 0 when not
+/// given), from which the passes library outlines the loop
+/// (passes/src/checkpoint/outline.rs).
+struct CheckpointingAttr : public ParsedAttrInfo {
+  SpellingSet Sp;
+  explicit CheckpointingAttr(const char *Ns) : Sp(Ns, "checkpointing_enable") {
+    Spellings = Sp.S;
+    OptArgs = 2;
+  }
+
+  bool diagAppertainsToStmt(Sema &S, const ParsedAttr &Attr,
+                            const Stmt *St) const override {
+    if (isa<ForStmt>(St))
+      return true;
+    wrongSubject(S, Attr, "for statements");
+    return false;
+  }
+
+  AttrHandling handleStmtAttribute(Sema &S, Stmt *St, const ParsedAttr &Attr,
+                                   class Attr *&Result) const override {
+    if (lostScopedArgs(S, Attr, Sp.Name))
+      return AttributeNotApplied;
+    uint64_t Mode = 1, Snapshots = 0;
+    if (Attr.getNumArgs() >= 1) {
+      auto *Lit = dyn_cast_or_null<StringLiteral>(
+          Attr.isArgExpr(0) ? Attr.getArgAsExpr(0)->IgnoreParenCasts()
+                            : nullptr);
+      if (!Lit || (Lit->getString() != "binomial" &&
+                   Lit->getString() != "regular")) {
+        error(S, Attr,
+              "the first argument of '" + Sp.Name +
+                  "' is \"binomial\" or \"regular\"");
+        return AttributeNotApplied;
+      }
+      Mode = Lit->getString() == "binomial" ? 2 : 1;
+    }
+    if (Attr.getNumArgs() >= 2) {
+      Expr::EvalResult R;
+      if (!Attr.isArgExpr(1) ||
+          !Attr.getArgAsExpr(1)->EvaluateAsInt(R, S.Context) ||
+          R.Val.getInt().isNegative()) {
+        error(S, Attr,
+              "the second argument of '" + Sp.Name +
+                  "' is a constant number of snapshots");
+        return AttributeNotApplied;
+      }
+      Snapshots = R.Val.getInt().getZExtValue();
+    }
+    markLoop(S, cast<ForStmt>(St), Mode, Snapshots, Attr.getLoc());
+    // The call in its body is the mark; the loop is kept from being unrolled (as by
+    // `#pragma clang loop unroll(disable)`), which would make it a loop Umbra cannot outline.
+    Result = LoopHintAttr::CreateImplicit(S.Context, LoopHintAttr::Unroll,
+                                          LoopHintAttr::Disable, nullptr,
+                                          Attr.getRange());
+    return AttributeApplied;
+  }
+
+  /// Puts `__enzyme_set_checkpointing(Mode, Snapshots)` before the body of
+  /// `For`, declaring the function (extern "C") unless a header did.
+  static void markLoop(Sema &S, ForStmt *For, uint64_t Mode, uint64_t Snapshots,
+                       SourceLocation Loc) {
+    ASTContext &Ctx = S.Context;
+    TranslationUnitDecl *TU = Ctx.getTranslationUnitDecl();
+    IdentifierInfo &Id = Ctx.Idents.get("__enzyme_set_checkpointing");
+    FunctionDecl *F = nullptr;
+    for (NamedDecl *D : TU->lookup(DeclarationName(&Id)))
+      if ((F = dyn_cast<FunctionDecl>(D)))
+        break;
+    QualType U64 = Ctx.UnsignedLongLongTy;
+    if (!F) {
+      QualType FnTy = Ctx.getFunctionType(Ctx.VoidTy, {U64, U64}, {});
+      DeclContext *DC = TU;
+      if (Ctx.getLangOpts().CPlusPlus) {
+        auto *Spec = LinkageSpecDecl::Create(Ctx, TU, Loc, Loc,
+                                             LinkageSpecLanguageIDs::C,
+                                             /*HasBraces=*/false);
+        TU->addDecl(Spec);
+        DC = Spec;
+      }
+      F = FunctionDecl::Create(Ctx, DC, Loc, Loc, DeclarationName(&Id), FnTy,
+                               nullptr, SC_Extern);
+      SmallVector<ParmVarDecl *, 2> Params;
+      for (int K = 0; K < 2; K++)
+        Params.push_back(ParmVarDecl::Create(Ctx, F, Loc, Loc, nullptr, U64,
+                                             nullptr, SC_None, nullptr));
+      F->setParams(Params);
+      F->setImplicit(true);
+      DC->addDecl(F);
+    }
+    auto *Ref = DeclRefExpr::Create(Ctx, NestedNameSpecifierLoc(), Loc, F,
+                                    false, Loc, F->getType(), VK_LValue);
+    Expr *Callee = ImplicitCastExpr::Create(
+        Ctx, Ctx.getPointerType(F->getType()), CK_FunctionToPointerDecay, Ref,
+        nullptr, VK_PRValue, FPOptionsOverride());
+    SmallVector<Expr *, 2> Args;
+    for (uint64_t V : {Mode, Snapshots}) {
+      Expr *Lit = IntegerLiteral::Create(Ctx, llvm::APInt(64, V), U64, Loc);
+      QualType P = F->getParamDecl(Args.size())->getType();
+      if (!Ctx.hasSameType(P, U64))
+        Lit = ImplicitCastExpr::Create(Ctx, P, CK_IntegralCast, Lit, nullptr,
+                                       VK_PRValue, FPOptionsOverride());
+      Args.push_back(Lit);
+    }
+    Expr *Call = CallExpr::Create(Ctx, Callee, Args, Ctx.VoidTy, VK_PRValue,
+                                  Loc, FPOptionsOverride());
+    Stmt *Body[] = {Call, For->getBody()};
+    For->setBody(CompoundStmt::Create(Ctx, Body, FPOptionsOverride(), Loc, Loc));
+  }
+};
+
+struct EnzymeCheckpointing : CheckpointingAttr {
+  EnzymeCheckpointing() : CheckpointingAttr("enzyme") {}
+};
+struct UmbraCheckpointing : CheckpointingAttr {
+  UmbraCheckpointing() : CheckpointingAttr("umbra") {}
+};
+
 ParsedAttrInfoRegistry::Add<EnzymeInactive> A1("enzyme_inactive", "");
 ParsedAttrInfoRegistry::Add<EnzymeInactiveNoblock> A2("enzyme_inactive_noblock",
                                                       "");
@@ -325,6 +450,10 @@ ParsedAttrInfoRegistry::Add<EnzymeShadow> A6("enzyme_shadow", "");
 ParsedAttrInfoRegistry::Add<UmbraShadow> A7("umbra_shadow", "");
 ParsedAttrInfoRegistry::Add<SparseAccumulateAttr> A8("enzyme_sparse_accumulate",
                                                      "");
+ParsedAttrInfoRegistry::Add<EnzymeCheckpointing>
+    A9("enzyme_checkpointing_enable", "");
+ParsedAttrInfoRegistry::Add<UmbraCheckpointing>
+    A10("umbra_checkpointing_enable", "");
 
 /// The registration-global kind (`__enzyme_KIND_autoreg_...`) for an
 /// annotation of ours on `D`, or "" for any other annotation.

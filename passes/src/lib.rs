@@ -89,6 +89,9 @@ pub struct Summary {
 pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // Checkpointed loops become loop functions first: their primal is needed with or without
     // requests, and the requests then see ordinary calls.
+    // Loop markers get names outside the API's namespaces (the request finder refuses unknown
+    // `__enzyme_` names); they are outlined once the code is canonical, below.
+    checkpoint::marks::rename_markers(module);
     checkpoint::lower_calls(module)?;
     // Shadows of function pointers are the pointers themselves: no request needs to see these.
     api::virtual_reverse::lower(module)?;
@@ -99,6 +102,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     if requests.is_empty() {
         api::shadow_context::refuse_without_requests(module)?;
         api::global_shadows::unlink_inactive_registrations(module);
+        // Loops marked for checkpointing stay plain loops.
+        checkpoint::marks::strip_markers(module)?;
         api::iter::finish(module)?;
         // A program's other objects may call `umbra_release_tapes` too.
         tape::pool::define(module);
@@ -132,6 +137,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         .map(|f| f.name())
         .collect();
     let mut canonical = preprocess::canonicalize_reachable(module, &requests, &rules)?;
+    // Loops marked for checkpointing become checkpointed loops of outlined steps.
+    checkpoint::outline::outline_marked(module, &mut canonical)?;
     // On canonical code: the memory a checkpointed step carries to the next must be in its
     // snapshots (globals passed to it are added; anything else uncovered refuses reverse mode).
     checkpoint::state::cover_all(module, &canonical, &rules)?;

@@ -8,7 +8,7 @@
 // RUN: not %umbra %t.u.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=UNMARKED
 // RUN: not %clang -O2 -g -I%runtime-include -DUNMARKED -DFORWARD -fpass-plugin=%plugin -c %s -o %t.o 2>&1 | FileCheck %s --check-prefix=UNMARKED
 // What Umbra refuses about fixed-point loops: a step taking a differentiable value by value, a
-// loop marked from inside, a call without a state, heap memory the iterations carry that is
+// loop marked from inside whose stopping rule is computed in it, a call without a state, heap memory the iterations carry that is
 // neither a state nor a region (in both modes: forward mode iterates the step too).
 #include <umbra/fixed_point.h>
 
@@ -60,8 +60,9 @@ double droot(double *x, double *a, double *w) {
 double f(double *x, double *a) {
 #if defined(INSIDE)
   while (x[0] > 1) {
-    // INSIDE: fixed-point-errors.c:[[@LINE+1]]:{{.*}}__enzyme_set_fixed_point (a loop marked from inside) is not supported
-    __enzyme_set_fixed_point(-1.0, -1, 0, x, (int64_t)8);
+    // A stopping rule computed in the loop (Enzyme's marker wants its arguments before it).
+    // INSIDE: fixed-point-errors.c:[[@LINE+1]]:{{.*}}in function 'f': the fixed-point loop here (in 'f') cannot be outlined: {{.*}} is computed in the loop: the marker's arguments must be computed before it
+    __enzyme_set_fixed_point(x[0] * 1e-3, -1, 0, x, (int64_t)8);
     x[0] *= 0.5;
   }
 #elif defined(NOSTATE)

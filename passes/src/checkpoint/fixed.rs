@@ -17,8 +17,11 @@
 //! Reverse mode is Christianson's two-phase adjoint ([`super::fixed_reverse`]); what both share
 //! is in [`super::fixed_emit`].
 //!
+//! A loop marked from inside with `__enzyme_set_fixed_point` becomes a call of a fixed-point
+//! function too, its body outlined into the step ([`super::outline`]).
+//!
 //! Guarantees: neither mode differentiates the iterations one by one; a call whose markers
-//! cannot be decoded is refused at its call site, and so is `__enzyme_set_fixed_point`.
+//! cannot be decoded is refused at its call site.
 
 use crate::cache::{Job, Session};
 use crate::diag::{Error, Result};
@@ -41,14 +44,6 @@ pub fn is_fixed_point(f: Val) -> bool {
 
 /// Rewrites every `__enzyme_fixed_point` call of `module`.
 pub fn lower_calls(module: Module) -> Result<()> {
-    if let Some(f) = module.function("__enzyme_set_fixed_point") {
-        if let Some(call) = f.users().into_iter().find(|u| u.is_call()) {
-            return Err(Error::at(
-                call,
-                "__enzyme_set_fixed_point (a loop marked from inside) is not supported by Umbra: pass the iteration as a step function to __enzyme_fixed_point",
-            ));
-        }
-    }
     for name in NAMES {
         let Some(f) = module.function(name) else {
             continue;
@@ -212,6 +207,8 @@ pub(crate) fn fixed_point_function(
     f.set_internal();
     // Inlined, the loop would be differentiated iteration by iteration.
     f.set_fn_attr("noinline", true);
+    // Its adjoint iterates the step at the state again: the caller's frees of it must wait.
+    f.set_string_fn_attr(crate::analysis::overwrite::ADJOINT_READS_ARGUMENTS, "");
     crate::signature::copy_target_attributes(step, f);
     let p = f.params();
     let entry = f.append_block("entry");

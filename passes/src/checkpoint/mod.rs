@@ -29,9 +29,13 @@
 //! [`state::cover_all`] adds the globals passed to the step that it writes and reads, and makes
 //! reverse mode refuse a call whose step writes and reads other memory no region holds.
 
+pub mod counted;
 pub mod fixed;
 pub mod fixed_emit;
 pub mod fixed_reverse;
+pub mod loops;
+pub mod marks;
+pub mod outline;
 pub mod reverse;
 pub mod state;
 
@@ -419,7 +423,7 @@ pub(crate) fn erase_marker_loads(mut markers: Vec<Val>) {
 }
 
 /// The alloca `p` points into, when it is one (through GEPs and casts).
-fn local_object(p: Val) -> Option<Val> {
+pub(crate) fn local_object(p: Val) -> Option<Val> {
     let mut v = p;
     loop {
         let op = if v.is_instruction() {
@@ -491,7 +495,7 @@ fn lower_one(module: Module, call: Val) -> Result<()> {
 /// `for j in 0..n: step(start + j, args)`, or for a while loop `j = 0; while (step(j++,
 /// args));`. One per step and signature, unless `fresh` (a call whose reverse mode
 /// [`state::cover_all`] refuses gets its own).
-fn loop_function(
+pub(crate) fn loop_function(
     module: Module,
     step: Val,
     is_while: bool,
@@ -519,6 +523,8 @@ fn loop_function(
     // Inlined into its caller, the loop would be differentiated as a plain loop, taping every
     // step: the very thing checkpointing is for.
     f.set_fn_attr("noinline", true);
+    // Its adjoint runs the steps on the regions again: the caller's frees of them must wait.
+    f.set_string_fn_attr(crate::analysis::overwrite::ADJOINT_READS_ARGUMENTS, "");
     crate::signature::copy_target_attributes(step, f);
     let p = f.params();
     for (k, name) in ["start", "n", "scheme", "config", "nregions", "bytes"]

@@ -549,7 +549,15 @@ fn judge(call: Val, step: Val, shape: Shape, rules: &UserRules) -> Verdict {
             if refuse.is_some() {
                 continue;
             }
-            let (what, later, entry, otherwise) = if shape.fixed_point {
+            let outlined = step.name().starts_with(super::outline::STEP_PREFIX);
+            let (what, later, entry, otherwise) = if outlined {
+                (
+                    "checkpointed loop",
+                    "later iterations",
+                    "umbra_checkpoint_next_loop",
+                    "the recomputed iterations read it as the reverse sweep finds it",
+                )
+            } else if shape.fixed_point {
                 (
                     "fixed-point step",
                     "later iterations",
@@ -566,11 +574,19 @@ fn judge(call: Val, step: Val, shape: Shape, rules: &UserRules) -> Verdict {
             };
             refuse = Some(Error::at(
                 w.inst,
-                format!(
-                    "{what} '{}' writes memory that {later} read and no snapshot holds ({}): mark it with enzyme_checkpoint_region, pointer, bytes in the call of {entry}, or {otherwise}",
-                    step.name(),
-                    describe(m, place, step_args)
-                ),
+                if outlined {
+                    format!(
+                        "{what} '{}' writes memory that {later} read and no snapshot holds ({}): mark it with umbra_checkpoint_region, pointer, bytes in a call of {entry} just before the loop (in place of a loop attribute), or {otherwise}",
+                        step.name(),
+                        describe(m, place, step_args, true)
+                    )
+                } else {
+                    format!(
+                        "{what} '{}' writes memory that {later} read and no snapshot holds ({}): mark it with enzyme_checkpoint_region, pointer, bytes in the call of {entry}, or {otherwise}",
+                        step.name(),
+                        describe(m, place, step_args, false)
+                    )
+                },
             ));
         }
     }
@@ -583,7 +599,9 @@ fn judge(call: Val, step: Val, shape: Shape, rules: &UserRules) -> Verdict {
 
 /// The place in the user's words, by the step's argument (numbered from the index, 0) that
 /// leads to it.
-fn describe(m: Module, p: &Place, step_args: &[Val]) -> String {
+/// For a loop the outliner made (`outlined`), the arguments are the function's own values,
+/// named as such.
+fn describe(m: Module, p: &Place, step_args: &[Val], outlined: bool) -> String {
     let root = |mut q: &Place| {
         let mut through = 0;
         while let Place::Loaded(inner, _) = q {
@@ -599,6 +617,20 @@ fn describe(m: Module, p: &Place, step_args: &[Val]) -> String {
         .map(|k| k + 1);
     match (base, arg) {
         (Place::Unknown, _) => "memory the analysis cannot trace to the step's arguments".into(),
+        (_, Some(k)) if outlined => {
+            let a = step_args[k - 1];
+            let name = if a.is_argument() {
+                crate::diag::describe_parameter(a)
+            } else {
+                crate::diag::short(a)
+            };
+            let how = if through == 0 {
+                "the memory"
+            } else {
+                "memory reached through a pointer stored where"
+            };
+            format!("{how} {name} points to")
+        }
         (_, Some(k)) if through == 0 => format!("the memory its argument {k} points to"),
         (_, Some(k)) => {
             format!("memory reached through a pointer stored where its argument {k} points")

@@ -67,7 +67,11 @@ impl ForwardFn<'_> {
             Some(_) => {
                 self.emit_lanes(i, &[0, 1])?;
             }
+            // An integer TBAA types as integer data (a counter) holds no float bits.
             None if self.tangent(value).is_some()
+                && !(value.is_instruction()
+                    && value.opcode() == crate::ir::Opcode::LLVMLoad
+                    && crate::analysis::types::bytes::integer_tbaa(value))
                 && !is_inactive_memory(ptr, &self.session.rules) =>
             {
                 return Err(Error::at(

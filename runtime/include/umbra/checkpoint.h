@@ -166,6 +166,36 @@ typedef struct EnzymeCkptConfig {
   EnzymeCkptStats *stats;
 } EnzymeCkptConfig;
 
+/* A loop marked in place, its body outlined into the step by Umbra (docs/guide/checkpointing.md,
+ * "A marked loop"). Called just before a counted `for` loop (an integer counter from a value
+ * fixed before the loop, up by one, compared by <, <= or != with a bound fixed before it), with
+ * the scheme, its configuration and umbra_checkpoint_region, pointer, bytes for each piece of
+ * memory the loop writes and reads:
+ *
+ *     umbra_checkpoint_next_loop(&EnzymeCkptRevolve, &config,
+ *                                umbra_checkpoint_region, u, n * sizeof(double));
+ *     for (int t = 0; t < steps; t++) { ... }
+ *
+ * Values the loop carries in variables (a sum, the counter) need no region. Without Umbra (or
+ * when no derivative goes through the loop) the call is erased and the loop runs plainly. */
+void umbra_checkpoint_next_loop(const EnzymeCheckpointScheme *scheme, EnzymeCkptConfig *config,
+                                ...);
+/* The same call, and `#pragma clang loop unroll(disable)` for the loop that follows: at -O1 and
+ * above clang unrolls small loops before Umbra sees them, and an unrolled loop (its counter goes
+ * up by more than one) is refused.
+ *
+ *     UMBRA_CHECKPOINT_LOOP(&EnzymeCkptRevolve, &config, umbra_checkpoint_region, u, bytes)
+ *     for (int t = 0; t < steps; t++) { ... }
+ */
+#define UMBRA_CHECKPOINT_LOOP(...)                                                              \
+  umbra_checkpoint_next_loop(__VA_ARGS__);                                                      \
+  _Pragma("clang loop unroll(disable)")
+/* Enzyme's marker, at the top of a loop body: what the clang plugin's loop attribute
+ * __attribute__((enzyme_checkpointing_enable("binomial" or "regular", snapshots))) emits.
+ * Mode 2 binomial (EnzymeCkptRevolve), 1 or 0 periodic (EnzymeCkptPeriodic); snapshots 0: the
+ * square root of the number of steps. */
+void __enzyme_set_checkpointing(uint64_t mode, uint64_t snapshots);
+
 static inline void umbra_ckpt_fail(const char *what) {
   fprintf(stderr, "umbra checkpoint: %s\n", what);
   abort();
@@ -709,6 +739,12 @@ static const EnzymeCheckpointScheme EnzymeCkptStoreAll = {
     umbra_ckpt_periodic_store,    umbra_ckpt_periodic_restore,     umbra_ckpt_store_all_set_nsteps,
     umbra_ckpt_periodic_finalize, NULL,                            NULL,
     NULL};
+
+/* The scheme of an Enzyme mode (the marker __enzyme_set_checkpointing): Umbra calls it where it
+ * outlines a loop so marked. Weak: one definition per program, from any file including this. */
+__attribute__((weak, used)) const EnzymeCheckpointScheme *umbra_checkpoint_scheme_of_mode(int64_t mode) {
+  return mode == 2 ? &EnzymeCkptRevolve : &EnzymeCkptPeriodic;
+}
 
 #ifdef __cplusplus
 }

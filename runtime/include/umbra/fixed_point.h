@@ -34,7 +34,18 @@
  * code may overwrite: it is kept with the state, and so are the mutable globals the step refers
  * to that some code writes.
  *
- * Umbra refuses __enzyme_set_fixed_point (a loop marked from inside) at compile time.
+ * A loop may instead be marked from inside, at the top of its body (what Enzyme's Fortran
+ * directive lowers to):
+ *
+ *     while (err > tol) {
+ *       __enzyme_set_fixed_point(reduction, max_iters, control, state, bytes, ...);
+ *       ...
+ *     }
+ *
+ * (a negative reduction or max_iters, or a null control: the defaults; all computed before the
+ * loop). Umbra outlines one iteration as the step: the loop is tested at its bottom (a `while`
+ * loop is rotated first), has one exit, and the values it carries in variables join the state.
+ * Other shapes are refused at compile time naming the marker's line.
  */
 #ifndef UMBRA_FIXED_POINT_H
 #define UMBRA_FIXED_POINT_H

@@ -232,6 +232,19 @@ impl Overwrites {
                 loads.insert(l, verdict);
             }
         }
+        // The blocks given to a call whose adjoint reads them in place (a checkpointed loop's
+        // runs the steps again): their frees wait for the adjoint too.
+        let mut read_in_place: Vec<Val> = Vec::new();
+        for i in blocks.iter().flat_map(|b| b.instructions()) {
+            let reads = i.is_call()
+                && i.called_function()
+                    .is_some_and(|g| g.string_fn_attr(ADJOINT_READS_ARGUMENTS).is_some());
+            if reads {
+                for a in i.call_args().into_iter().filter(|a| a.ty().is_ptr()) {
+                    read_in_place.extend(o.objects(a));
+                }
+            }
+        }
         // Defer exactly the frees some re-readable load needs deferred; the others stay
         // writers, which by construction clobber no re-readable load.
         // So are the frees of blocks an earlier call with a body (or fork) received: not a
@@ -248,6 +261,10 @@ impl Overwrites {
             .collect();
         let mut deferred = Vec::new();
         for (call, p) in candidates {
+            if o.objects(p).iter().any(|x| read_in_place.contains(x)) {
+                deferred.push(call);
+                continue;
+            }
             let freed: HashSet<Val> = o.objects(p).into_iter().collect();
             let handed = calls.iter().any(|&c| {
                 places.after(c, call)
@@ -685,6 +702,12 @@ fn inert_callee(f: Val) -> bool {
 }
 
 /// Location bits of an LLVM `memory(...)` attribute value: two bits (ref, mod) per location.
+/// String attribute of a function whose adjoint reads, in place, the memory its pointer
+/// arguments point to (a checkpointed loop's or a fixed point's, which run the steps again): a
+/// heap block of the caller passed to it that the caller frees afterwards is freed by the
+/// adjoint instead ([`Overwrites::deferred_frees`]), or the adjoint would read freed memory.
+pub const ADJOINT_READS_ARGUMENTS: &str = "umbra-adjoint-reads-arguments";
+
 const MEM_ARG: u32 = 0;
 const MEM_ERRNO: u32 = 2;
 const MEM_OTHER: u32 = 3;

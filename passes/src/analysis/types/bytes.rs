@@ -134,7 +134,7 @@ pub const PARTIAL_ADVICE: &str = "reverse mode moves each float's adjoint whole 
 pub const TAPE_INTEGER_TBAA: &str = "umbra tape integer";
 
 /// True for loads typed as integer data by TBAA (never float bits).
-fn integer_tbaa(load: Val) -> bool {
+pub fn integer_tbaa(load: Val) -> bool {
     load.tbaa_access_type().is_some_and(|t| {
         matches!(
             t.as_str(),
