@@ -373,15 +373,9 @@ pub static RULES: &[Rule] = &[
         let py = b.select(is0, zero, rl);
         vec![Some(px), Some(py)]
     }),
-    // d/dx = 1 / (2 sqrt(x)), taken as 0 at x = 0 as Enzyme does: the distance `sqrt(d * d)`
-    // of coincident points then has the subgradient 0 in both modes, not 0 * inf = NaN in
-    // reverse mode (where the infinite partial meets the zero partial of `d * d`).
-    math!("sqrt", ["llvm.sqrt"], |b, a, r| {
+    math!("sqrt", ["llvm.sqrt"], |b, _a, r| {
         let two_r = b.fmul_const(r, 2.0);
-        let p = recip(b, two_r);
-        let zero = k(a[0], 0.0);
-        let is0 = b.fcmp(RealPred::LLVMRealOEQ, a[0], zero);
-        vec![Some(b.select(is0, zero, p))]
+        vec![Some(recip(b, two_r))]
     }),
     math!("cbrt", [], |b, _a, r| {
         let r2 = sq(b, r);
@@ -690,21 +684,6 @@ mod tests {
         let u = b.fmul(xs[0], xs[0]);
         let p = b.math("llvm.pow", &[u, xs[1]]);
         b.fmul(p, xs[2])
-    }
-
-    /// `sqrt(x * x) * z`, the distance of coincident points: its partial in `x` at 0 is the
-    /// subgradient 0 (central differences agree), in forward and reverse mode.
-    fn distance_at_zero(b: &mut Builder, xs: &[Val]) -> Val {
-        let u = b.fmul(xs[0], xs[0]);
-        let r = b.math("llvm.sqrt", &[u]);
-        b.fmul(r, xs[1])
-    }
-
-    /// `sqrt` at 0: partial 0 in both modes (it was 0 forward, NaN reverse).
-    #[test]
-    fn sqrt_at_zero_is_a_zero_partial() {
-        check_rule(&Case::built("sqrt(x*x) * z", distance_at_zero, &[0.0, 1.3]));
-        check_rule(&Case::built("sqrt(x*x) * z", distance_at_zero, &[0.6, 1.3]));
     }
 
     /// Strong zeros through `pow` at a zero base, in forward and reverse mode (issue 12).
