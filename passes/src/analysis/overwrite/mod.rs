@@ -329,7 +329,9 @@ impl Overwrites {
         // A call reaches a stack slot of `f` through an argument whose underlying objects
         // include an alloca, or through memory once any alloca's address escapes (other than
         // as a parent slot of regions, which only its forks reach).
-        let any_escapes = escaped_allocas.iter().any(|&a| !only_parent_slot(a))
+        let any_escapes = escaped_allocas
+            .iter()
+            .any(|&a| !only_parent_slot(a, &mut |q| o.escapes(q)))
             || slots.iter().any(|&q| o.escapes(q));
         let mut stack_calls = HashSet::new();
         if !allocas.is_empty() || !slots.is_empty() {
@@ -927,16 +929,16 @@ impl<'o> Oracle<'o> {
 
 /// True when alloca `a` escapes only as a parent slot of OpenMP regions: its every user loads
 /// from it, stores a value into it (not its own address), marks its lifetime, or forks a region
-/// whose verified parent slots include it ([`regions::RegionFacts`]), which uses it only that
-/// way too. No other call can reach it.
-fn only_parent_slot(a: Val) -> bool {
+/// whose verified parent slots include it ([`regions::RegionFacts`]) and whose body lets none
+/// of its parent slots escape (`escapes`). No other call can reach it.
+fn only_parent_slot(a: Val, escapes: &mut dyn FnMut(Val) -> bool) -> bool {
     a.users().into_iter().all(|u| match u.opcode() {
         Opcode::LLVMLoad => u.operand(0) == a,
         Opcode::LLVMStore => u.operand(1) == a && u.operand(0) != a,
         Opcode::LLVMCall => match crate::openmp::outlined(u) {
-            Some(h) => {
-                regions::RegionFacts::of(h).is_some_and(|r| r.slot_allocas(u, h).contains(&a))
-            }
+            Some(h) => regions::RegionFacts::of(h).is_some_and(|r| {
+                r.slot_allocas(u, h).contains(&a) && r.slots.iter().all(|&q| !escapes(q))
+            }),
             None => rules::lookup_call(u).is_some_and(|r| r.effects.lifetime),
         },
         _ => false,
