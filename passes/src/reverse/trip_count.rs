@@ -180,6 +180,12 @@ pub(super) fn constant_last_iv(l: &StructuredLoop) -> Option<Val> {
     Some(l.iv.ty().int_const(last as u64))
 }
 
+/// How many times the header of `l` runs per entry, when that is one constant.
+pub(super) fn constant_runs(l: &StructuredLoop) -> Option<u64> {
+    let (count, _) = only_exit_test(l)?;
+    u64::try_from(constant_header_runs(&count)?).ok()
+}
+
 /// The test of a loop that leaves by it alone: the count it gives, and whether it ends the
 /// latch (else the header). `None` when any other block leaves the loop, or the test is more
 /// than one comparison.

@@ -13,9 +13,15 @@
 //! needed values, each vertex weighing its size in bytes. Ties go to keeping the needed values
 //! themselves (no recomputation for nothing).
 //!
+//! A value of another block that runs at most once per call (the hoisted loads of a loop's
+//! loop-invariant inputs) may be kept too: in the frame, once per call, not in this block's
+//! slot ([`BlockCut::framed`]). It weighs its bytes divided by how often the block runs per
+//! call, so the eight Jacobians of a Gauss-point loop (72 bytes per point) give way to the 24
+//! coordinates they are computed from (192 bytes once).
+//!
 //! Guarantees: a needed value is either kept itself or rebuilt from kept values that its user
-//! pops with it ([`BlockCut::kept_for`]), so a rebuilt value never reads a value that is not
-//! there; only instructions the plan may compute again ([`expandable`]: pure, safe divisions,
+//! pops with it ([`BlockCut::kept_for`]) or that the frame holds ([`BlockCut::framed`]), so a
+//! rebuilt value never reads a value that is not there; only instructions the plan may compute again ([`expandable`]: pure, safe divisions,
 //! cheap intrinsics) are rebuilt; a block whose cut saves nothing is left as it was.
 
 use super::super::needs::Need;
@@ -42,6 +48,8 @@ pub struct BlockCut {
     rebuilt: HashSet<Node>,
     /// Needed value → the kept values it is computed from (tape order).
     kept: HashMap<Node, Vec<Need>>,
+    /// Values of other blocks the rebuilt ones read, to be kept in the frame.
+    framed: Vec<Val>,
 }
 
 impl BlockCut {
@@ -59,16 +67,22 @@ impl BlockCut {
     pub fn rebuilds(&self, v: Val, shadow: bool) -> bool {
         self.rebuilt.contains(&(v, shadow))
     }
+
+    /// Values of other blocks the cut reads from the frame: the plan must keep them there.
+    pub fn framed(&self) -> &[Val] {
+        &self.framed
+    }
 }
 
 const INF: u64 = u64::MAX / 4;
 
 /// What the plan knows about the values of block `b`, for [`block_cut`].
-pub struct Facts<R, S, E>
+pub struct Facts<R, S, E, F>
 where
     R: Fn(Val) -> bool,
     S: Fn(Val) -> bool,
     E: Fn(Val) -> bool,
+    F: Fn(Val) -> Option<u64>,
 {
     /// The plan rebuilds `v` in `b` without help.
     pub rebuilds: R,
@@ -76,21 +90,25 @@ where
     pub rebuilds_shadow: S,
     /// `v` may be computed again from its operands.
     pub expandable: E,
+    /// `v`, of another block, may be kept in the frame: what that weighs against one run of
+    /// `b` (its bytes over the runs of `b` per call).
+    pub frame_weight: F,
 }
 
 /// The cut of block `b` for the `needed` values and shadows of one run of its instructions
 /// (instructions of `b` the plan cannot rebuild here), or `None` when keeping them as they
 /// are costs no more.
-pub fn block_cut<R, S, E>(
+pub fn block_cut<R, S, E, F>(
     m: Module,
     b: Block,
     needed: &[Node],
-    facts: &Facts<R, S, E>,
+    facts: &Facts<R, S, E, F>,
 ) -> Option<BlockCut>
 where
     R: Fn(Val) -> bool,
     S: Fn(Val) -> bool,
     E: Fn(Val) -> bool,
+    F: Fn(Val) -> Option<u64>,
 {
     if needed.is_empty() {
         return None;
@@ -121,7 +139,15 @@ where
                 (facts.rebuilds)(o)
             }
     };
-    // The graph: needed nodes and the nodes of `b` they are computed from.
+    // A value of another block the frame may hold instead (with its weight).
+    let frame_weight = |(o, shadow): Node| -> Option<u64> {
+        if shadow || !o.is_instruction() || o.parent_block() == b {
+            return None;
+        }
+        (facts.frame_weight)(o)
+    };
+    // The graph: needed nodes and the nodes of `b` they are computed from, and the values
+    // of other blocks the frame may hold that those read.
     let mut index: HashMap<Node, usize> = HashMap::new();
     let mut nodes: Vec<Node> = Vec::new();
     let mut work: Vec<Node> = needed.to_vec();
@@ -131,8 +157,11 @@ where
         }
         index.insert(x, nodes.len());
         nodes.push(x);
+        if frame_weight(x).is_some() {
+            continue;
+        }
         for y in inputs(x).unwrap_or_default() {
-            if !rebuilt_anyway(y) && y.0.parent_block() == b {
+            if !rebuilt_anyway(y) && (y.0.parent_block() == b || frame_weight(y).is_some()) {
                 work.push(y);
             }
         }
@@ -144,14 +173,19 @@ where
     let size = |x: Node| m.alloc_size(x.0.ty()).max(1);
     let mut g = Flow::new(2 + 2 * n);
     for (k, &x) in nodes.iter().enumerate() {
+        if let Some(w) = frame_weight(x) {
+            g.edge(inn(k), out(k), w.max(1));
+            g.edge(s, inn(k), INF);
+            continue;
+        }
         g.edge(inn(k), out(k), size(x));
         // Kept if needed: not computable again, or computed from another block's value that
-        // is not rebuilt either.
+        // is neither rebuilt nor one the frame may hold.
         match inputs(x) {
             Some(ops)
-                if !ops
-                    .iter()
-                    .any(|&y| !rebuilt_anyway(y) && y.0.parent_block() != b) =>
+                if !ops.iter().any(|&y| {
+                    !rebuilt_anyway(y) && y.0.parent_block() != b && frame_weight(y).is_none()
+                }) =>
             {
                 for y in ops {
                     if let Some(&j) = index.get(&y) {
@@ -187,6 +221,7 @@ where
         .map(|(k, i)| (i, k))
         .collect();
     let mut kept = HashMap::new();
+    let mut framed: Vec<Val> = Vec::new();
     for &x in needed {
         if !rebuilt.contains(&x) {
             continue;
@@ -200,7 +235,11 @@ where
                 if !seen.insert(p) {
                     continue;
                 }
-                if kept_set.contains(&p) {
+                if kept_set.contains(&p) && frame_weight(p).is_some() {
+                    if !framed.contains(&p.0) {
+                        framed.push(p.0);
+                    }
+                } else if kept_set.contains(&p) {
                     from.push(p);
                 } else if rebuilt.contains(&p) {
                     stack.push(p);
@@ -210,7 +249,11 @@ where
         from.sort_by_key(|y| order.get(&y.0).copied().unwrap_or(usize::MAX));
         kept.insert(x, from.into_iter().map(need).collect());
     }
-    Some(BlockCut { rebuilt, kept })
+    Some(BlockCut {
+        rebuilt,
+        kept,
+        framed,
+    })
 }
 
 /// A flow network (Edmonds–Karp: the graphs are one block's values, a few thousand edges).
@@ -311,6 +354,18 @@ mod tests {
     /// The cut of `@f`'s block `body` for the needed values named, loads counting as values the
     /// plan cannot rebuild and arithmetic as expandable; `shadows` are needed address shadows.
     fn cut_of(ir: &str, needed: &[&str], shadows: &[&str]) -> Option<(Vec<String>, Vec<String>)> {
+        cut_with_frame(ir, needed, shadows, None).map(|(k, r, _)| (k, r))
+    }
+
+    /// [`cut_of`], where with `runs` the loads of block `entry` are not rebuilt but may be
+    /// kept in the frame, `body` running `runs` times per call (0: no frame); also the
+    /// framed values.
+    fn cut_with_frame(
+        ir: &str,
+        needed: &[&str],
+        shadows: &[&str],
+        runs: Option<u64>,
+    ) -> Option<(Vec<String>, Vec<String>, Vec<String>)> {
         let ctx = Context::create();
         let text = format!("target datalayout = \"e-m:e-i64:64-f80:128-n8:16:32:64-S128\"\n{ir}");
         let module = parse_test_module(&ctx, &text);
@@ -326,10 +381,17 @@ mod tests {
         };
         let mut want: Vec<Node> = needed.iter().map(|n| (named(n), false)).collect();
         want.extend(shadows.iter().map(|n| (named(n), true)));
+        let entry_load = |v: Val| {
+            runs.is_some() && v.parent_block() != b && v.opcode() == crate::ir::Opcode::LLVMLoad
+        };
         let facts = Facts {
-            rebuilds: |v: Val| v.parent_block() != b,
+            rebuilds: |v: Val| v.parent_block() != b && !entry_load(v),
             rebuilds_shadow: |v: Val| v.parent_block() != b,
             expandable: |v: Val| crate::analysis::opcodes::is_pure(v.opcode()),
+            frame_weight: |v: Val| match runs {
+                Some(n) if n > 0 && entry_load(v) => Some(m.alloc_size(v.ty()) / n),
+                _ => None,
+            },
         };
         let cut = block_cut(m, b, &want, &facts)?;
         let mut kept: Vec<String> = want
@@ -356,7 +418,47 @@ mod tests {
             })
             .collect();
         rebuilt.sort();
-        Some((kept, rebuilt))
+        let mut framed: Vec<String> = cut.framed().iter().map(|v| v.name()).collect();
+        framed.sort();
+        Some((kept, rebuilt, framed))
+    }
+
+    /// A loop body computing three products of two loop-invariant loads made before the loop:
+    /// run often enough, the two loads are kept once in the frame and the products rebuilt;
+    /// run once, the products are kept where keeping the loads would cost as much.
+    const INVARIANT_INPUTS: &str = r#"
+define double @f(ptr %x) {
+entry:
+  %a = load double, ptr %x
+  %pb = getelementptr double, ptr %x, i64 1
+  %b = load double, ptr %pb
+  br label %body
+body:
+  %p = fmul double %a, %b
+  %q = fadd double %a, %b
+  %r = fsub double %a, %b
+  %t = fmul double %p, %q
+  %u = fmul double %t, %r
+  ret double %u
+}
+"#;
+
+    #[test]
+    fn loop_invariant_inputs_go_to_the_frame_when_the_block_runs_often() {
+        let (kept, rebuilt, framed) =
+            cut_with_frame(INVARIANT_INPUTS, &["p", "q", "r"], &[], Some(8)).expect("a cut");
+        assert!(kept.is_empty(), "nothing in the block's slot: {kept:?}");
+        assert_eq!(rebuilt, ["p", "q", "r"]);
+        assert_eq!(framed, ["a", "b"]);
+    }
+
+    #[test]
+    fn loop_invariant_inputs_stay_out_of_the_frame_when_they_cost_more() {
+        // Once per call, two loads (16 bytes) against two products (16 bytes): a tie keeps
+        // the needed values themselves.
+        assert!(cut_with_frame(INVARIANT_INPUTS, &["p", "q"], &[], Some(1)).is_none());
+        // Without the frame, another block's value that is not rebuilt keeps its users.
+        assert!(cut_with_frame(INVARIANT_INPUTS, &["p", "q", "r"], &[], Some(0)).is_none());
     }
 
     const STENCIL: &str = r#"

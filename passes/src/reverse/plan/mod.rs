@@ -178,6 +178,10 @@ impl ReversePlan {
         };
         let cyclic = blocks_on_cycles(cfg);
         let module = f.module();
+        // Values the frame could hold but no adjoint reads directly (the loads a loop's
+        // invariant inputs were hoisted to): kept there only when a cut below reads them
+        // (value → on every path to a return).
+        let mut frame_candidates: HashMap<Val, bool> = HashMap::new();
         // Operands come before uses in reverse post-order (phis aside, which are not pure).
         // Every candidate while planning (phis rebuilt as selects read them); only those whose
         // conditions can be rebuilt stay.
@@ -232,6 +236,8 @@ impl ReversePlan {
                 } else if frameable {
                     plan.add_to_frame(module, i, false, on_every_path);
                     plan.recomputable.insert(i, HashSet::new());
+                } else if once && spillable && framable(i) && !plan.recomputable.contains_key(&i) {
+                    frame_candidates.insert(i, on_every_path);
                 }
                 if let Some(deps) = plan.shadow_deps(i) {
                     plan.shadow_recomputable.insert(i, deps);
@@ -295,17 +301,47 @@ impl ReversePlan {
                     }
                 }
             }
+            let runs = plan.runs_per_call(b, &cyclic);
             let facts = cut::Facts {
                 rebuilds: |v| plan.primal_recomputable(v, b),
                 rebuilds_shadow: |v| plan.shadow_recomputable(v, b),
                 expandable: |v| is_pure(v.opcode()) || safe_division(v) || cheap_to_recompute(v),
+                frame_weight: |v| {
+                    frame_candidates
+                        .contains_key(&v)
+                        .then(|| module.alloc_size(v.ty()).div_ceil(runs))
+                },
             };
             let cut = cut::block_cut(module, b, &needed, &facts);
             if let Some(cut) = cut {
+                for &v in cut.framed() {
+                    if let Some(on_every_path) = frame_candidates.remove(&v) {
+                        plan.add_to_frame(module, v, false, on_every_path);
+                        plan.recomputable.insert(v, HashSet::new());
+                    }
+                }
                 plan.cuts.insert(k, cut);
             }
         }
         plan
+    }
+
+    /// How many times block `b` runs per call, as far as the structured loops around it
+    /// tell: their constant trip counts multiplied, [`UNKNOWN_RUNS`] for a loop whose count
+    /// is not a constant (or a cycle that is no structured loop).
+    fn runs_per_call(&self, b: Block, cyclic: &HashSet<Block>) -> u64 {
+        if !cyclic.contains(&b) {
+            return 1;
+        }
+        let around: Vec<&StructuredLoop> =
+            self.loops.iter().filter(|l| l.body.contains(&b)).collect();
+        if around.is_empty() {
+            return UNKNOWN_RUNS;
+        }
+        around.iter().fold(1u64, |n, l| {
+            let runs = super::trip_count::constant_runs(l).unwrap_or(UNKNOWN_RUNS);
+            n.saturating_mul(runs.max(1))
+        })
     }
 
     /// How the adjoint tells which predecessor entered `b` from rebuilt branch conditions,
@@ -829,6 +865,10 @@ pub(super) fn shadow_operands(i: Val) -> Option<&'static [u32]> {
 
 /// Values the frame may hold: sized first-class values. Not allocas: the augmented sweep's stack
 /// is gone when the adjoint runs.
+/// What a loop whose trip count is not known is taken to run per entry, when a cut weighs
+/// keeping a value once per call against keeping others once per iteration.
+const UNKNOWN_RUNS: u64 = 4;
+
 fn framable(i: Val) -> bool {
     let t = i.ty();
     !t.is_void()
