@@ -33,6 +33,7 @@ pub(crate) mod debug_checks;
 pub(crate) mod derive;
 pub(crate) mod devirt;
 pub mod diag;
+pub(crate) mod distinct_args;
 pub(crate) mod forward;
 pub(crate) mod grad_log;
 pub mod inspect;
@@ -137,6 +138,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         .map(|f| f.name())
         .collect();
     let mut canonical = preprocess::canonicalize_reachable(module, &requests, &rules)?;
+    // Calls passing distinct stack slots call copies that know it (noalias parameters).
+    distinct_args::specialise(&mut canonical, &rules)?;
     // Loops marked for checkpointing become checkpointed loops of outlined steps.
     checkpoint::outline::outline_marked(module, &mut canonical)?;
     // On canonical code: the memory a checkpointed step carries to the next must be in its

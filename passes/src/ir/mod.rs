@@ -14,12 +14,14 @@ mod builder;
 pub mod debug_types;
 mod defined;
 pub mod fast_math;
+mod function_copy;
 pub mod link;
 mod types;
 mod values;
 
 pub use builder::{intrinsic_declaration, inverse_pred, swapped_pred, Builder, IntPred, RealPred};
 pub use defined::with_defined_mask;
+pub use function_copy::{copy_function, copyable, fresh_name};
 pub use types::{Ty, TyKind};
 pub use values::{Block, Opcode, Val};
 

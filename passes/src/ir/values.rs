@@ -465,6 +465,20 @@ impl Val {
             sys::LLVMLinkage::LLVMInternalLinkage | sys::LLVMLinkage::LLVMPrivateLinkage
         )
     }
+    /// True for a definition another one may replace when linking (weak, linkonce without
+    /// the one-definition rule, common, extern weak): its body is not necessarily the one
+    /// that runs.
+    pub fn is_interposable(self) -> bool {
+        use sys::LLVMLinkage::*;
+        let l = unsafe { c::LLVMGetLinkage(self.0) };
+        matches!(
+            l,
+            LLVMWeakAnyLinkage
+                | LLVMLinkOnceAnyLinkage
+                | LLVMCommonLinkage
+                | LLVMExternalWeakLinkage
+        )
+    }
     /// Gives a global weak linkage (a definition any strong one elsewhere replaces).
     pub fn set_weak(self) {
         unsafe { c::LLVMSetLinkage(self.0, sys::LLVMLinkage::LLVMWeakAnyLinkage) }

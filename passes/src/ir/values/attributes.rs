@@ -128,6 +128,19 @@ impl Val {
         }
     }
 
+    /// Adds the value-less enum attribute `name` (`noalias`, ...) to parameter `k` of
+    /// function `self`.
+    pub fn add_param_attr(self, k: u32, name: &str) {
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            if kind == 0 {
+                return;
+            }
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let a = c::LLVMCreateEnumAttribute(ctx, kind, 0);
+            c::LLVMAddAttributeAtIndex(self.0, k + 1, a);
+        }
+    }
     /// True when parameter `k` of function `self` carries attribute `name`.
     pub fn param_has_attr(self, k: u32, name: &str) -> bool {
         self.fn_attr_value(k + 1, name).is_some()
