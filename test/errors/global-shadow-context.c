@@ -17,6 +17,8 @@
 // RUN: %umbra %t8.bc -o %t8.o
 // RUN: %clang %t8.o -lm -o %t8
 // RUN: not --crash %t8 2>&1 | FileCheck %s --check-prefix=STALE
+// RUN: %clang -O1 -g -DSPLIT -c -emit-llvm %s -o %t9.bc
+// RUN: not %umbra %t9.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=SPLIT
 // RUN: %clang -O1 -g -DALONE -c -emit-llvm %s -o %t7.bc
 // RUN: not %umbra %t7.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=ALONE
 // Enzyme's run-time context of global shadows (__enzyme_context, __enzyme_shadow,
@@ -49,8 +51,25 @@ __attribute__((noinline)) double rec(int n, double x) {
 }
 #endif
 
+#ifdef SPLIT
+extern void __enzyme_augmentfwd(void *, ...);
+extern void __enzyme_reverse(void *, ...);
+extern int enzyme_allocated, enzyme_tape, enzyme_dup;
+void h(double *y, const double *x) { *y = scale * *x * *x; }
+#endif
+
 int main(void) {
-#if defined(WIDTH)
+#if defined(SPLIT)
+  // The two sweeps share one derived pair: they must see the same shadows.
+  void *ctx = __enzyme_context(1);
+  double x = 3.0, dx = 0.0, y, dy = 1.0, tape[8];
+  __enzyme_augmentfwd((void *)h, enzyme_context, ctx, enzyme_allocated, 64, enzyme_tape, tape,
+                      enzyme_dup, &y, &dy, enzyme_dup, &x, &dx);
+  // SPLIT: global-shadow-context.c:[[@LINE+1]]:{{[0-9]+}}: {{.*}}the split-mode sweeps of 'h' use different global shadows
+  __enzyme_reverse((void *)h, enzyme_allocated, 64, enzyme_tape, tape, enzyme_dup, &y, &dy,
+                   enzyme_dup, &x, &dx);
+  return dx > 0;
+#elif defined(WIDTH)
   void *ctx = __enzyme_context(2);
   // WIDTH: global-shadow-context.c:[[@LINE+1]]:{{[0-9]+}}: {{.*}}the context passed after enzyme_context has width 2: a context wider than 1 serves forward mode only
   double dx = __enzyme_autodiff(f, enzyme_context, ctx, 3.0);

@@ -138,7 +138,7 @@ pub fn create(
         needs_shadow(t, rules) && t.global_value_type().contains_float()
     });
     data.sort_by_key(|g| g.name());
-    let mut sets = shadow_sets::plan(&api, requests)?;
+    let mut sets = shadow_sets::plan(&api.contexts(), &api.plain_queries(), requests)?;
     sets.user = rules.global_shadows.clone();
     shadow_sets::create(module, &mut sets, &data, &initialised, &pointers)?;
     let mut sinks = Vec::new();

@@ -21,7 +21,6 @@
 //! its integers kept, so the shadow structure exists before any derivative needs it
 //! ([`initialised_pointers`] says when that stays true).
 
-use super::shadow_context::Calls;
 use super::Request;
 use crate::diag::{Error, ErrorKind, Result};
 use crate::ir::{Module, TyKind, Val};
@@ -147,7 +146,9 @@ fn context_width(call: Val) -> Result<u32> {
 
 /// The sets the program needs, without shadows yet: one per context call, one per width of
 /// the requests without a context and of the queries `__enzyme_shadow(&g, width, lane)`.
-pub fn plan(api: &Calls, requests: &[Request]) -> Result<Sets> {
+/// `contexts` are the `__enzyme_context` calls, `plain_queries` those queries with their width
+/// ([`super::shadow_context::Calls`]).
+pub fn plan(contexts: &[Val], plain_queries: &[(Val, u32)], requests: &[Request]) -> Result<Sets> {
     let mut sets: Vec<Set> = Vec::new();
     let add = |owner: Owner, width: u32, owned: bool, sets: &mut Vec<Set>| {
         if let Some(s) = sets.iter_mut().find(|s| s.owner == owner) {
@@ -175,14 +176,14 @@ pub fn plan(api: &Calls, requests: &[Request]) -> Result<Sets> {
     if requests
         .iter()
         .any(|r| r.context.is_none() && plain_width(r) == 1)
-        || api.plain_queries().iter().any(|&(_, w)| w == 1)
+        || plain_queries.iter().any(|&(_, w)| w == 1)
     {
         add(Owner::Plain(1), 1, false, &mut sets);
     }
-    for c in api.contexts() {
+    for &c in contexts {
         add(Owner::Context(c), context_width(c)?, true, &mut sets);
     }
-    for (q, w) in api.plain_queries() {
+    for &(q, w) in plain_queries {
         if !(1..=64).contains(&w) {
             return Err(Error::user_at(
                 q,
@@ -207,6 +208,45 @@ pub fn plan(api: &Calls, requests: &[Request]) -> Result<Sets> {
             ));
         };
         of_request.push(i);
+    }
+    // Split mode: the sweeps of one function share their derived pair, so their shadows
+    // (`__enzyme_augmentsize` derives nothing).
+    let sweep = |r: &Request| {
+        r.split
+            .as_ref()
+            .is_some_and(|s| s.sweep != super::Sweep::Size)
+    };
+    // `__enzyme_augmentsize` passes no context: it measures the tape of the sweeps' pair.
+    for (k, r) in requests.iter().enumerate() {
+        if r.split
+            .as_ref()
+            .is_some_and(|s| s.sweep == super::Sweep::Size)
+        {
+            if let Some(j) = (0..requests.len())
+                .find(|&j| sweep(&requests[j]) && requests[j].function == r.function)
+            {
+                of_request[k] = of_request[j];
+            }
+        }
+    }
+    for (k, r) in requests.iter().enumerate() {
+        if !sweep(r) {
+            continue;
+        }
+        let other = requests[..k]
+            .iter()
+            .enumerate()
+            .find(|(j, q)| sweep(q) && q.function == r.function && of_request[*j] != of_request[k]);
+        if other.is_some() {
+            return Err(Error::user_at(
+                r.call,
+                format!(
+                    "the split-mode sweeps of '{}' use different global shadows (another enzyme_context, or none): pass the same context to __enzyme_augmentfwd and __enzyme_reverse",
+                    r.function.name()
+                ),
+            )
+            .with_kind(ErrorKind::Unsupported));
+        }
     }
     // Nested requests: the outer request's set shadows the inner one's shadows.
     let reach: Vec<HashSet<Val>> = requests
