@@ -11,7 +11,7 @@
 // own, one per lane. Checked against central finite differences:
 // - second derivatives through globals: forward mode over a reverse-mode request made in a
 //   context of its own, in an outer context (d/dx of df/dx, d/dg of df/dx, d/dx of the
-//   adjoint of g, d/dtable[2] of df/dx);
+//   adjoint of g, d/dtable[2] of df/dx), and over one made without a context;
 // - two contexts side by side keep their adjoints apart;
 // - a context call run again is a fresh context (its shadows start at zero);
 // - width 2: a context of width 2 and __enzyme_shadow(&g, 2, lane) without one, each lane
@@ -59,6 +59,23 @@ __attribute__((noinline)) double dfdg(double x) {
   void *inner = __enzyme_context(1);
   __enzyme_autodiff(f, enzyme_context, inner, x);
   return *(double *)__enzyme_shadow(inner, &g, 0);
+}
+
+// df/dx by a request without a context (the shadows of its width, zeroed before it), of a
+// function that also writes a global.
+double acc;
+double h(double x) {
+  acc = g * x;
+  return acc * sin(x);
+}
+__attribute__((noinline)) double dh(double x) { return __enzyme_autodiff(h, x); }
+static double dh_x(double x, void *c) { (void)c; return dh(x); }
+static double dh_at_g(double v, void *c) {
+  double keep = g, x = *(double *)c;
+  g = v;
+  double y = dh(x);
+  g = keep;
+  return y;
 }
 
 // Finite-difference helpers: a function at x, or at x with g or table[2] moved.
@@ -115,6 +132,15 @@ int main(void) {
     fd_check("d2f/dxdtable2", ddt, fd_deriv1(at_t2, &x, table[2]));
     dtable[2] = 0.0;
   }
+
+  // Nested, the inner request without a context: its shadows are the plain ones.
+  *dg = 0.0;
+  fd_check("d2h/dx2", __enzyme_fwddiff(dh, enzyme_context, outer, x, 1.0),
+           fd_deriv1(dh_x, NULL, x));
+  *dg = 1.0;
+  fd_check("d2h/dxdg", __enzyme_fwddiff(dh, enzyme_context, outer, x, 0.0),
+           fd_deriv1(dh_at_g, &x, g));
+  *dg = 0.0;
 
   // Two contexts side by side: each accumulates its own adjoints.
   void *a = __enzyme_context(1);
