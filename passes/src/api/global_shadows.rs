@@ -23,15 +23,21 @@
 //! set up by `main`) gets no shadow: within the request its value is a constant, and its
 //! loads are inactive. Globals holding integers get none either. With Enzyme's API of global
 //! shadows in use ([`super::shadow_context`]), every float global the reached code refers to
-//! or a query names gets one, and so, with a context, does a pointer global holding an
-//! allocation; those shadows belong to the program and are not zeroed here.
+//! or a query names gets one, and so do a global holding pointers to such globals that the
+//! program only reads (its shadow points at theirs, [`shadow_sets::initialised_pointers`]) and,
+//! with a context, a pointer global holding an allocation; the shadows the program can see
+//! belong to it and are not zeroed here.
+//!
+//! Each chosen global gets one shadow per set and lane ([`super::shadow_sets`]: one set per
+//! context call site and per width of the requests without one); the first set's shadows have
+//! the plain `<name>_shadow` names, and each request is derived with its own set's.
 //!
 //! Inactive globals that the differentiated code reaches get a zero-filled *sink*
 //! ([`UserRules::inactive_sinks`]): the stand-in shadow where a pointer into one meets
 //! pointers with shadows (`select(c, @tmp, %x)` at `-O1`), so what goes there is dropped.
 //!
-//! Semantics across calls: the created shadows and the sinks are zeroed right before every
-//! request call (a `memset` inserted before it). A derivative therefore is that of the one
+//! Semantics across calls: the created shadows the program cannot see (of the request's set)
+//! and the sinks are zeroed right before every request call (a `memset` inserted before it). A derivative therefore is that of the one
 //! call, with each global's value at entry a constant, as the derivative of a function of its
 //! arguments should be; what a gradient accumulates into a created shadow (the adjoint of a
 //! global's value at entry) is not visible to the program. Enzyme leaves such shadows as they
