@@ -12,8 +12,10 @@
 //! reverse): the inner request's derived code reads and writes its set's shadows, which are
 //! then memory of the program that the outer request differentiates. So the outer request's
 //! set also holds a shadow of each of those (`<name>_shadow_c2_shadow_c1`): the tangent of an
-//! adjoint. One level only: a third order through globals finds no shadow of a shadow of a
-//! shadow, and the store there stays the engine's one-line error.
+//! adjoint. Nesting is transitive (a third order shadows the first order's shadows and the
+//! second order's shadows of them); nesting the set-building misses (a request reached only
+//! through an indirect call) leaves a shadow missing, and the store there stays the engine's
+//! one-line error.
 //!
 //! Initial contents: zero for floating-point data; a global holding pointers to globals
 //! (a descriptor `{double *base; long n}` = `{data, 3}`) gets the same initializer with
@@ -253,14 +255,29 @@ pub fn plan(contexts: &[Val], plain_queries: &[(Val, u32)], requests: &[Request]
         .iter()
         .map(|r| super::request::reachable(r.function))
         .collect();
-    for q in 0..requests.len() {
+    let n = requests.len();
+    let mut within = vec![vec![false; n]; n];
+    for q in 0..n {
         for (r, inner) in requests.iter().enumerate() {
-            let nested = inner
+            within[q][r] = inner
                 .call
                 .parent_function()
                 .is_some_and(|h| reach[q].contains(&h));
+        }
+    }
+    // Transitively: a third order differentiates the second order's derived code, which
+    // uses the first order's shadows.
+    for m in 0..n {
+        for q in 0..n {
+            for r in 0..n {
+                within[q][r] |= within[q][m] && within[m][r];
+            }
+        }
+    }
+    for q in 0..n {
+        for r in 0..n {
             let (a, b) = (of_request[q], of_request[r]);
-            if nested && a != b && !sets[a].nested.contains(&b) {
+            if within[q][r] && a != b && !sets[a].nested.contains(&b) {
                 sets[a].nested.push(b);
             }
         }
@@ -331,14 +348,18 @@ pub fn create(
             }
         }
     }
-    // Shadows of nested sets' shadows (first level only): of their data, then of their
-    // pointers to it, which point at the data's shadows here.
-    for i in 0..sets.sets.len() {
+    // Shadows of nested sets' shadows: of their data, then of their pointers to it, which
+    // point at the data's shadows here. Inner sets first, so that their own shadows of
+    // shadows exist (a third order); in a cycle, what is missing stays missing (an error at
+    // the store that needs it).
+    let mut done = vec![false; sets.sets.len()];
+    while let Some(i) = (0..sets.sets.len())
+        .find(|&i| !done[i] && sets.sets[i].nested.iter().all(|&j| done[j] || j == i))
+        .or_else(|| (0..sets.sets.len()).find(|&i| !done[i]))
+    {
+        done[i] = true;
         let nested = sets.sets[i].nested.clone();
-        let inner: Vec<Val> = nested
-            .iter()
-            .flat_map(|&j| first_level(&sets.sets[j], data))
-            .collect();
+        let inner: Vec<Val> = nested.iter().flat_map(|&j| sets.sets[j].data()).collect();
         let inner_pointers: Vec<Val> = nested
             .iter()
             .flat_map(|&j| sets.sets[j].initialised.clone())
@@ -382,32 +403,40 @@ pub fn emit_reset(b: &mut crate::ir::Builder, m: Module, s: Val) {
     }
 }
 
-/// The shadows in `set` of the primal globals `data`, every lane.
-fn first_level(set: &Set, data: &[Val]) -> Vec<Val> {
-    set.lanes
-        .iter()
-        .flat_map(|m| data.iter().filter_map(|g| m.get(&g.name()).copied()))
-        .collect()
-}
-
-/// The shadows in other sets of set `i`'s shadows (to zero with them).
+/// The shadows in other sets of set `i`'s shadows, and theirs in turn (to reset with them:
+/// the derivatives of values reset to constants are zero).
 pub fn shadows_of_set(sets: &Sets, i: usize) -> Vec<Val> {
-    let names: Vec<String> = sets.sets[i]
+    let own: HashSet<Val> = sets.sets[i]
         .lanes
         .iter()
-        .flat_map(|m| m.values().map(|s| s.name()))
+        .flat_map(|m| m.values().copied())
         .collect();
-    sets.sets
-        .iter()
-        .enumerate()
-        .filter(|(j, s)| *j != i && s.nested.contains(&i))
-        .flat_map(|(_, s)| {
-            s.lanes
-                .iter()
-                .flat_map(|m| names.iter().filter_map(|n| m.get(n).copied()))
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    let mut names: HashSet<String> = own.iter().map(|s| s.name()).collect();
+    let mut found: Vec<Val> = Vec::new();
+    loop {
+        let mut more = Vec::new();
+        for (j, set) in sets.sets.iter().enumerate() {
+            if j == i {
+                continue;
+            }
+            for m in &set.lanes {
+                for (n, &v) in m {
+                    if names.contains(n) && !own.contains(&v) && !found.contains(&v) {
+                        more.push(v);
+                    }
+                }
+            }
+        }
+        if more.is_empty() {
+            return found;
+        }
+        for v in more {
+            if !found.contains(&v) {
+                names.insert(v.name());
+                found.push(v);
+            }
+        }
+    }
 }
 
 /// The globals among `candidates` (mutable globals holding pointers) whose shadow can be their

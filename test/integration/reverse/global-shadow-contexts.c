@@ -11,7 +11,8 @@
 // own, one per lane. Checked against central finite differences:
 // - second derivatives through globals: forward mode over a reverse-mode request made in a
 //   context of its own, in an outer context (d/dx of df/dx, d/dg of df/dx, d/dx of the
-//   adjoint of g, d/dtable[2] of df/dx), and over one made without a context;
+//   adjoint of g, d/dtable[2] of df/dx), and over one made without a context; third
+//   derivatives (forward over forward over reverse, three contexts);
 // - two contexts side by side keep their adjoints apart;
 // - a context call run again is a fresh context (its shadows start at zero);
 // - width 2: a context of width 2 and __enzyme_shadow(&g, 2, lane) without one, each lane
@@ -78,6 +79,20 @@ static double dh_at_g(double v, void *c) {
   return y;
 }
 
+// d2f/dx2, by forward mode over df in a context of its own (the inner one is df's).
+__attribute__((noinline)) double d2f(double x) {
+  void *middle = __enzyme_context(1);
+  return __enzyme_fwddiff(df, enzyme_context, middle, x, 1.0);
+}
+static double d2f_x(double x, void *c) { (void)c; return d2f(x); }
+static double d2f_at_g(double v, void *c) {
+  double keep = g, x = *(double *)c;
+  g = v;
+  double y = d2f(x);
+  g = keep;
+  return y;
+}
+
 // Finite-difference helpers: a function at x, or at x with g or table[2] moved.
 static double df_x(double x, void *c) { (void)c; return df(x); }
 static double dfdg_x(double x, void *c) { (void)c; return dfdg(x); }
@@ -132,6 +147,15 @@ int main(void) {
     fd_check("d2f/dxdtable2", ddt, fd_deriv1(at_t2, &x, table[2]));
     dtable[2] = 0.0;
   }
+
+  // Third order: forward over forward over reverse, three contexts.
+  *dg = 0.0;
+  fd_check("d3f/dx3", __enzyme_fwddiff(d2f, enzyme_context, outer, x, 1.0),
+           fd_deriv1(d2f_x, NULL, x));
+  *dg = 1.0;
+  fd_check("d3f/dx2dg", __enzyme_fwddiff(d2f, enzyme_context, outer, x, 0.0),
+           fd_deriv1(d2f_at_g, &x, g));
+  *dg = 0.0;
 
   // Nested, the inner request without a context: its shadows are the plain ones.
   *dg = 0.0;
