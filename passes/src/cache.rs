@@ -33,6 +33,9 @@ pub struct Key {
     /// The type context the function's values are analysed in (0, or a call site's own for a
     /// helper its callers pass differently typed memory, [`crate::analysis::types`]).
     pub ctx: u32,
+    /// The set of global shadows the derived code uses (`api::shadow_sets`: one per context
+    /// of Enzyme's global-shadow API and width); 0 in a program with one set.
+    pub shadows: u32,
 }
 
 /// The functions derived for one key.
@@ -114,6 +117,8 @@ pub struct Session {
     unoptimised: HashSet<Val>,
     /// Who asked for which derived function ([`crate::derive`]'s candidates left out).
     pub(crate) requests_graph: Requesters,
+    /// The set of global shadows `rules.global_shadows` holds now ([`Key::shadows`]).
+    shadow_set: u32,
 }
 
 /// A batched function declared but not yet given a body ([`crate::batch`]).
@@ -154,6 +159,7 @@ impl Session {
             typed_contexts: HashMap::new(),
             batch_pending: Vec::new(),
             requests_graph: Default::default(),
+            shadow_set: 0,
             personality: module.functions().into_iter().find_map(|f| f.personality()),
             unoptimised: HashSet::new(),
         }
@@ -191,6 +197,20 @@ impl Session {
                 )
             })
             .view(self.ctx)
+    }
+
+    /// Makes the derived functions declared from now on use the global shadows `shadows`
+    /// (global name to shadow, lane 0) and `lanes` (lanes 1, ...), set number `set`: derived
+    /// functions of different sets are different functions.
+    pub fn use_shadow_set(
+        &mut self,
+        set: u32,
+        shadows: HashMap<String, Val>,
+        lanes: Vec<HashMap<String, Val>>,
+    ) {
+        self.shadow_set = set;
+        self.rules.global_shadows = shadows;
+        self.rules.global_shadow_lanes = lanes;
     }
 
     /// The type context of the derived function being built.
@@ -361,6 +381,7 @@ impl Session {
             caller_writes,
             width: 1,
             ctx,
+            shadows: self.shadow_set,
         };
         if let Some(&Derived::Reverse { augmented, adjoint }) = self.cache.get(&key) {
             self.requests_graph.asks_for(augmented);
@@ -396,6 +417,7 @@ impl Session {
             caller_writes: CallerWrites::Anything,
             width,
             ctx,
+            shadows: self.shadow_set,
         };
         if let Some(&Derived::Forward(d)) = self.cache.get(&key) {
             self.requests_graph.asks_for(d);

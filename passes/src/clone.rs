@@ -144,8 +144,9 @@ impl Cloner {
 
     /// Records, for each operand of `src`'s instructions that points into a global the user
     /// gave a shadow (`enzyme_shadow`), that shadow: such globals are active like duplicated
-    /// arguments ([`UserRules::global_shadow_of`]).
-    pub fn map_global_shadows(&mut self, src: Val, rules: &UserRules) {
+    /// arguments ([`UserRules::global_shadow_of`]). At `width` lanes, the array of the lanes'
+    /// shadows where each lane has one ([`UserRules::wide_global_shadow_of`]).
+    pub fn map_global_shadows(&mut self, src: Val, rules: &UserRules, width: u32) {
         if rules.global_shadows.is_empty() {
             return;
         }
@@ -153,7 +154,7 @@ impl Cloner {
             for i in b.instructions() {
                 for k in 0..i.num_operands() {
                     let o = i.operand(k);
-                    if let Some(s) = rules.global_shadow_of(o) {
+                    if let Some(s) = rules.wide_global_shadow_of(o, width) {
                         self.shadow.insert(o, s);
                     }
                 }

@@ -155,7 +155,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // On canonical code, before any derived function: mutable globals the differentiated code
     // writes derivatives into get shadows, as if the user had declared them.
     let mut rules = rules;
-    api::global_shadows::create(module, &canonical, &requests, &mut rules)?;
+    let shadow_sets = api::global_shadows::create(module, &canonical, &requests, &mut rules)?;
     let mut session = cache::Session::new(module, opts, rules);
     session.set_unoptimised(unoptimised);
     session.set_type_seed(rules::type_seed);
@@ -167,6 +167,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     );
     for k in 0..requests.len() {
         let req = &requests[k];
+        // The global shadows of the request's context or width (`api::shadow_sets`).
+        shadow_sets.select(&mut session, k);
         preprocess::devirtualize_derived(req, &session.rules, &mut canonical);
         // Lowering replaces the call's uses and erases it: a later request that was given its
         // result (the tape of `__enzyme_augmentfwd`) holds a value that is gone.

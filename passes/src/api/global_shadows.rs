@@ -23,15 +23,21 @@
 //! set up by `main`) gets no shadow: within the request its value is a constant, and its
 //! loads are inactive. Globals holding integers get none either. With Enzyme's API of global
 //! shadows in use ([`super::shadow_context`]), every float global the reached code refers to
-//! or a query names gets one, and so, with a context, does a pointer global holding an
-//! allocation; those shadows belong to the program and are not zeroed here.
+//! or a query names gets one, and so do a global holding pointers to such globals that the
+//! program only reads (its shadow points at theirs, [`shadow_sets::initialised_pointers`]) and,
+//! with a context, a pointer global holding an allocation; the shadows the program can see
+//! belong to it and are not zeroed here.
+//!
+//! Each chosen global gets one shadow per set and lane ([`super::shadow_sets`]: one set per
+//! context call site and per width of the requests without one); the first set's shadows have
+//! the plain `<name>_shadow` names, and each request is derived with its own set's.
 //!
 //! Inactive globals that the differentiated code reaches get a zero-filled *sink*
 //! ([`UserRules::inactive_sinks`]): the stand-in shadow where a pointer into one meets
 //! pointers with shadows (`select(c, @tmp, %x)` at `-O1`), so what goes there is dropped.
 //!
-//! Semantics across calls: the created shadows and the sinks are zeroed right before every
-//! request call (a `memset` inserted before it). A derivative therefore is that of the one
+//! Semantics across calls: the created shadows the program cannot see (of the request's set)
+//! and the sinks are zeroed right before every request call (a `memset` inserted before it). A derivative therefore is that of the one
 //! call, with each global's value at entry a constant, as the derivative of a function of its
 //! arguments should be; what a gradient accumulates into a created shadow (the adjoint of a
 //! global's value at entry) is not visible to the program. Enzyme leaves such shadows as they
@@ -40,23 +46,25 @@
 //! shadows itself (`enzyme_shadow`), and Umbra then neither creates nor zeroes them.
 
 use super::shadow_context;
+use super::shadow_sets::{self, Sets};
 use crate::analysis::objects::underlying_objects;
 use crate::api::Request;
 use crate::diag::Result;
-use crate::ir::{Builder, Module, Opcode, Ty, TyKind, Val};
+use crate::ir::{Builder, Module, Opcode, TyKind, Val};
 use crate::rules::user::UserRules;
 use std::collections::{BTreeMap, HashSet};
 
 /// Creates the shadows and sinks of the globals the `reached` functions need (module doc),
-/// records them in `rules`, and zeroes them before each of `requests`; with Enzyme's API of
-/// global shadows in use, lowers its calls instead of zeroing the shadows
-/// ([`super::shadow_context`]).
+/// one set per context and width ([`super::shadow_sets`]), records the sinks in `rules`, and
+/// zeroes the shadows the program cannot see before each request of their set; with Enzyme's
+/// API of global shadows in use, lowers its calls ([`super::shadow_context`]). The sets are
+/// returned for [`Sets::select`] before each request is lowered.
 pub fn create(
     module: Module,
     reached: &HashSet<Val>,
     requests: &[Request],
     rules: &mut UserRules,
-) -> Result<()> {
+) -> Result<Sets> {
     let api = shadow_context::find(module)?;
     // Only functions still in the module: `checkpoint::state::cover_all` replaces the loop
     // functions it rebuilds and deletes the old ones, which `reached` may still name.
@@ -69,14 +77,30 @@ pub fn create(
     // Sorted by name, so the shadows are created in the same order on every run.
     let mut shadowed: BTreeMap<String, Val> = BTreeMap::new();
     let mut inactive: BTreeMap<String, Val> = BTreeMap::new();
+    // With the API, globals holding pointers to shadowed globals, only read.
+    let mut pointing: BTreeMap<String, Val> = BTreeMap::new();
     // With the API, the program sees the shadows: every global holding data the code refers
     // to gets one, and with a context so do pointer globals holding allocations.
-    let visible = |o: Val, rules: &UserRules| {
-        (needs_shadow(o, rules) && o.global_value_type().contains_float())
-            || (api.has_context()
-                && o.is_global_variable()
-                && may_shadow(o, rules)
-                && shadow_context::holds_allocation(o))
+    let allocation = |o: Val, rules: &UserRules| {
+        api.has_context()
+            && o.is_global_variable()
+            && may_shadow(o, rules)
+            && shadow_context::holds_allocation(o)
+    };
+    let note = |o: Val,
+                rules: &UserRules,
+                shadowed: &mut BTreeMap<String, Val>,
+                pointing: &mut BTreeMap<String, Val>| {
+        if (needs_shadow(o, rules) && o.global_value_type().contains_float())
+            || allocation(o, rules)
+        {
+            shadowed.insert(o.name(), o);
+        } else if o.is_global_variable()
+            && may_shadow(o, rules)
+            && o.global_value_type().contains_ptr()
+        {
+            pointing.insert(o.name(), o);
+        }
     };
     for g in written_globals(reached) {
         if needs_shadow(g, rules) {
@@ -95,8 +119,8 @@ pub fn create(
                         if mixes && is_sinkable(o, rules) {
                             inactive.insert(o.name(), o);
                         }
-                        if !api.is_empty() && visible(o, rules) {
-                            shadowed.insert(o.name(), o);
+                        if !api.is_empty() {
+                            note(o, rules, &mut shadowed, &mut pointing);
                         }
                     }
                 }
@@ -104,41 +128,54 @@ pub fn create(
         }
     }
     for o in api.queried_globals() {
-        if visible(o, rules) {
-            shadowed.insert(o.name(), o);
-        }
+        note(o, rules, &mut shadowed, &mut pointing);
     }
-    let mut data = Vec::new();
-    let mut pointers = Vec::new();
-    for (name, g) in &shadowed {
-        let s = zero_global_like(module, *g, &format!("{name}_shadow"));
-        rules.global_shadows.insert(name.clone(), s);
-        if g.global_value_type().is_ptr() {
-            pointers.push((*g, s));
+    let mut data: Vec<Val> = Vec::new();
+    let mut pointers: Vec<Val> = Vec::new();
+    for g in shadowed.values() {
+        if g.global_value_type().is_ptr() && allocation(*g, rules) {
+            pointers.push(*g);
         } else {
-            data.push(s);
+            data.push(*g);
         }
     }
+    let candidates: Vec<Val> = pointing.values().copied().collect();
+    let initialised = shadow_sets::initialised_pointers(&candidates, &mut data, |t| {
+        needs_shadow(t, rules) && t.global_value_type().contains_float()
+    });
+    data.sort_by_key(|g| g.name());
+    let mut sets = shadow_sets::plan(&api.contexts(), &api.plain_queries(), requests)?;
+    sets.user = rules.global_shadows.clone();
+    shadow_sets::create(module, &mut sets, &data, &initialised, &pointers)?;
     let mut sinks = Vec::new();
     for (name, g) in &inactive {
-        let s = zero_global_like(module, *g, &format!("{name}.umbra_sink"));
+        let s = shadow_sets::zero_global_like(module, *g, &format!("{name}.umbra_sink"));
         rules.inactive_sinks.insert(name.clone(), s);
         sinks.push(s);
     }
-    // The program owns the shadows it can see; sinks are never its business.
-    let zeroed = if api.is_empty() {
-        data.extend(sinks);
-        data
-    } else {
-        shadow_context::lower(module, &api, requests, rules, &data, &pointers)?;
-        sinks
-    };
-    if !zeroed.is_empty() {
-        for r in requests {
+    if !api.is_empty() {
+        shadow_context::lower(module, &api, &sets, requests, rules)?;
+    }
+    // Before each request: the sinks, and the shadows of its set unless the program owns them.
+    for (k, r) in requests.iter().enumerate() {
+        let set = &sets.sets[sets.of_request[k]];
+        let mut zeroed = sinks.clone();
+        if !set.owned {
+            zeroed.extend(set.data());
+            zeroed.extend(set.initialised.iter().copied());
+            zeroed.extend(shadow_sets::shadows_of_set(&sets, sets.of_request[k]));
+        }
+        if !zeroed.is_empty() {
             zero_before(module, r.call, &zeroed);
         }
     }
-    Ok(())
+    // The first set's shadows, until the first request selects its own.
+    if let Some(first) = sets.sets.first() {
+        for (n, s) in &first.lanes[0] {
+            rules.global_shadows.insert(n.clone(), *s);
+        }
+    }
+    Ok(sets)
 }
 
 /// The globals the `reached` functions store floating-point values into: directly, or
@@ -243,30 +280,12 @@ fn is_reserved(name: &str) -> bool {
     name.starts_with("llvm.") || name.contains("__enzyme_") || name.contains("__umbra_")
 }
 
-/// A new internal zero-initialised global with `g`'s type, alignment and thread-locality,
-/// named `name` (LLVM renames it if the program has a global of that name). Internal even for
-/// a global other objects see: all the derivative code of a request lives in the module of
-/// the request, and a weak symbol could silently be replaced by a program's own `g_shadow`.
-fn zero_global_like(module: Module, g: Val, name: &str) -> Val {
-    let ty = g.global_value_type();
-    let s = module.add_global(ty, name);
-    s.set_initializer(ty.zero());
-    s.set_internal();
-    s.set_alignment(g.alignment());
-    if g.is_thread_local() {
-        s.set_thread_local();
-    }
-    s
-}
-
-/// Zeroes each of `shadows` right before `call`.
+/// Resets each of `shadows` right before `call` ([`shadow_sets::emit_reset`]).
 fn zero_before(module: Module, call: Val, shadows: &[Val]) {
     let mut b = Builder::new(module);
     b.position_before(call);
-    let i64t = Ty::int(module.context(), 64);
     for &s in shadows {
-        let bytes = module.store_size(s.global_value_type());
-        b.memset_zero(s, i64t.int_const(bytes), s.alignment().max(1));
+        shadow_sets::emit_reset(&mut b, module, s);
     }
 }
 

@@ -17,6 +17,7 @@ mod markers;
 mod names;
 mod request;
 pub mod shadow_context;
+pub mod shadow_sets;
 mod split;
 pub mod todense;
 pub mod virtual_reverse;

@@ -113,9 +113,8 @@ impl<'s> ForwardFn<'s> {
         self.vals
             .keep_host_unrolling(self.session.host_optimised(self.src));
         self.vals.map_params(self.src, self.dst, &self.activity, 0);
-        if self.width == 1 {
-            self.vals.map_global_shadows(self.src, &self.session.rules);
-        }
+        self.vals
+            .map_global_shadows(self.src, &self.session.rules, self.width);
         if let Some(&first) = order.first() {
             if let Some(entry) = self.vals.block(first) {
                 self.b.position_at_end(entry);
@@ -294,6 +293,12 @@ impl<'s> ForwardFn<'s> {
     pub(super) fn require_shadow(&mut self, v: Val, at: Val) -> Result<Val> {
         if let Some(s) = self.tangent(v) {
             return Ok(s);
+        }
+        if self.width > 1 {
+            // A global with a shadow per lane (`api::shadow_sets`).
+            if let Some(s) = self.session.rules.wide_global_shadow_of(v, self.width) {
+                return Ok(s);
+            }
         }
         if self.width > 1 && self.session.rules.global_shadow_of(v).is_some() {
             // One shadow global holds one tangent, not one per lane.

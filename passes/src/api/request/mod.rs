@@ -358,12 +358,25 @@ fn decode(call: Val, kind: Kind) -> Result<Request> {
                 format!("'{req_name}': enzyme_context must be followed by the context"),
             ));
         };
+        // A context of width w holds w lanes of shadows: forward mode carries w tangents.
         if let Some(w) = context_width(ctx).filter(|&w| w != 1) {
-            return Err(Error::user_at(
-                call,
-                format!("'{req_name}': the context passed after enzyme_context has width {w}: Umbra keeps one shadow of each global (width 1)"),
-            )
-            .with_kind(ErrorKind::Unsupported));
+            match mode {
+                Mode::Forward if width == 1 && w <= 64 => width = w as u32,
+                Mode::Forward if width as u64 == w => {}
+                Mode::Forward => {
+                    return Err(Error::user_at(
+                        call,
+                        format!("'{req_name}': the context passed after enzyme_context has width {w}, but the request's width is {width}: they must agree"),
+                    ))
+                }
+                Mode::Reverse => {
+                    return Err(Error::user_at(
+                        call,
+                        format!("'{req_name}': the context passed after enzyme_context has width {w}: a context wider than 1 serves forward mode only (Umbra's reverse mode has width 1)"),
+                    )
+                    .with_kind(ErrorKind::Unsupported))
+                }
+            }
         }
         context = Some(ctx);
         if args[i].is_instruction() {
@@ -522,27 +535,45 @@ fn decode(call: Val, kind: Kind) -> Result<Request> {
 /// The constant width of the `__enzyme_context` call that made `ctx`: the call itself, or at
 /// `-O0` a load of a stack slot the call's result is stored to.
 fn context_width(ctx: Val) -> Option<u64> {
+    context_call(ctx)?.call_args().first()?.const_int_value()
+}
+
+/// The `__enzyme_context` call that made `ctx`: the call itself, or at `-O0` a load of a stack
+/// slot the call's result is stored to. Once the API is lowered, the call of the helper that
+/// replaced it (`umbra.shadows.context.<i>(width)`, `super::shadow_context`).
+pub fn context_call(ctx: Val) -> Option<Val> {
     let is_context = |v: Val| {
         v.is_call()
             && v.called_function().is_some_and(|f| {
                 names::classify(&f.name()) == Some(ApiName::GlobalShadows(names::ShadowFn::Context))
+                    || f.name().starts_with("umbra.shadows.context.")
             })
     };
     let made = if is_context(ctx) {
         ctx
     } else if ctx.is_instruction() && ctx.opcode() == crate::ir::Opcode::LLVMLoad {
+        // The slot's one store: with two, the context loaded could be either.
         let slot = ctx.operand(0);
-        slot.users().into_iter().find_map(|u| {
-            (u.is_instruction()
-                && u.opcode() == crate::ir::Opcode::LLVMStore
-                && u.operand(1) == slot
-                && is_context(u.operand(0)))
-            .then(|| u.operand(0))
-        })?
+        let stores: Vec<Val> = slot
+            .users()
+            .into_iter()
+            .filter(|u| {
+                u.is_instruction()
+                    && u.opcode() == crate::ir::Opcode::LLVMStore
+                    && u.operand(1) == slot
+            })
+            .collect();
+        let only_loaded = slot.users().into_iter().all(|u| {
+            stores.contains(&u) || (u.is_instruction() && u.opcode() == crate::ir::Opcode::LLVMLoad)
+        });
+        match stores[..] {
+            [st] if only_loaded && is_context(st.operand(0)) => st.operand(0),
+            _ => return None,
+        }
     } else {
         return None;
     };
-    made.call_args().first()?.const_int_value()
+    Some(made)
 }
 
 /// Consumes the split-mode markers (`enzyme_allocated, size`, `enzyme_tape, pointer`) at

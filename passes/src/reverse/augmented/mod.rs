@@ -135,7 +135,8 @@ impl<'s> AugmentedFn<'s> {
         self.vals
             .keep_host_unrolling(self.session.host_optimised(self.src));
         self.vals.map_params(self.src, self.dst, &self.activity, 1);
-        self.vals.map_global_shadows(self.src, &self.session.rules);
+        self.vals
+            .map_global_shadows(self.src, &self.session.rules, 1);
         // Every spill slot exists before any return reads it: a return may come before the
         // block that computes a value (on another path) in the order blocks are emitted.
         for (v, shadow) in self.plan.spills() {
