@@ -19,12 +19,29 @@ pub struct Location {
     pub instruction: Option<String>,
 }
 
+/// What the name of a copy of a function specialised for distinct arguments
+/// ([`crate::distinct_args`]) adds to its original's: this, then one letter per argument.
+pub(crate) const DISTINCT_COPY: &str = ".distinct.";
+
+/// The function a message names for `f`: the user's function a copy specialised for distinct
+/// arguments was made from (the user wrote that one), else `f`.
+fn shown(f: Val) -> Val {
+    let name = f.name();
+    name.rsplit_once(DISTINCT_COPY)
+        .filter(|(_, rest)| {
+            let letters = rest.split('.').next().unwrap_or_default();
+            !letters.is_empty() && letters.chars().all(|c| c == 'n' || c == 'm')
+        })
+        .and_then(|(original, _)| f.module().function(original))
+        .unwrap_or(f)
+}
+
 impl Location {
     /// The location of `inst` (an instruction): its debug location, its function, and, when
     /// there is no debug location, the instruction's text.
     pub fn of_instruction(inst: Val) -> Location {
         let source = inst.debug_location();
-        let function = inst.parent_function().map(|f| f.name());
+        let function = inst.parent_function().map(|f| shown(f).name());
         let instruction = if source.is_none() {
             Some(inst.print())
         } else {
@@ -39,6 +56,7 @@ impl Location {
 
     /// The location of a whole function: where it is defined (debug information), its name.
     pub fn of_function(f: Val) -> Location {
+        let f = shown(f);
         Location {
             source: f.function_debug_location(),
             function: Some(f.name()),

@@ -20,7 +20,7 @@
 //! - The copy computes what the callee computes; the callee itself is left unchanged for its
 //!   other callers.
 
-use crate::diag::{Error, Result};
+use crate::diag::{Error, Result, DISTINCT_COPY};
 use crate::ir::{copy_function, copyable, fresh_name, run_function_passes, Opcode, Val};
 use crate::rules::{self, user::UserRules, Callee};
 use std::collections::{BTreeMap, HashSet};
@@ -237,7 +237,8 @@ fn captured(s: Val) -> bool {
 /// The copy of `g` whose parameters `noalias[k]` are `noalias`, optimised again.
 fn noalias_copy(g: Val, noalias: &[bool]) -> Result<Val> {
     let bits: String = noalias.iter().map(|&n| if n { 'n' } else { 'm' }).collect();
-    let copy = copy_function(g, &fresh_name(g, &format!("{}.distinct.{bits}", g.name())));
+    let name = format!("{}{DISTINCT_COPY}{bits}", g.name());
+    let copy = copy_function(g, &fresh_name(g, &name));
     for (k, &n) in noalias.iter().enumerate() {
         if n {
             copy.add_param_attr(k as u32, "noalias");
