@@ -88,6 +88,9 @@ entry:
 ; CHECK-NEXT:    store i64 [[SIZE]], ptr [[HS]], align 8
 ; CHECK-NEXT:    [[HC:%[0-9]+]] = getelementptr inbounds { ptr, i64, i64 }, ptr [[CHUNK]], i64 0, i32 2
 ; CHECK-NEXT:    store i64 [[CAP]], ptr [[HC]], align 8
+; A chunk from the pool is kept by default (its discard mark cleared: a spare's may be set).
+; CHECK-NEXT:    [[MARK:%[0-9]+]] = getelementptr inbounds i8, ptr [[CHUNK]], i64 24
+; CHECK-NEXT:    store i64 0, ptr [[MARK]], align 8, !tbaa [[TBAA]]
 ; CHECK-NEXT:    store ptr [[CHUNK]], ptr %0, align 8
 ; CHECK-NEXT:    store i64 [[NCAP]], ptr [[GCAPP]], align 8
 ; The slot is right after the new chunk's header; the size is the header and the bytes.

@@ -37,6 +37,14 @@ define double @caller(double %x) {
 ; The first heap chunk comes from the pool, and goes back to it.
 ; CHECK-LABEL: define internal void @umbra.tape.start(
 ; CHECK:         call ptr @umbra.tape.chunk.alloc(i64
+; Where the tape is at its peak, the chunks smaller than the hint it raised are marked.
+; CHECK-LABEL: define internal void @umbra.tape.settle(
+; CHECK:       walk:
+; CHECK:       mark:
+; CHECK-NEXT:    [[SMALL:%[0-9]+]] = icmp ult i64 %{{[0-9]+}}, [[WANTED:%[0-9]+]]
+; CHECK-NEXT:    [[FLAG:%[0-9]+]] = zext i1 [[SMALL]] to i64
+; CHECK-NEXT:    [[MP:%[0-9]+]] = getelementptr inbounds i8, ptr %{{[0-9]+}}, i64 24
+; CHECK-NEXT:    store i64 [[FLAG]], ptr [[MP]], align 8
 ; CHECK-LABEL: define internal void @umbra.tape.free(
 ; CHECK:         call void @umbra.tape.chunk.free(ptr
 
@@ -60,11 +68,18 @@ define double @caller(double %x) {
 ; ALLOC:         call ptr @malloc(i64 %0)
 ; ALLOC:         call i32 @madvise(ptr {{.*}}, i32 14)
 
-; Kept when within the limit, in an empty slot or in place of the smallest spare (freed),
-; with its size, measured once; otherwise freed.
+; Kept when within the limit and not marked as outgrown by its tape (the header's i64 at
+; byte 24), in an empty slot or in place of the smallest spare (freed), with its size,
+; measured once; otherwise freed.
 ; FREE-LABEL: define weak_odr void @umbra.tape.chunk.free(ptr %0)
 ; FREE:         [[SIZE:%[0-9]+]] = call i64 @malloc_usable_size(ptr %0)
-; FREE:         call i64 @umbra.tape.keep.limit()
+; FREE-NEXT:    [[LIMIT:%[0-9]+]] = call i64 @umbra.tape.keep.limit()
+; FREE-NEXT:    [[OVER:%[0-9]+]] = icmp ugt i64 [[SIZE]], [[LIMIT]]
+; FREE-NEXT:    [[MARKP:%[0-9]+]] = getelementptr inbounds i8, ptr %0, i64 24
+; FREE-NEXT:    [[MARK:%[0-9]+]] = load i64, ptr [[MARKP]], align 8
+; FREE-NEXT:    [[MARKED:%[0-9]+]] = icmp ne i64 [[MARK]], 0
+; FREE-NEXT:    [[GIVE:%[0-9]+]] = or i1 [[OVER]], [[MARKED]]
+; FREE-NEXT:    br i1 [[GIVE]], label %release, label %pool
 ; FREE-NOT:     malloc_usable_size
 ; FREE:       put:
 ; FREE-NEXT:    call void @free(ptr

@@ -29,9 +29,14 @@ pub mod pool;
 const PUSH: &str = "umbra.tape.push";
 const POP: &str = "umbra.tape.pop";
 
-/// Bytes at the start of every chunk: the tape `{ptr, i64, i64}` before the chunk, padded to
-/// keep slots 16-byte aligned.
+/// Bytes at the start of every chunk: the tape `{ptr, i64, i64}` before the chunk, and an
+/// `i64` ([`DISCARD`]), padding the header to keep slots 16-byte aligned.
 pub(crate) const HEADER: u64 = 32;
+
+/// Offset in a chunk's header of its discard mark: nonzero when the pool should give the
+/// chunk back to the system rather than keep it as a spare ([`settle_into`] marks the chunks
+/// a tape outgrew: the next tape of its kind starts from one chunk as large as the hint).
+pub(crate) const DISCARD: u64 = 24;
 
 /// Bytes of the first chunk a gradient tape gets in the frame of the function requesting the
 /// gradient ([`new_tape`]): a page. With 1 KiB, naive_map_sin_cos_exp's gradient (a 1.6 KiB
@@ -147,6 +152,7 @@ fn grow_helper(m: Module) -> Val {
     b.store(size, p, 8);
     let p = field(&mut b, chunk, 2);
     b.store(cap, p, 8);
+    keep_chunk(&mut b, chunk);
     b.store(chunk, tape, 8);
     b.store(new_cap, cap_p, 8);
     let end = b.add(n, i64t.int_const(HEADER));
@@ -247,7 +253,34 @@ pub fn settle_into(b: &mut Builder, tape: Val, hint: Val) {
             hint.set_tbaa_scalar(INT_TBAA);
             let raised = umax(&mut fb, hint, wanted);
             fb.store_relaxed(raised, hint_g).set_tbaa_scalar(INT_TBAA);
-            fb.br(done);
+            // The chunks smaller than that are no use to the next tape of this kind, which
+            // starts from one chunk of the hint's size: marked, the pool frees them instead
+            // of keeping them as spares that stay resident (a hydrodynamics step's first call
+            // grew its tape through five chunks; the next ones used only the largest, and
+            // the other four, 104 MB, stayed in the pool).
+            let walk = f.append_block("walk");
+            let mark = f.append_block("mark");
+            let data0 = fb.load(ptr, t, 8);
+            let cap_p = field(&mut fb, t, 2);
+            let cap0 = load_int(&mut fb, cap_p);
+            fb.br(walk);
+            fb.position_at_end(walk);
+            let chunk = fb.phi(ptr);
+            let cap = fb.phi(i64t);
+            chunk.add_incoming(data0, grew);
+            cap.add_incoming(cap0, grew);
+            let more = fb.icmp(IntPred::LLVMIntNE, chunk, ptr.zero());
+            fb.cond_br(more, mark, done);
+            fb.position_at_end(mark);
+            let small = fb.icmp(IntPred::LLVMIntULT, cap, wanted);
+            let flag = fb.cast(crate::ir::Opcode::LLVMZExt, small, i64t);
+            set_discard(&mut fb, chunk, flag);
+            let prev = fb.load(ptr, chunk, 8);
+            let p = field(&mut fb, chunk, 2);
+            let prev_cap = load_int(&mut fb, p);
+            chunk.add_incoming(prev, mark);
+            cap.add_incoming(prev_cap, mark);
+            fb.br(walk);
             fb.position_at_end(done);
             fb.ret_void();
             f
@@ -300,6 +333,7 @@ pub fn start_from(b: &mut Builder, tape: Val, hint: Val) {
             let chunk = fb.call_function(pool::alloc_declaration(m), &[n]);
             // The tape before this chunk: empty.
             fb.store(tape_type(m).zero(), chunk, 8);
+            keep_chunk(&mut fb, chunk);
             fb.store(chunk, t, 8);
             let p = field(&mut fb, t, 1);
             fb.store(i64t.int_const(HEADER), p, 8);
@@ -349,6 +383,7 @@ fn start_helper(m: Module) -> Val {
     let chunk = b.call_function(malloc, &[hint]);
     // The tape before this chunk: empty.
     b.store(tape_type(m).zero(), chunk, 8);
+    keep_chunk(&mut b, chunk);
     b.br(done);
 
     // The tape before the stack chunk: empty, its size marking the chunk as not the heap's.
@@ -381,6 +416,20 @@ fn is_stack_chunk(b: &mut Builder, chunk: Val) -> Val {
     let p = field(b, chunk, 1);
     let marker = load_int(b, p);
     b.icmp(IntPred::LLVMIntEQ, marker, i64t.int_const(ON_STACK))
+}
+
+/// Sets the discard mark of chunk `chunk` ([`DISCARD`]) to `mark` (an `i64`).
+fn set_discard(b: &mut Builder, chunk: Val, mark: Val) {
+    let ctx = b.module().context();
+    let i64t = Ty::int(ctx, 64);
+    let p = b.gep(Ty::int(ctx, 8), chunk, &[i64t.int_const(DISCARD)], true);
+    b.store(mark, p, 8).set_tbaa_scalar(INT_TBAA);
+}
+
+/// Clears the discard mark of a chunk fresh from the pool (a spare's may be left over).
+fn keep_chunk(b: &mut Builder, chunk: Val) {
+    let zero = Ty::int(b.module().context(), 64).zero();
+    set_discard(b, chunk, zero);
 }
 
 /// The larger of two unsigned integers.

@@ -283,6 +283,17 @@ fn define_free(m: Module) {
     let size = usable_size(&mut b, chunk);
     let keep = b.call_function(keep_fn, &[]);
     let over = b.icmp(IntPred::LLVMIntUGT, size, keep);
+    // A chunk its tape outgrew (marked in its header: `super::DISCARD`) goes back too.
+    let mark_p = b.gep(
+        Ty::int(ctx, 8),
+        chunk,
+        &[i64t.int_const(super::DISCARD)],
+        true,
+    );
+    let mark = b.load(i64t, mark_p, 8);
+    mark.set_tbaa_scalar(super::INT_TBAA);
+    let marked = b.icmp(IntPred::LLVMIntNE, mark, i64t.zero());
+    let over = b.binop(crate::ir::Opcode::LLVMOr, over, marked);
     b.cond_br(over, release, pool);
 
     // The slot to use: the first empty one, else the smallest spare's when `chunk` is larger
