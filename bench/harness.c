@@ -2,6 +2,7 @@
  * harness.c - checks, then times, one benchmark (see bench.h and /work/shared/BENCHMARKS.md).
  *
  *   bench-<name> [--check] [--umbra-failed REASON] [--failures FILE]
+ *   bench-<name> --repeat TOOL MODE N
  *
  * First every gradient is checked: the hand gradient against central finite differences, then
  * umbra's, ADOL-C's and the finite-difference gradient against the hand gradient, and the
@@ -13,6 +14,9 @@
  * of each per round, so drifting machine load hits all of them alike): each batch runs at least
  * MIN_BATCH_S, and the median over ROUNDS rounds is printed on stdout as CSV rows
  * `benchmark,tool,mode,seconds_per_call,ratio_to_primal`.
+ * --repeat runs one column (primal primal, hand grad, umbra grad or umbra tangent) N times and
+ * nothing else, no check and no timing: for `perf stat -e cycles,instructions` and `perf record`,
+ * whose counts then belong to that column alone (check the build with --check first).
  */
 #include "bench.h"
 
@@ -362,19 +366,50 @@ static void time_all(void) {
   }
 }
 
+/* --repeat TOOL MODE N: the column's operation N times (0 when there is no such column). */
+static int repeat(const char *tool, const char *mode, long times) {
+  static const struct {
+    const char *tool, *mode;
+    void (*run)(void);
+  } runs[] = {{"primal", "primal", run_primal},
+              {"hand", "grad", run_hand_grad},
+              {"umbra", "grad", run_umbra_grad},
+              {"umbra", "tangent", run_umbra_tangent}};
+  for (size_t r = 0; r < sizeof runs / sizeof *runs; r++) {
+    if (strcmp(runs[r].tool, tool) || strcmp(runs[r].mode, mode))
+      continue;
+    if ((runs[r].run == run_umbra_grad && !bench_umbra_grad) ||
+        (runs[r].run == run_umbra_tangent && !bench_umbra_tangent))
+      break;
+    for (long i = 0; i < times; i++)
+      runs[r].run();
+    return 1;
+  }
+  fprintf(stderr, "%s: no column %s %s to repeat\n", bench_name, tool, mode);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   int check_only = 0;
   const char *umbra_failed = NULL;
+  const char *repeat_tool = NULL, *repeat_mode = NULL;
+  long repeat_times = 0;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--check"))
+    if (!strcmp(argv[i], "--repeat") && i + 3 < argc) {
+      repeat_tool = argv[++i];
+      repeat_mode = argv[++i];
+      repeat_times = atol(argv[++i]);
+    } else if (!strcmp(argv[i], "--check"))
       check_only = 1;
     else if (!strcmp(argv[i], "--umbra-failed") && i + 1 < argc)
       umbra_failed = argv[++i];
     else if (!strcmp(argv[i], "--failures") && i + 1 < argc)
       failures_path = argv[++i];
     else {
-      fprintf(stderr, "usage: %s [--check] [--umbra-failed REASON] [--failures FILE]\n",
-              argv[0]);
+      fprintf(stderr,
+              "usage: %s [--check] [--umbra-failed REASON] [--failures FILE]\n"
+              "       %s --repeat TOOL MODE N\n",
+              argv[0], argv[0]);
       return 2;
     }
   }
@@ -386,6 +421,8 @@ int main(int argc, char **argv) {
   xp = malloc(sizeof *xp * n);
   bench_init(x);
   bench_fill(v, n, 42, -1, 1);
+  if (repeat_tool)
+    return repeat(repeat_tool, repeat_mode, repeat_times) ? 0 : 2;
   /* Without a trustworthy reference nothing can be checked, so nothing is timed. */
   if (!check_hand())
     return 1;

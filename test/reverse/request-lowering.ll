@@ -54,7 +54,7 @@ done:
 ; CHECK-LABEL: define double @caller(ptr %x, ptr %dx, i32 %n, double %s, i1 %go) {
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    %tape = alloca { ptr, i64, i64 }, align 8
-; CHECK-NEXT:    %tape.stack = alloca [1024 x i8], align 16
+; CHECK-NEXT:    %tape.stack = alloca [4096 x i8], align 16
 ; CHECK-NEXT:    br i1 %go, label %grad, label %done
 ; CHECK:       grad:
 ; CHECK-NEXT:    store { ptr, i64, i64 } zeroinitializer, ptr %tape, align 8

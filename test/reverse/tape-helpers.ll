@@ -47,8 +47,8 @@ entry:
 ; CHECK-LABEL: define double @caller(double %x)
 ; CHECK-DAG:     [[TA:%tape[0-9]*]] = alloca { ptr, i64, i64 }, align 8
 ; CHECK-DAG:     [[TB:%tape[0-9]*]] = alloca { ptr, i64, i64 }, align 8
-; CHECK-DAG:     [[SA:%tape.stack[0-9]*]] = alloca [1024 x i8], align 16
-; CHECK-DAG:     [[SB:%tape.stack[0-9]*]] = alloca [1024 x i8], align 16
+; CHECK-DAG:     [[SA:%tape.stack[0-9]*]] = alloca [4096 x i8], align 16
+; CHECK-DAG:     [[SB:%tape.stack[0-9]*]] = alloca [4096 x i8], align 16
 ; CHECK:         store { ptr, i64, i64 } zeroinitializer, ptr [[T1:%tape[0-9]*]], align 8
 ; CHECK-NEXT:    call void @umbra.tape.start(ptr [[T1]], ptr {{%tape.stack[0-9]*}})
 ; CHECK-NEXT:    call double @augfwd.f.a{{[.a-z]*}}(ptr [[T1]], double %x)
@@ -158,7 +158,7 @@ entry:
 ; CHECK:       define internal void @umbra.tape.start(ptr %0, ptr %1) {
 ; CHECK-NEXT:  entry:
 ; CHECK-NEXT:    [[SH:%[0-9]+]] = load atomic i64, ptr @umbra.tape.hint monotonic, align 8
-; CHECK-NEXT:    [[SBIG:%[0-9]+]] = icmp ugt i64 [[SH]], 1024
+; CHECK-NEXT:    [[SBIG:%[0-9]+]] = icmp ugt i64 [[SH]], 4096
 ; CHECK-NEXT:    br i1 [[SBIG]], label %allocate, label %on.stack
 ; CHECK:       allocate:
 ; CHECK-NEXT:    [[SCHUNK:%[0-9]+]] = call ptr @umbra.tape.chunk.alloc(i64 [[SH]])
@@ -168,7 +168,7 @@ entry:
 ; CHECK-NEXT:    store i64 -1, ptr [[MARKP]], align 8
 ; CHECK:       done:
 ; CHECK-NEXT:    [[FIRSTC:%[0-9]+]] = phi ptr [ [[SCHUNK]], %allocate ], [ %1, %on.stack ]
-; CHECK-NEXT:    [[FCAP:%[0-9]+]] = phi i64 [ [[SH]], %allocate ], [ 1024, %on.stack ]
+; CHECK-NEXT:    [[FCAP:%[0-9]+]] = phi i64 [ [[SH]], %allocate ], [ 4096, %on.stack ]
 ; CHECK-NEXT:    store ptr [[FIRSTC]], ptr %0, align 8
 ; The tape's chunks are freed, from the current one back through the previous-chunk links
 ; in their headers, except the stack chunk: the chunk the last pop emptied need not be the

@@ -39,8 +39,9 @@ pub(crate) const HEADER: u64 = 32;
 pub(crate) const DISCARD: u64 = 24;
 
 /// Bytes of the first chunk a gradient tape gets in the frame of the function requesting the
-/// gradient ([`new_tape`]).
-pub const STACK_CHUNK: u64 = 1024;
+/// gradient ([`new_tape`]): a page. With 1 KiB, naive_map_sin_cos_exp's gradient (a 1.6 KiB
+/// tape) took a chunk from the pool and gave it back on every call, 3% of its instructions.
+pub const STACK_CHUNK: u64 = 4096;
 
 /// The size recorded in the stack chunk's header for the tape before it (which is empty): no
 /// real size, it marks the chunk as one `free` must not see.

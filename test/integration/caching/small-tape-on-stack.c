@@ -6,11 +6,11 @@
 // RUN: %exec-test %s plugin 2 %t
 // RUN: %exec-test %s plugin 3 %t
 // EXEC-LDFLAGS: -Wl,--wrap=malloc,--wrap=free
-// A gradient whose tape fits in 1 KiB keeps it in the requesting function's frame: evaluated
+// A gradient whose tape fits in 4 KiB keeps it in the requesting function's frame: evaluated
 // many times, it calls malloc and free not at all. A gradient whose tape outgrows that chunk
 // on its first evaluation continues on the heap, and later evaluations start on one heap chunk
 // as large as it needed (the hint), which the thread keeps as its spare between evaluations
-// (reverse/tape_pool.rs): once the hint is known, an evaluation calls malloc not at all, and
+// (tape/pool.rs): once the hint is known, an evaluation calls malloc not at all, and
 // every chunk but the spare is freed; umbra_release_tapes() frees the spare. Both gradients
 // are checked against finite differences.
 #include "fdcheck.h"
@@ -42,7 +42,7 @@ __attribute__((noinline)) double f(double *x, int n) {
   return s;
 }
 
-enum { SMALL = 8, LARGE = 600 };
+enum { SMALL = 8, LARGE = 1000 };
 static double xs[LARGE];
 static void gradient(const double *x0, double *d, int n) {
   double *x = xs;
