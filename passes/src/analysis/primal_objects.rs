@@ -1,0 +1,189 @@
+//! Objects only the primal uses: a stack slot (`alloca`) or a fresh heap block whose memory no
+//! derivative can reach, so that it needs no shadow and the calls on it run in the primal only.
+//!
+//! Inlined library code builds objects that hold no data a derivative flows through: a string
+//! stream's constructor, inlined from `-O1` on, stores vtable pointers, buffer pointers and
+//! integers into a local stream object and hands its address to the library's constructors;
+//! `new std::filebuf` is called through its vtable. Giving such an object a shadow makes every
+//! call on it look like one that receives a derivative, and the library's calls have none to
+//! give. Whether an object may receive a derivative is a question of dataflow, decided here from
+//! what the activity fixed point knows so far ([`Facts`]) and never from the callees' names.
+//!
+//! **Guarantee.** [`primal_only`] answers true only when no derivative can enter the object's
+//! memory: every address derived from it (through GEPs, casts, phis and selects, the pointers a
+//! call returns, and the local slots, clang's `-O0` spills, its address is stored in and
+//! reloaded from) is inactive, and it is only
+//! - loaded from (what it holds then has no derivative, since none entered it),
+//! - stored into with inactive values,
+//! - compared, or
+//! - passed to calls that move no derivative into it: a callee without a derivative
+//!   ([`Callee::Inactive`]: the rule table's primal-only rows, user-declared inactive functions,
+//!   intrinsics that touch no floating point), or a rule or an unknown callee (a declaration
+//!   without a rule, an indirect call) none of whose arguments carries a derivative. A function
+//!   Umbra differentiates, or a user rule, keeps the object active: its body may store
+//!   derivatives into it (from a global with a shadow, say).
+//!
+//! Anything else (the address stored into other memory, returned, turned into an integer)
+//! keeps the object active. The answer shrinks as the activity set grows, so the fixed point
+//! stays monotone: an object first found primal-only is asked again each round.
+//!
+//! What the object's contents are does not matter: a local `double` that only a
+//! primal-only call writes (`stream >> d`, the value parsed from characters) holds no derivative,
+//! and loading it gives a value without one.
+
+use crate::ir::{Opcode, Val};
+use crate::rules::Callee;
+use std::collections::HashSet;
+
+/// What the activity fixed point knows so far.
+pub struct Facts<'a> {
+    /// True when a value is active.
+    pub active: &'a dyn Fn(Val) -> bool,
+    /// True when argument `k` of a call passes a derivative into it.
+    pub arg_carries: &'a dyn Fn(Val, usize, Val) -> bool,
+    /// What a call calls.
+    pub callee: &'a dyn Fn(Val) -> Callee,
+}
+
+/// True when no derivative can reach the memory of `object` (an `alloca`, or the fresh block an
+/// allocation call returns): see the module documentation.
+pub fn primal_only(object: Val, facts: &Facts) -> bool {
+    match walk(object, facts, false) {
+        Walk::Inactive => true,
+        Walk::Active => false,
+        // A `std::string` keeps a pointer to its own buffer: the pointers loaded from the
+        // object may be its own addresses.
+        Walk::HoldsItself => walk(object, facts, true) == Walk::Inactive,
+    }
+}
+
+/// What a walk over an object's derived addresses found.
+#[derive(PartialEq, Eq)]
+enum Walk {
+    Inactive,
+    Active,
+    /// Inactive so far, but the object's addresses are stored into the object itself, and the
+    /// walk did not follow the pointers loaded from it.
+    HoldsItself,
+}
+
+/// Walks the addresses derived from `object`, the pointers loaded from them too when
+/// `follow_loads`.
+fn walk(object: Val, facts: &Facts, follow_loads: bool) -> Walk {
+    let mut holds_itself = false;
+    let mut derived: HashSet<Val> = HashSet::from([object]);
+    let mut slots: HashSet<Val> = HashSet::new();
+    let mut work = vec![object];
+    while let Some(d) = work.pop() {
+        // A derived address with a shadow would want the object's.
+        if d != object && (facts.active)(d) {
+            return Walk::Active;
+        }
+        let mut fresh = Vec::new();
+        for u in d.users() {
+            match u.opcode() {
+                Opcode::LLVMGetElementPtr if u.operand(0) == d => fresh.push(u),
+                Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast | Opcode::LLVMPHI => {
+                    fresh.push(u)
+                }
+                Opcode::LLVMSelect if u.operand(0) != d => fresh.push(u),
+                Opcode::LLVMLoad if follow_loads && u.ty().is_ptr() => fresh.push(u),
+                // An address compared, or turned into an integer (`str()` measures the text
+                // by subtracting two buffer pointers): a pointer made back from the integer is
+                // as inactive as the object (`int_pointers`), and nothing is stored through it.
+                Opcode::LLVMLoad | Opcode::LLVMICmp | Opcode::LLVMPtrToInt => {}
+                Opcode::LLVMStore if u.operand(0) != d => {
+                    if (facts.active)(u.operand(0)) {
+                        return Walk::Active;
+                    }
+                }
+                // The address stored as a value: followed through a local slot only.
+                Opcode::LLVMStore => {
+                    let slot = u.operand(1);
+                    if derived.contains(&slot) || base(slot) == object {
+                        holds_itself = true;
+                        continue;
+                    }
+                    if !is_slot(slot, facts) {
+                        // Into other memory without a shadow: what is loaded back has none
+                        // either, and the engine refuses to store a derivative through it.
+                        if (facts.active)(slot) {
+                            return Walk::Active;
+                        }
+                        continue;
+                    }
+                    if slots.insert(slot) {
+                        for l in slot.users() {
+                            if l.opcode() == Opcode::LLVMLoad {
+                                fresh.push(l);
+                            }
+                        }
+                    }
+                }
+                Opcode::LLVMCall | Opcode::LLVMInvoke => {
+                    // Called, `d` is a function pointer loaded from the object (a vtable
+                    // slot): like an argument, it moves nothing into the object.
+                    let args = u.call_args();
+                    if u.called_value() != d && !args.contains(&d) {
+                        return Walk::Active;
+                    }
+                    match (facts.callee)(u) {
+                        Callee::Inactive => {}
+                        Callee::Rule(_) | Callee::Unknown => {
+                            if (0..args.len()).any(|k| (facts.arg_carries)(u, k, args[k])) {
+                                return Walk::Active;
+                            }
+                        }
+                        Callee::Defined(_) | Callee::User(_) => return Walk::Active,
+                    }
+                    // It may return the address it was given (`stream >> x` returns the stream).
+                    if u.ty().contains_ptr() {
+                        if !u.ty().is_ptr() {
+                            return Walk::Active;
+                        }
+                        fresh.push(u);
+                    }
+                }
+                _ => return Walk::Active,
+            }
+        }
+        for v in fresh {
+            if derived.insert(v) {
+                work.push(v);
+            }
+        }
+    }
+    if holds_itself && !follow_loads {
+        Walk::HoldsItself
+    } else {
+        Walk::Inactive
+    }
+}
+
+/// The object `p` addresses, through GEPs and casts.
+fn base(mut p: Val) -> Val {
+    while matches!(
+        p.opcode(),
+        Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast
+    ) {
+        p = p.operand(0);
+    }
+    p
+}
+
+/// True when `slot` is a local variable holding a pointer that is only loaded, stored into and
+/// given to calls without a derivative (lifetime markers): clang's `-O0` spill of a pointer.
+/// Its loads stand for the addresses stored there.
+fn is_slot(slot: Val, facts: &Facts) -> bool {
+    slot.opcode() == Opcode::LLVMAlloca
+        && slot.users().into_iter().all(|u| match u.opcode() {
+            Opcode::LLVMLoad => true,
+            Opcode::LLVMStore => u.operand(1) == slot && u.operand(0) != slot,
+            Opcode::LLVMCall => {
+                u.called_value() != slot
+                    && u.called_function().is_some_and(|f| f.intrinsic_id() != 0)
+                    && matches!((facts.callee)(u), Callee::Inactive)
+            }
+            _ => false,
+        })
+}
