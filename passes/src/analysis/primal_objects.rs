@@ -19,7 +19,8 @@
 //! - passed to calls that move no derivative into it: a callee without a derivative
 //!   ([`Callee::Inactive`]: the rule table's primal-only rows, user-declared inactive functions,
 //!   intrinsics that touch no floating point), or a rule or an unknown callee (a declaration
-//!   without a rule, an indirect call) none of whose arguments carries a derivative. A function
+//!   without a rule, an indirect call) none of whose arguments carries a derivative, unless the
+//!   rule allocates (`posix_memalign` stores a block with a shadow through it). A function
 //!   Umbra differentiates, or a user rule, keeps the object active: its body may store
 //!   derivatives into it (from a global with a shadow, say).
 //!
@@ -129,6 +130,9 @@ fn walk(object: Val, facts: &Facts, follow_loads: bool) -> Walk {
                     }
                     match (facts.callee)(u) {
                         Callee::Inactive => {}
+                        // An allocator may store the fresh block, which has a shadow, through
+                        // the pointer it is given (`posix_memalign(&p, ...)`).
+                        Callee::Rule(r) if r.effects.allocates => return Walk::Active,
                         Callee::Rule(_) | Callee::Unknown => {
                             if (0..args.len()).any(|k| (facts.arg_carries)(u, k, args[k])) {
                                 return Walk::Active;
@@ -251,6 +255,18 @@ mod tests {
         for v in ["a", "b", "c", "d", "y"] {
             assert!(names.contains(&v.to_string()), "%{v} must be active: {names:?}");
         }
+    }
+
+    #[test]
+    fn a_slot_an_allocator_stores_a_block_into_stays_active() {
+        // `posix_memalign(&p, ...)` stores a fresh block, which gets a shadow, into `p`.
+        let ir = "declare i32 @posix_memalign(ptr, i64, i64)\n\
+                  define double @f(double %x) {\n  %p = alloca ptr\n  \
+                  %r = call i32 @posix_memalign(ptr %p, i64 8, i64 8)\n  %b = load ptr, ptr %p\n  \
+                  store double %x, ptr %b\n  %y = load double, ptr %b\n  ret double %y\n}";
+        let names = active_names(ir);
+        assert!(names.contains(&"p".to_string()), "{names:?}");
+        assert!(names.contains(&"b".to_string()), "{names:?}");
     }
 
     #[test]
