@@ -84,9 +84,7 @@ fn walk(object: Val, facts: &Facts, follow_loads: bool) -> Walk {
         for u in d.users() {
             match u.opcode() {
                 Opcode::LLVMGetElementPtr if u.operand(0) == d => fresh.push(u),
-                Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast | Opcode::LLVMPHI => {
-                    fresh.push(u)
-                }
+                Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast | Opcode::LLVMPHI => fresh.push(u),
                 Opcode::LLVMSelect if u.operand(0) != d => fresh.push(u),
                 Opcode::LLVMLoad if follow_loads && u.ty().is_ptr() => fresh.push(u),
                 // An address compared, or turned into an integer (`str()` measures the text
@@ -253,7 +251,10 @@ mod tests {
         );
         let names = active_names(&ir);
         for v in ["a", "b", "c", "d", "y"] {
-            assert!(names.contains(&v.to_string()), "%{v} must be active: {names:?}");
+            assert!(
+                names.contains(&v.to_string()),
+                "%{v} must be active: {names:?}"
+            );
         }
     }
 
