@@ -87,10 +87,11 @@ fn walk(object: Val, facts: &Facts, follow_loads: bool) -> Walk {
                 Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast | Opcode::LLVMPHI => fresh.push(u),
                 Opcode::LLVMSelect if u.operand(0) != d => fresh.push(u),
                 Opcode::LLVMLoad if follow_loads && u.ty().is_ptr() => fresh.push(u),
-                // An address compared, or turned into an integer (`str()` measures the text
-                // by subtracting two buffer pointers): a pointer made back from the integer is
-                // as inactive as the object (`int_pointers`), and nothing is stored through it.
-                Opcode::LLVMLoad | Opcode::LLVMICmp | Opcode::LLVMPtrToInt => {}
+                // An address turned into an integer (`str()` measures the text by subtracting
+                // two buffer pointers; a buffer aligned by hand): the pointers made back from
+                // it (`int_pointers` ties them to the object) are derived addresses too.
+                Opcode::LLVMPtrToInt => fresh.extend(pointers_made_from(u)),
+                Opcode::LLVMLoad | Opcode::LLVMICmp => {}
                 Opcode::LLVMStore if u.operand(0) != d => {
                     if (facts.active)(u.operand(0)) {
                         return Walk::Active;
@@ -160,6 +161,45 @@ fn walk(object: Val, facts: &Facts, follow_loads: bool) -> Walk {
     } else {
         Walk::Inactive
     }
+}
+
+/// The `inttoptr`s that integer `i` (a `ptrtoint`) flows into through integer arithmetic,
+/// casts, phis and selects. Where else it goes (memory, calls) a pointer made from it is tied
+/// to no object (`int_pointers`), has no shadow, and the engine refuses to store a derivative
+/// through it.
+fn pointers_made_from(i: Val) -> Vec<Val> {
+    let mut seen = HashSet::from([i]);
+    let mut work = vec![i];
+    let mut out = Vec::new();
+    while let Some(v) = work.pop() {
+        for u in v.users() {
+            let follow = match u.opcode() {
+                Opcode::LLVMIntToPtr => {
+                    out.push(u);
+                    false
+                }
+                Opcode::LLVMAdd
+                | Opcode::LLVMSub
+                | Opcode::LLVMMul
+                | Opcode::LLVMAnd
+                | Opcode::LLVMOr
+                | Opcode::LLVMXor
+                | Opcode::LLVMShl
+                | Opcode::LLVMLShr
+                | Opcode::LLVMAShr
+                | Opcode::LLVMTrunc
+                | Opcode::LLVMZExt
+                | Opcode::LLVMSExt
+                | Opcode::LLVMPHI
+                | Opcode::LLVMSelect => true,
+                _ => false,
+            };
+            if follow && seen.insert(u) {
+                work.push(u);
+            }
+        }
+    }
+    out
 }
 
 /// The object `p` addresses, through GEPs and casts.
@@ -268,6 +308,20 @@ mod tests {
         let names = active_names(ir);
         assert!(names.contains(&"p".to_string()), "{names:?}");
         assert!(names.contains(&"b".to_string()), "{names:?}");
+    }
+
+    #[test]
+    fn a_block_aligned_by_hand_stays_active() {
+        // `(uintptr_t)raw + 63 & ~63`: the pointer made back from the integer is stored into.
+        let ir = format!(
+            "{DECLS}define double @f(double %x) {{\n  %raw = call ptr @_Znwm(i64 72)\n  \
+             %i = ptrtoint ptr %raw to i64\n  %a = add i64 %i, 63\n  %b = and i64 %a, -64\n  \
+             %p = inttoptr i64 %b to ptr\n  store double %x, ptr %p\n  \
+             %y = load double, ptr %p\n  ret double %y\n}}"
+        );
+        let names = active_names(&ir);
+        assert!(names.contains(&"raw".to_string()), "{names:?}");
+        assert!(names.contains(&"p".to_string()), "{names:?}");
     }
 
     #[test]
