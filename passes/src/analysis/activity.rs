@@ -218,8 +218,12 @@ fn is_active(i: Val, set: &ActiveSet, rules: &UserRules) -> bool {
     }
     match classify(i) {
         // Every alloca may receive differentiable data, except variables parallel regions
-        // only read (`crate::openmp::inactive_capture`).
-        InstClass::Alloca => !crate::openmp::inactive_capture(i, |v| active.contains(&v)),
+        // only read (`crate::openmp::inactive_capture`) and objects only the primal uses
+        // (`primal_objects`: a string stream built by inlined constructors).
+        InstClass::Alloca => {
+            !crate::openmp::inactive_capture(i, |v| active.contains(&v))
+                && !primal_only(i, set, rules)
+        }
         InstClass::Load => any(&[0]),
         InstClass::Phi => i.incoming().iter().any(|(v, _)| op(*v, active)),
         InstClass::Call => call_is_active(i, set, rules),
@@ -252,11 +256,25 @@ fn call_is_active(call: Val, set: &ActiveSet, rules: &UserRules) -> bool {
         Callee::Rule(r) => match r.kind {
             RuleKind::Math(_) => any_arg,
             RuleKind::Inactive => false,
-            // Allocations always get a shadow; copies and sets return their destination.
+            // Allocations get a shadow unless only the primal uses the block; copies and sets
+            // return their destination.
             RuleKind::Forward(..) => {
-                r.effects.allocates && call.ty().is_ptr()
+                r.effects.allocates && call.ty().is_ptr() && !primal_only(call, set, rules)
                     || any_arg && call.ty().carries_derivative()
             }
         },
     }
+}
+
+/// True when only the primal uses object `o` (an alloca or a fresh block), given what `set`
+/// holds so far ([`super::primal_objects`]).
+fn primal_only(o: Val, set: &ActiveSet, rules: &UserRules) -> bool {
+    super::primal_objects::primal_only(
+        o,
+        &super::primal_objects::Facts {
+            active: &|v| set.contains(v),
+            arg_carries: &|call, k, a| set.arg_carries(call, k, a),
+            callee: &|call| rules::classify(call, rules),
+        },
+    )
 }

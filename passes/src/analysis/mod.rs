@@ -5,8 +5,8 @@
 //! which loads the adjoint may re-read ([`overwrite`], with index reasoning across loop nests in
 //! [`indices`]), which stores' shadows nothing reads after their adjoint ([`dead_shadow`]), which
 //! lanes of a scatter or gather may share an address ([`lanes`]), which bytes hold floats
-//! ([`types`]), and where a user's
-//! inactive declaration drops a derivative ([`dropped`]).
+//! ([`types`]), which local objects only the primal uses ([`primal_objects`]: no shadow), and
+//! where a user's inactive declaration drops a derivative ([`dropped`]).
 
 pub mod activity;
 pub mod cfg;
@@ -19,4 +19,5 @@ pub mod lanes;
 pub mod objects;
 pub mod opcodes;
 pub mod overwrite;
+pub mod primal_objects;
 pub mod types;

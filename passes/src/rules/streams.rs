@@ -6,8 +6,10 @@
 //! flows through; these functions are listed by their mangled names, each a non-inline member
 //! or function of the library that `#include <iostream>` and `<sstream>` leave as calls
 //! (`extern template`), at `-O0` (`operator<<`) and above (`_M_insert`). String streams and
-//! strings are covered as `-O0` calls them only: optimised code inlines parts of their
-//! constructors and destructors, which would run on shadows these calls never construct.
+//! strings are listed as `-O0` calls them: optimised code inlines parts of their constructors
+//! and destructors, which would run on shadows these calls never construct. A local stream or
+//! string that only the primal uses gets no shadow at all (`analysis::primal_objects`), and
+//! the library calls left on it then need no row: they receive no derivative.
 //!
 //! What comes in is different: `stream >> x` for a floating-point `x` overwrites `x` with a value
 //! parsed from characters, whose derivative is zero. Its rule does what a store of a constant
@@ -114,8 +116,8 @@ pub static PRIMAL_ONLY: &[Rule] = primal_only![
     "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE7compareERKS4_",
     "_ZNKSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE7compareEPKc",
     // String streams: construction, destruction, the text (-O0; optimised code inlines parts
-    // of their constructors and destructors, which Umbra refuses: a vtable pointer loaded from
-    // a `_ZTT` table has no shadow).
+    // of their constructors and destructors, which Umbra refuses on a stream with a shadow: a
+    // vtable pointer loaded from a `_ZTT` table has none).
     "_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEEC1Ev",
     "_ZNSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEED1Ev",
     "_ZNKSt7__cxx1119basic_ostringstreamIcSt11char_traitsIcESaIcEE3strEv",
