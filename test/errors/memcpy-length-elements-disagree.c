@@ -26,9 +26,14 @@ __attribute__((noinline)) void copy_units(void *dst, const void *src, long n) {
 
 #define TERM(it) ((it).w * ((it).v[0] + 2 * (it).v[1] * (it).v[2]) * (it).count * *(it).scale)
 
+// Read at run time: with the constant, the call into a stack slot goes to a copy of the helper
+// for distinct arguments (distinct_args.rs), called only with that length, whose copy of three
+// whole structs the type analysis then lays out (and differentiates right: 39 and 1557).
+static volatile long units = 3 * sizeof(Item) / 16;
+
 void loss(const Item *in, double *out) {
   Item tmp[3];
-  copy_units(tmp, in, 3 * sizeof(Item) / 16);
+  copy_units(tmp, in, units);
   *out = TERM(tmp[0]) + TERM(tmp[1]) + TERM(tmp[2]);
 }
 

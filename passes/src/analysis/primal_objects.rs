@@ -11,8 +11,9 @@
 //!
 //! **Guarantee.** [`primal_only`] answers true only when no derivative can enter the object's
 //! memory: every address derived from it (through GEPs, casts, phis and selects, the pointers a
-//! call returns, and the local slots, clang's `-O0` spills, its address is stored in and
-//! reloaded from) is inactive, and it is only
+//! call returns, the local slots, clang's `-O0` spills, its address is stored in and reloaded
+//! from, and the pointers loaded from it, whose memory's shadow would be found through the
+//! object's: a Julia array's data) is inactive, and it is only
 //! - loaded from (what it holds then has no derivative, since none entered it),
 //! - stored into with inactive values,
 //! - compared, or
@@ -49,13 +50,7 @@ pub struct Facts<'a> {
 /// True when no derivative can reach the memory of `object` (an `alloca`, or the fresh block an
 /// allocation call returns): see the module documentation.
 pub fn primal_only(object: Val, facts: &Facts) -> bool {
-    match walk(object, facts, false) {
-        Walk::Inactive => true,
-        Walk::Active => false,
-        // A `std::string` keeps a pointer to its own buffer: the pointers loaded from the
-        // object may be its own addresses.
-        Walk::HoldsItself => walk(object, facts, true) == Walk::Inactive,
-    }
+    walk(object, facts) == Walk::Inactive
 }
 
 /// What a walk over an object's derived addresses found.
@@ -63,15 +58,10 @@ pub fn primal_only(object: Val, facts: &Facts) -> bool {
 enum Walk {
     Inactive,
     Active,
-    /// Inactive so far, but the object's addresses are stored into the object itself, and the
-    /// walk did not follow the pointers loaded from it.
-    HoldsItself,
 }
 
-/// Walks the addresses derived from `object`, the pointers loaded from them too when
-/// `follow_loads`.
-fn walk(object: Val, facts: &Facts, follow_loads: bool) -> Walk {
-    let mut holds_itself = false;
+/// Walks the addresses derived from `object` and the pointers loaded from them.
+fn walk(object: Val, facts: &Facts) -> Walk {
     let mut derived: HashSet<Val> = HashSet::from([object]);
     let mut slots: HashSet<Val> = HashSet::new();
     let mut work = vec![object];
@@ -86,7 +76,12 @@ fn walk(object: Val, facts: &Facts, follow_loads: bool) -> Walk {
                 Opcode::LLVMGetElementPtr if u.operand(0) == d => fresh.push(u),
                 Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast | Opcode::LLVMPHI => fresh.push(u),
                 Opcode::LLVMSelect if u.operand(0) != d => fresh.push(u),
-                Opcode::LLVMLoad if follow_loads && u.ty().is_ptr() => fresh.push(u),
+                // A pointer the object holds: the memory it points to counts as the object's,
+                // since its shadow would be read from the object's shadow (a Julia array's data
+                // pointer, written through with derivatives; a `std::string`'s pointer to its
+                // own buffer).
+                Opcode::LLVMLoad if u.ty().is_ptr() => fresh.push(u),
+                Opcode::LLVMLoad if u.ty().contains_ptr() => return Walk::Active,
                 // An address turned into an integer (`str()` measures the text by subtracting
                 // two buffer pointers; a buffer aligned by hand): the pointers made back from
                 // it (`int_pointers` ties them to the object) are derived addresses too.
@@ -100,8 +95,9 @@ fn walk(object: Val, facts: &Facts, follow_loads: bool) -> Walk {
                 // The address stored as a value: followed through a local slot only.
                 Opcode::LLVMStore => {
                     let slot = u.operand(1);
+                    // Into the object itself (a `std::string` pointing at its own buffer): the
+                    // pointers loaded from it are followed anyway.
                     if derived.contains(&slot) || base(slot) == object {
-                        holds_itself = true;
                         continue;
                     }
                     if !is_slot(slot, facts) {
@@ -156,11 +152,7 @@ fn walk(object: Val, facts: &Facts, follow_loads: bool) -> Walk {
             }
         }
     }
-    if holds_itself && !follow_loads {
-        Walk::HoldsItself
-    } else {
-        Walk::Inactive
-    }
+    Walk::Inactive
 }
 
 /// The `inttoptr`s that integer `i` (a `ptrtoint`) flows into through integer arithmetic,
