@@ -23,7 +23,7 @@ pub use builder::{intrinsic_declaration, inverse_pred, swapped_pred, Builder, In
 pub use defined::with_defined_mask;
 pub use function_copy::{copy_function, copyable, fresh_name};
 pub use types::{Ty, TyKind};
-pub use values::{Block, Opcode, Val};
+pub use values::{new_alias_scopes, AliasScope, Block, Opcode, Val};
 
 pub(crate) use inkwell::llvm_sys as sys;
 

@@ -7,6 +7,7 @@ pub use sys::LLVMOpcode as Opcode;
 
 mod attributes;
 mod metadata;
+pub use metadata::{new_alias_scopes, AliasScope};
 
 /// LLVM's attribute index of a function itself (`LLVMAttributeFunctionIndex`).
 const FUNCTION_INDEX: u32 = u32::MAX;

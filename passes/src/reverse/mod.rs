@@ -20,6 +20,7 @@
 //! A gradient request calls the two in sequence ([`crate::api`]).
 
 mod adjoint;
+mod alias_scopes;
 mod augmented;
 mod batch;
 mod byte_check;
@@ -65,5 +66,7 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
         &key.caller_writes,
     );
     augmented::AugmentedFn::new(session, key, augmented, plan.clone()).run()?;
-    adjoint::AdjointFn::new(session, key, adjoint, plan).run()
+    adjoint::AdjointFn::new(session, key, adjoint, plan).run()?;
+    alias_scopes::mark_pair(key.function, &key.activity, augmented, adjoint);
+    Ok(())
 }

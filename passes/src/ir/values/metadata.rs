@@ -303,3 +303,74 @@ unsafe fn md_operands(node: sys::prelude::LLVMValueRef) -> Vec<sys::prelude::LLV
     }
     ops
 }
+
+/// A scope of scoped-noalias metadata (LangRef: "`noalias` and `alias.scope` metadata").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AliasScope(sys::prelude::LLVMMetadataRef);
+
+/// New scopes named `names` in a new domain named `domain`, in the context of `near`. Each node
+/// refers to itself, as clang's and the inliner's do: such nodes are distinct, so two domains
+/// made here never merge, and the inliner clones them for every copy it inlines (its
+/// `ScopedAliasMetadataDeepCloner`), so what they say holds within one call of the function
+/// they are attached in, never between two calls inlined side by side.
+pub fn new_alias_scopes(near: Val, domain: &str, names: &[&str]) -> Vec<AliasScope> {
+    unsafe {
+        let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(near.0));
+        let string = |t: &str| c::LLVMMDStringInContext2(ctx, t.as_ptr() as *const _, t.len());
+        let self_referring = |mut rest: Vec<sys::prelude::LLVMMetadataRef>| {
+            let temp = sys::debuginfo::LLVMTemporaryMDNode(ctx, std::ptr::null_mut(), 0);
+            rest.insert(0, temp);
+            let node = c::LLVMMDNodeInContext2(ctx, rest.as_mut_ptr(), rest.len());
+            sys::debuginfo::LLVMMetadataReplaceAllUsesWith(temp, node);
+            node
+        };
+        let d = self_referring(vec![string(domain)]);
+        names
+            .iter()
+            .map(|n| AliasScope(self_referring(vec![d, string(n)])))
+            .collect()
+    }
+}
+
+impl Val {
+    /// True when instruction `self` has `!alias.scope` or `!noalias` metadata.
+    pub fn has_alias_scopes(self) -> bool {
+        ["alias.scope", "noalias"].iter().any(|k| unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let kind = c::LLVMGetMDKindIDInContext(ctx, k.as_ptr() as *const _, k.len() as u32);
+            !c::LLVMGetMetadata(self.0, kind).is_null()
+        })
+    }
+
+    /// The scopes of `self`'s `!alias.scope` and of its `!noalias` (empty without them).
+    pub fn alias_scopes(self) -> (Vec<AliasScope>, Vec<AliasScope>) {
+        let list = |k: &str| unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let kind = c::LLVMGetMDKindIDInContext(ctx, k.as_ptr() as *const _, k.len() as u32);
+            let node = c::LLVMGetMetadata(self.0, kind);
+            if node.is_null() {
+                return Vec::new();
+            }
+            md_operands(node)
+                .into_iter()
+                .filter(|o| !o.is_null())
+                .map(|o| AliasScope(c::LLVMValueAsMetadata(o)))
+                .collect()
+        };
+        (list("alias.scope"), list("noalias"))
+    }
+
+    /// Attaches `!alias.scope` (the scopes `self`, a load or store, accesses) and `!noalias`
+    /// (the scopes whose accesses it never overlaps), replacing any it had.
+    pub fn set_alias_scopes(self, scopes: &[AliasScope], noalias: &[AliasScope]) {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            for (k, list) in [("alias.scope", scopes), ("noalias", noalias)] {
+                let kind = c::LLVMGetMDKindIDInContext(ctx, k.as_ptr() as *const _, k.len() as u32);
+                let mut ops: Vec<_> = list.iter().map(|s| s.0).collect();
+                let node = c::LLVMMDNodeInContext2(ctx, ops.as_mut_ptr(), ops.len());
+                c::LLVMSetMetadata(self.0, kind, c::LLVMMetadataAsValue(ctx, node));
+            }
+        }
+    }
+}
