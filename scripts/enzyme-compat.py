@@ -247,6 +247,11 @@ def first_error(out):
     for l in lines:
         if l.startswith("umbra: error:") or l.startswith("umbra: internal error"):
             return l
+        # The plugin's error under clang ("fatal error: error in backend: umbra: error: ...")
+        # or opt ("LLVM ERROR: umbra: error: ..."): Umbra's line, without the host's prefix.
+        m = re.search(r"umbra: (error|internal error):.*$", l)
+        if m:
+            return m.group(0)
     if step.startswith("run") or step.startswith("FileCheck"):
         found = first_run_error(lines, step)
         # A warning Umbra gave while building often says why the program then went wrong.
@@ -384,12 +389,15 @@ def clip(note, width):
 def kind_of(error):
     """What kind of failure a first-failure line describes."""
     body = error.split(": ", 1)[1] if re.match(r"O\w+: ", error) else error
-    if body.startswith("umbra: error:") or body.startswith("umbra: internal"):
+    if re.search(r"\bumbra: (error|internal)", body):
         return "Umbra refuses the code (a one-line error)"
     if body.startswith("run"):
         return "the program aborts or crashes (a wrong derivative, or a failing check)"
     if body.startswith("FileCheck"):
         return "the output differs from what the test's FileCheck lines expect"
+    if "linker command failed" in body:
+        # The plugin's compile step links too.
+        return "the link fails"
     if body.startswith("compile"):
         return "clang-22 rejects the test before Umbra sees it"
     if body.startswith("link"):
