@@ -37,7 +37,11 @@
 // libUmbraPlugin.so is already given with -fpass-plugin, the one next to this
 // library is loaded into clang's pipeline, so `clang -fplugin=libUmbraClang.so` replaces
 // `clang -fplugin=ClangEnzyme-22.so`. `-fplugin-arg-umbra-no-pass` turns that
-// off (to differentiate later with the `umbra` driver or opt).
+// off (to differentiate later with the `umbra` driver or opt); the pass plugin's
+// `umbra_protect_rules` still runs at the start of clang's pipeline then, as the
+// pass plugin's `umbra-protect` pass would (umbra_plugin_protect_rules): functions with user rules
+// (`__enzyme_register_gradient_*`, ... in C) stay out of line, so that the
+// driver later finds their calls instead of inlined bodies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,6 +61,9 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Plugins/PassPlugin.h"
+#include "llvm-c/Types.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/Path.h"
 
@@ -477,6 +484,29 @@ bool definedHere(const Decl *D) {
   return false;
 }
 
+/// `umbra_protect_rules` of the pass plugin (passes/src/capi.rs), run as a
+/// module pass: marks the functions user rules name noinline.
+class ProtectPass : public llvm::PassInfoMixin<ProtectPass> {
+public:
+  using ProtectFn = int (*)(LLVMModuleRef);
+  explicit ProtectPass(ProtectFn Protect) : Protect(Protect) {}
+
+  llvm::PreservedAnalyses run(llvm::Module &M, llvm::ModuleAnalysisManager &) {
+    int Changed = Protect(llvm::wrap(&M));
+    if (Changed < 0)
+      llvm::reportFatalUsageError(
+          "umbra: error: internal error: umbra-protect failed (this is a bug in "
+          "umbra: please report it with the input file and the command line)");
+    return Changed ? llvm::PreservedAnalyses::none()
+                   : llvm::PreservedAnalyses::all();
+  }
+  static bool isRequired() { return true; }
+  static llvm::StringRef name() { return "umbra-protect"; }
+
+private:
+  ProtectFn Protect;
+};
+
 class UmbraConsumer final : public ASTConsumer {
   CompilerInstance &CI;
   unsigned Registered = 0;
@@ -510,6 +540,58 @@ public:
   UmbraConsumer(CompilerInstance &CI, bool LoadPassPlugin) : CI(CI) {
     if (LoadPassPlugin)
       addPassPlugin();
+    else
+      addProtectPass();
+  }
+
+  /// The sibling libUmbraPlugin.so, or "" (with a warning) when this
+  /// library's own path is unknown.
+  std::string siblingPassPlugin() {
+    Dl_info Info;
+    if (!dladdr(reinterpret_cast<void *>(&registrationKind), &Info) ||
+        !Info.dli_fname)
+      return "";
+    llvm::SmallString<256> Path(Info.dli_fname);
+    llvm::sys::path::remove_filename(Path);
+    llvm::sys::path::append(Path, "libUmbraPlugin.so");
+    return std::string(Path);
+  }
+
+  void warnNotLoaded(llvm::StringRef Path, llvm::StringRef Why,
+                     llvm::StringRef Consequence) {
+    unsigned ID = CI.getDiagnostics().getCustomDiagID(
+        DiagnosticsEngine::Warning, "umbra: cannot load %0 (%1): %2");
+    CI.getDiagnostics().Report(ID) << Path << Why << Consequence;
+  }
+
+  /// Without the pass (-fplugin-arg-umbra-no-pass), the functions that user
+  /// rules name are still kept out of line from the start of the pipeline (by
+  /// the pass plugin's own code, looked up in the sibling library): the driver
+  /// that differentiates the module later can only apply a rule to calls, and
+  /// the optimiser would otherwise inline small functions such as a fast
+  /// inverse square root, whose body then gives a wrong derivative.
+  void addProtectPass() {
+    std::string Path = siblingPassPlugin();
+    if (Path.empty())
+      return;
+    std::string Why;
+    auto Lib = llvm::sys::DynamicLibrary::getPermanentLibrary(Path.c_str(), &Why);
+    void *Sym = Lib.isValid() ? Lib.getAddressOfSymbol("umbra_plugin_protect_rules")
+                              : nullptr;
+    if (!Sym) {
+      warnNotLoaded(Path, Why.empty() ? "no umbra_plugin_protect_rules" : Why,
+                    "functions with user rules may be inlined before the "
+                    "umbra driver sees their calls");
+      return;
+    }
+    auto Protect = reinterpret_cast<ProtectPass::ProtectFn>(Sym);
+    CI.getCodeGenOpts().PassBuilderCallbacks.push_back(
+        [Protect](llvm::PassBuilder &PB) {
+          PB.registerPipelineStartEPCallback(
+              [Protect](llvm::ModulePassManager &MPM, llvm::OptimizationLevel) {
+                MPM.addPass(ProtectPass(Protect));
+              });
+        });
   }
 
   /// Loads the sibling libUmbraPlugin.so into clang's optimisation pipeline
@@ -520,22 +602,14 @@ public:
     for (const auto &P : CI.getPassPlugins())
       if (llvm::sys::path::stem(P->getFilename()) == "libUmbraPlugin")
         return;
-    Dl_info Info;
-    if (!dladdr(reinterpret_cast<void *>(&registrationKind), &Info) ||
-        !Info.dli_fname)
+    std::string Path = siblingPassPlugin();
+    if (Path.empty())
       return;
-    llvm::SmallString<256> Path(Info.dli_fname);
-    llvm::sys::path::remove_filename(Path);
-    llvm::sys::path::append(Path, "libUmbraPlugin.so");
-    auto Plugin = llvm::PassPlugin::Load(std::string(Path));
+    auto Plugin = llvm::PassPlugin::Load(Path);
     if (!Plugin) {
-      unsigned ID = CI.getDiagnostics().getCustomDiagID(
-          DiagnosticsEngine::Warning,
-          "umbra: cannot load %0 (%1): derivative requests are not "
-          "differentiated by clang (pass -fpass-plugin=... or run the umbra "
-          "driver)");
-      CI.getDiagnostics().Report(ID)
-          << Path << llvm::toString(Plugin.takeError());
+      warnNotLoaded(Path, llvm::toString(Plugin.takeError()),
+                    "derivative requests are not differentiated by clang "
+                    "(pass -fpass-plugin=... or run the umbra driver)");
       return;
     }
     // The plugin stays loaded for the process's life (a PassPlugin holds the

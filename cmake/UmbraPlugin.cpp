@@ -13,6 +13,7 @@
 // A second pass, `umbra-protect`, runs at PipelineStart: it marks the functions
 // that have user rules (__enzyme_register_gradient_*, ...) noinline, so that
 // the optimiser cannot inline them before `umbra` replaces their calls.
+// `umbra_plugin_protect_rules` exports the same for the clang plugin.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +129,14 @@ void registerCallbacks(llvm::PassBuilder &PB) {
 }
 
 } // namespace
+
+/// umbra_protect_rules for the clang plugin (libUmbraClang.so), which runs it
+/// at pipeline start when clang does not differentiate
+/// (-fplugin-arg-umbra-no-pass): the Rust archive's own symbols are not
+/// exported from this library (--exclude-libs), so it looks up this one.
+extern "C" LLVM_ABI_EXPORT int umbra_plugin_protect_rules(LLVMModuleRef M) {
+  return umbra_protect_rules(M);
+}
 
 extern "C" LLVM_ATTRIBUTE_WEAK ::llvm::PassPluginLibraryInfo
 llvmGetPassPluginInfo() {

@@ -247,6 +247,11 @@ def first_error(out):
     for l in lines:
         if l.startswith("umbra: error:") or l.startswith("umbra: internal error"):
             return l
+        # The plugin's error under clang ("fatal error: error in backend: umbra: error: ...")
+        # or opt ("LLVM ERROR: umbra: error: ..."): Umbra's line, without the host's prefix.
+        m = re.search(r"umbra: (error|internal error):.*$", l)
+        if m:
+            return m.group(0)
     if step.startswith("run") or step.startswith("FileCheck"):
         found = first_run_error(lines, step)
         # A warning Umbra gave while building often says why the program then went wrong.
@@ -384,12 +389,15 @@ def clip(note, width):
 def kind_of(error):
     """What kind of failure a first-failure line describes."""
     body = error.split(": ", 1)[1] if re.match(r"O\w+: ", error) else error
-    if body.startswith("umbra: error:") or body.startswith("umbra: internal"):
+    if re.search(r"\bumbra: (error|internal)", body):
         return "Umbra refuses the code (a one-line error)"
     if body.startswith("run"):
         return "the program aborts or crashes (a wrong derivative, or a failing check)"
     if body.startswith("FileCheck"):
         return "the output differs from what the test's FileCheck lines expect"
+    if "linker command failed" in body:
+        # The plugin's compile step links too.
+        return "the link fails"
     if body.startswith("compile"):
         return "clang-22 rejects the test before Umbra sees it"
     if body.startswith("link"):
@@ -496,9 +504,11 @@ exists, as its README describes. For each `// RUN:` line the front-end flags of 
 `-mllvm -enzyme-*`, the `opt ... %enzyme` stage; `%O0TBAA` is `-O1 -Xclang
 -disable-llvm-passes`); where the RUN line loads Enzyme's clang plugin, Umbra's clang plugin
 (`-fplugin=build/plugin/libUmbraClang.so`) is loaded instead. The test is then built
-(`clang -emit-llvm`, `umbra`, link; or with the pass plugin: `--mode plugin`), run with one and
-two OpenMP threads, and its output checked with `FileCheck` where the RUN line pipes it there
-(`test/integration/enzyme-test.sh`).
+(`clang -emit-llvm`, `umbra`, link, with the clang plugin's `-fplugin-arg-umbra-no-pass`: it
+lowers the attributes and keeps functions with user rules out of line, the driver
+differentiates; or with the pass plugin: `--mode plugin`, [below](#plugin-mode)), run with one
+and two OpenMP threads, and its output checked with `FileCheck` where the RUN line pipes it
+there (`test/integration/enzyme-test.sh`).
 
 Skipped, with the reason in the table: RUN lines that check Enzyme's own IR or diagnostics
 (`FileCheck` on the compiler's output, `-Xclang -verify`, a compile expected to fail), its LTO
@@ -508,7 +518,8 @@ level passes; "first failure" is Umbra's one-line error or the failing step's fi
 
 ```text
 make enzyme-compat                       # run all, print the table (minutes; 2 jobs)
-make enzyme-compat ARGS="--write-docs"   # ... and rewrite this page's table
+make enzyme-compat ARGS="--write-docs"   # ... and rewrite this page from both modes' last runs
+make enzyme-compat ARGS="--mode plugin"  # the same through the plugins
 scripts/enzyme-compat.py --filter 'ReverseMode/cout' --mode plugin   # a subset, one mode
 ```
 
@@ -517,13 +528,72 @@ scripts/enzyme-compat.py --filter 'ReverseMode/cout' --mode plugin   # a subset,
 """
 
 
+PLUGIN_HEAD = """## Plugin mode
+
+The same tests built the way a user of the plugins builds them: `clang -fpass-plugin=
+build/plugin/libUmbraPlugin.so` from source to program, with `-fplugin=build/plugin/
+libUmbraClang.so` added where the RUN line loads Enzyme's clang plugin (the clang plugin sees
+the pass plugin already loaded and does not load it again), so Umbra runs inside clang's own
+pipeline, at its end, with the functions that user rules name kept out of line from its start.
+At `-O0TBAA` (`-Xclang -disable-llvm-passes`, which leaves pass plugins out as well) the bitcode
+goes through `opt -load-pass-plugin=build/plugin/libUmbraPlugin.so -passes=umbra` instead, as
+Enzyme's RUN lines do with `opt ... %enzyme`.
+
+"""
+
+
+def render_plugin_summary(driver_rows, rows, stamp):
+    """Plugin mode: the totals and kinds of failure, and the rows whose cells differ from the
+    driver mode's."""
+    full = render(rows, "plugin", True, stamp)
+    head = full.split("\n### ", 1)[0].rstrip("\n")
+    out = [PLUGIN_HEAD + head, ""]
+    by_name = {(r["folder"], r["name"]): r for r in driver_rows}
+    used = [lv for lv in LEVELS if any(lv in r["cells"] for r in rows)]
+    differ = [r for r in rows
+              if (r["folder"], r["name"]) in by_name
+              and r["cells"] != by_name[(r["folder"], r["name"])]["cells"]]
+    out.append("Tests whose cells differ from the driver mode's (plugin mode's cells):")
+    out.append("")
+    if not differ:
+        out.append("none.")
+        return "\n".join(out) + "\n"
+    out.append("| test | " + " | ".join(f"-{lv}" for lv in used)
+               + " | first failure in plugin mode |")
+    out.append("|---|" + "---|" * len(used) + "---|")
+    for r in differ:
+        cells = [cell(r["cells"].get(lv), True) for lv in used]
+        note = clip(short(r["note"]).replace("|", "\\|").replace("`", "'"), 240)
+        out.append(f"| {r['folder']}/{r['name']} | " + " | ".join(cells) + f" | {note} |")
+    return "\n".join(out) + "\n"
+
+
+def load_store(mode):
+    path = os.path.join(WORK, f"results-{mode}.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
 def fresh_names(tests):
     return [f"{t.folder}/{t.name}" for t in tests]
 
 
-def write_docs(text):
+def write_docs():
+    """The page: the driver mode's full table, then the plugin mode's summary (each from its
+    last stored run)."""
+    driver, plugin = load_store("driver"), load_store("plugin")
+    text = DOC_HEAD
+    if driver:
+        text += render(driver["rows"], "driver", True, driver["stamp"])
+    else:
+        text += "No driver-mode run is stored yet.\n"
+    if plugin:
+        text += "\n" + render_plugin_summary(driver["rows"] if driver else [], plugin["rows"],
+                                             plugin["stamp"])
     with open(DOC, "w") as f:
-        f.write(DOC_HEAD + text)
+        f.write(text)
 
 
 def main():
@@ -595,7 +665,7 @@ def main():
                 json.dump({"rows": rows, "stamp": stamp}, f, indent=1)
     print(render(rows, args.mode, False, stamp))
     if args.write_docs:
-        write_docs(render(rows, args.mode, True, stamp))
+        write_docs()
         print(f"wrote {os.path.relpath(DOC, ROOT)}")
     return 0
 

@@ -138,6 +138,9 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         .map(|f| f.name())
         .collect();
     let mut canonical = preprocess::canonicalize_reachable(module, &requests, &rules)?;
+    // A rule's body inlined into differentiated code (seen through `-g`) would be differentiated
+    // in the rule's place: refused rather than warned about.
+    rules::user::refuse_inlined_rules(module, &canonical)?;
     // Calls passing distinct stack slots call copies that know it (noalias parameters).
     distinct_args::specialise(&mut canonical, &rules)?;
     // Loops marked for checkpointing become checkpointed loops of outlined steps.

@@ -141,8 +141,10 @@
  * Tell Umbra how to differentiate a particular function. These override built-in rules and
  * apply even to functions with a body, to the calls of the function: if the optimiser inlines
  * it first, its body is differentiated instead. The plugin prevents that (it marks such
- * functions noinline at the start of clang's pipeline); with the driver, mark them
- * __attribute__((noinline)) (the driver warns when a function with a rule has no calls left).
+ * functions noinline at the start of clang's pipeline, and so does the clang plugin loaded
+ * with -fplugin-arg-umbra-no-pass before the driver); otherwise, with the driver, mark them
+ * __attribute__((noinline)) (the driver refuses when -g shows a body inlined into
+ * differentiated code, and warns when a function with a rule has no calls left).
  * The registrations are globals recognised by name prefix (as in Enzyme); the macros below
  * write them, with a unique name per line.
  *

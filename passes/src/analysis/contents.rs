@@ -311,7 +311,7 @@ pub fn layout_from_types(info: TypeInfo, m: Module, copy: Val) -> Result<Pointer
         // A length the program computes as a count of `e`-byte elements (`n * sizeof(Item)`)
         // over bytes known at exact offsets (reads of the copy unrolled, no variable index
         // anywhere): the elements are what repeats every `e` bytes, when what is known does.
-        (None, None) => match super::types::multiplier(n) {
+        (None, None) => match super::types::length_multiplier(n) {
             e if e > 1 => match t.periodic(e) {
                 Some(p) => (p, e),
                 None => {

@@ -6,6 +6,7 @@ use sys::core as c;
 pub use sys::LLVMOpcode as Opcode;
 
 mod attributes;
+mod debug_loc;
 mod metadata;
 pub use metadata::{new_alias_scopes, AliasScope};
 

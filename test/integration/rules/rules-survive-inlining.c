@@ -11,9 +11,21 @@
 //   - twice: registered derivative and gradient 3 (the body's derivative is 2);
 //   - gain: inactive, so x * gain(x) has derivative gain(x) = 2x (the body's gives 4x);
 //   - fake_log1p: function-like log1p, derivative 1/(1+x) (the body is x).
-// Driver path at -O2 (the module is optimised before umbra sees it): a warning names the
-// inlined functions.
-// RUN: %clang -O2 -g -I %runtime-include -I %testinc -c -emit-llvm %s -o %t.o2.bc
+// The driver through the clang plugin without its pass (-fplugin-arg-umbra-no-pass): the
+// plugin still keeps these functions out of line from the start of clang's pipeline, so the
+// rules apply at every level in driver mode too.
+// RUN: %clang -O0 -g -I %runtime-include -I %testinc -fplugin=%clang-plugin -fplugin-arg-umbra-no-pass -c -emit-llvm %s -o %t.cp0.bc && %umbra %t.cp0.bc -o %t.cp0.o && %clang %t.cp0.o -lm -o %t.cp0 && %t.cp0
+// RUN: %clang -O1 -g -I %runtime-include -I %testinc -fplugin=%clang-plugin -fplugin-arg-umbra-no-pass -c -emit-llvm %s -o %t.cp1.bc && %umbra %t.cp1.bc -o %t.cp1.o && %clang %t.cp1.o -lm -o %t.cp1 && %t.cp1
+// RUN: %clang -O2 -g -I %runtime-include -I %testinc -fplugin=%clang-plugin -fplugin-arg-umbra-no-pass -c -emit-llvm %s -o %t.cp2.bc && %umbra %t.cp2.bc -o %t.cp2.o && %clang %t.cp2.o -lm -o %t.cp2 && %t.cp2
+// RUN: %clang -O3 -g -I %runtime-include -I %testinc -fplugin=%clang-plugin -fplugin-arg-umbra-no-pass -c -emit-llvm %s -o %t.cp3.bc && %umbra %t.cp3.bc -o %t.cp3.o && %clang %t.cp3.o -lm -o %t.cp3 && %t.cp3
+// Plain clang, then the driver at -O2 (the module is optimised before umbra sees it). With
+// debug information the inlined body is found in the differentiated code and refused (one
+// line naming the function, its rule and the call site); without, nothing shows where the body
+// went, and a warning names the functions whose calls are gone.
+// RUN: %clang -O2 -g -I %runtime-include -I %testinc -c -emit-llvm %s -o %t.o2g.bc
+// RUN: not %umbra %t.o2g.bc -o %t.o2g.o 2>&1 | FileCheck %s --check-prefix=ERR
+// ERR: umbra: error: {{.*}}rules-survive-inlining.c:{{[0-9]+}}:{{[0-9]+}}: in function 'f_{{rsqrt|twice|gain|log}}': '{{quick_rsqrt|twice|gain|fake_log1p}}' has {{a registered (derivative|gradient)|an inactive registration|a function-like registration}}, but the optimiser inlined its body here (its call at {{.*}}rules-survive-inlining.c:{{[0-9]+}}:{{[0-9]+}}) before Umbra ran, so the rule cannot apply; {{.*}}__attribute__((noinline))
+// RUN: %clang -O2 -I %runtime-include -I %testinc -c -emit-llvm %s -o %t.o2.bc
 // RUN: %umbra %t.o2.bc -o %t.o2.o 2>&1 | FileCheck %s --check-prefix=WARN
 // WARN-DAG: umbra: warning: 'quick_rsqrt' has a registered {{derivative|gradient}}, but no calls to it remain: the optimiser probably inlined it{{.*}}-fpass-plugin{{.*}}__attribute__((noinline))
 // WARN-DAG: umbra: warning: 'twice' has a registered {{derivative|gradient}}, but no calls to it remain

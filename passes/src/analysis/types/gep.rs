@@ -244,3 +244,71 @@ pub fn multiplier(v: Val) -> u64 {
         _ => 1,
     }
 }
+
+/// [`multiplier`] of a copy's length, also through parameters: a helper's length parameter
+/// (Eigen's `DefaultDevice::memcpy(dst, src, n)`, not inlined at -O0) is a multiple of what
+/// every call of the helper passes (`size * sizeof(float)`), when the helper's only users are
+/// direct calls (its address taken, unknown callers may pass anything: 1). Through at most
+/// `LENGTH_CALL_DEPTH` levels of helpers (and of phis and selects choosing between lengths).
+pub fn length_multiplier(v: Val) -> u64 {
+    length_multiplier_within(v, LENGTH_CALL_DEPTH)
+}
+
+const LENGTH_CALL_DEPTH: usize = 4;
+
+fn length_multiplier_within(v: Val, depth: usize) -> u64 {
+    if let Some(k) = v.const_int_value() {
+        // A constant length is a multiple of itself (0 is a multiple of anything).
+        return if k == 0 { 0 } else { k.min(tree::MAX_OFFSET) };
+    }
+    if depth > 0 && v.is_instruction() {
+        // A length chosen between sizes (`n ? n * 4 : 0` after inlining): a multiple of what
+        // every choice is.
+        let choices: Vec<Val> = match v.opcode() {
+            Opcode::LLVMPHI => v.incoming().into_iter().map(|(x, _)| x).collect(),
+            Opcode::LLVMSelect => vec![v.operand(1), v.operand(2)],
+            _ => Vec::new(),
+        };
+        if !choices.is_empty() {
+            let mut common = 0;
+            for x in choices {
+                common = gcd(common, length_multiplier_within(x, depth - 1));
+                if common == 1 {
+                    return 1;
+                }
+            }
+            return common.max(1);
+        }
+    }
+    if !v.is_argument() || depth == 0 {
+        return multiplier(v);
+    }
+    let Some(f) = v.parent_function() else {
+        return 1;
+    };
+    let Some(k) = f.params().iter().position(|&p| p == v) else {
+        return 1;
+    };
+    let mut common = 0;
+    for u in f.users() {
+        if !u.is_call() || u.called_value() != f {
+            return 1;
+        }
+        let Some(&a) = u.call_args().get(k) else {
+            return 1;
+        };
+        common = gcd(common, length_multiplier_within(a, depth - 1));
+        if common == 1 {
+            return 1;
+        }
+    }
+    common.max(1)
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}

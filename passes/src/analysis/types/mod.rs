@@ -26,7 +26,7 @@ mod solve;
 mod transfer;
 pub mod tree;
 
-pub use gep::multiplier;
+pub use gep::length_multiplier;
 pub use queries::{
     check_no_float_bits, describe, float_bits, returned_float_bits, TypeInfo, TypeResults,
 };

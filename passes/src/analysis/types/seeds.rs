@@ -93,6 +93,16 @@ pub(super) fn tbaa_kind(name: &str) -> Option<Kind> {
     })
 }
 
+/// What a pointer's TBAA type (clang's pointer types, `p1 float`) says its pointee starts
+/// with: a float of that format, for pointers to floating-point types (`float *`). Other
+/// pointer types say nothing here (an integer's bytes may still be read as a float).
+pub(super) fn tbaa_pointee_kind(name: &str) -> Option<Kind> {
+    match tbaa_kind(name.strip_prefix("p1 ")?)? {
+        k @ Kind::Float(_) => Some(k),
+        _ => None,
+    }
+}
+
 /// What a call to a function without a body says about types, from the rule table (given by
 /// the caller, so this analysis does not depend on the rules that consult it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

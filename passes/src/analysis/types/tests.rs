@@ -649,3 +649,102 @@ fn unions_read_as_integers_hold_floats() {
         },
     );
 }
+
+/// Eigen's `DefaultDevice::memcpy(dst, src, n)` at -O0 with TBAA: a helper whose pointers
+/// nothing in it accesses, called with `float *`s loaded from structs (TBAA `p1 float`, here in
+/// the new struct-path format of `-Xclang -new-struct-path-tbaa`) and a length `size * 4`.
+const COPY_HELPER: &str = r#"
+    %struct.E = type { ptr, i64 }
+    define void @copy(ptr %d, ptr %s, i64 %n) {
+      call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)
+      ret void
+    }
+    define void @eval(ptr %e, ptr %dest) {
+      %src = load ptr, ptr %e, !tbaa !4
+      %dp = getelementptr inbounds %struct.E, ptr %e, i32 0, i32 1
+      %size = load i64, ptr %dp, !tbaa !6
+      %bytes = mul i64 %size, 4
+      call void @copy(ptr %dest, ptr %src, i64 %bytes)
+      ret void
+    }
+    define void @eval16(ptr %d, ptr %s) {
+      call void @copy(ptr %d, ptr %s, i64 16)
+      ret void
+    }
+    declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+    !0 = !{!"root"}
+    !1 = !{!0, i64 1, !"omnipotent char"}
+    !2 = !{!1, i64 8, !"any pointer"}
+    !3 = !{!2, i64 8, !"p1 float"}
+    !4 = !{!5, !3, i64 0, i64 8}
+    !5 = !{!1, i64 16, !"E", !3, i64 0, i64 8, !7, i64 8, i64 8}
+    !6 = !{!5, !7, i64 8, i64 8}
+    !7 = !{!1, i64 8, !"long"}
+"#;
+
+#[test]
+fn pointer_tbaa_says_the_pointee_starts_with_a_float() {
+    with_module(COPY_HELPER, |m, info| {
+        let eval = m.function("eval").unwrap();
+        let src = eval.entry_block().instructions()[0];
+        assert_eq!(src.tbaa_access_type().as_deref(), Some("p1 float"));
+        let t = info.pointee(m, src);
+        assert_eq!(t.get(0), Some(Kind::Float(FloatKind::Float)), "{t}");
+        // ... and the helper's source parameter, through the call.
+        let copy = m.function("copy").unwrap();
+        let t = info.pointee(m, copy.params()[1]);
+        assert_eq!(t.get(0), Some(Kind::Float(FloatKind::Float)), "{t}");
+        // The new format's integer types are read too.
+        let size = eval.entry_block().instructions()[2];
+        assert_eq!(size.tbaa_access_type().as_deref(), Some("long"));
+    });
+}
+
+#[test]
+fn a_length_parameter_is_a_multiple_of_what_every_call_passes() {
+    with_module(COPY_HELPER, |m, _| {
+        let copy = m.function("copy").unwrap();
+        // `size * 4` and 16: multiples of 4.
+        assert_eq!(length_multiplier(copy.params()[2]), 4);
+        // A choice between a multiple of 4 and 0 (a null buffer's length) after inlining.
+        let ir = r#"
+            define void @f(ptr %d, ptr %s, i64 %k, i1 %c) {
+            entry:
+              %bytes = shl i64 %k, 2
+              br i1 %c, label %some, label %none
+            some:
+              br label %copy
+            none:
+              br label %copy
+            copy:
+              %n = phi i64 [ %bytes, %some ], [ 0, %none ]
+              call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)
+              ret void
+            }
+            declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+        "#;
+        with_module(ir, |m, _| {
+            let f = m.function("f").unwrap();
+            let n = f.blocks()[3].instructions()[0];
+            assert_eq!(length_multiplier(n), 4);
+        });
+        // A parameter of a function whose address is taken: unknown callers.
+        let ir = r#"
+            define void @copy(ptr %d, ptr %s, i64 %n) {
+              call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)
+              ret void
+            }
+            define void @eval(ptr %d, ptr %s, i64 %k) {
+              %bytes = mul i64 %k, 8
+              call void @copy(ptr %d, ptr %s, i64 %bytes)
+              ret void
+            }
+            @table = global ptr @copy
+            declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+        "#;
+        with_module(ir, |m, _| {
+            let copy = m.function("copy").unwrap();
+            assert_eq!(length_multiplier(copy.params()[2]), 1);
+        });
+    });
+}

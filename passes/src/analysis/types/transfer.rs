@@ -5,7 +5,7 @@
 
 use super::bytes;
 use super::queries::TypeResults;
-use super::seeds::{tbaa_kind, type_tree, CallSeed};
+use super::seeds::{tbaa_kind, tbaa_pointee_kind, type_tree, CallSeed};
 use super::tree::{self, Kind, Tree};
 use crate::analysis::indices::Indices;
 use crate::ir::{Module, Opcode, Ty, TyKind, Val};
@@ -93,9 +93,17 @@ impl Analysis {
     fn access(&mut self, i: Val, v: Val, p: Val, ty: Ty) {
         let size = self.m.store_size(ty);
         let mut vt = type_tree(self.m, ty);
-        if let Some(k) = i.tbaa_access_type().and_then(|n| tbaa_kind(&n)) {
+        let tbaa = i.tbaa_access_type();
+        if let Some(k) = tbaa.as_deref().and_then(tbaa_kind) {
             if !ty.is_ptr() && (ty.is_int() || ty.kind() == TyKind::Float) {
                 vt.at.insert(0, vt.get(0).map_or(k, |old| old.join(k)));
+            }
+        }
+        // A `float *` read or written as such points to a float (Eigen's `m_data`, passed at
+        // -O0 through helpers that only copy it).
+        if ty.is_ptr() {
+            if let Some(k) = tbaa.as_deref().and_then(tbaa_pointee_kind) {
+                vt.merge(&Tree::pointer_to(Tree::scalar(k)));
             }
         }
         vt.merge(&self.get(v).prefix(size));

@@ -23,8 +23,18 @@ impl Val {
             }
             let mut aops = vec![std::ptr::null_mut(); c::LLVMGetMDNodeNumOperands(access) as usize];
             c::LLVMGetMDNodeOperands(access, aops.as_mut_ptr());
+            // The usual format names the type first (`!{!"float", !parent, i64 0}`); the new
+            // struct-path format (`-Xclang -new-struct-path-tbaa`) third, after its parent and
+            // size (`!{!parent, i64 4, !"float"}`).
             let mut len = 0u32;
             let s = c::LLVMGetMDString(aops[0], &mut len);
+            if !s.is_null() {
+                return Some(string_from(s, len as usize));
+            }
+            let s = match aops.get(2) {
+                Some(&name) if !name.is_null() => c::LLVMGetMDString(name, &mut len),
+                _ => return None,
+            };
             (!s.is_null()).then(|| string_from(s, len as usize))
         }
     }
