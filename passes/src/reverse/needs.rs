@@ -134,9 +134,11 @@ pub(super) fn needs(
                     add(Need::Primal(i));
                 }
             }
-            ReverseCallee::Derived(_) => {
-                for a in i.call_args() {
-                    add(Need::Primal(a));
+            ReverseCallee::Derived(g) => {
+                for (k, a) in i.call_args().into_iter().enumerate() {
+                    if !unused_param(g, k) {
+                        add(Need::Primal(a));
+                    }
                     if act(a) && a.ty().is_ptr() {
                         add(Need::Shadow(a));
                     }
@@ -216,4 +218,12 @@ fn sign_needed(i: Val) -> Option<Val> {
         }
         _ => None,
     }
+}
+
+/// True when parameter `k` of `g`, a function differentiated from its body, has no use there:
+/// its adjoint, derived from that body, never reads it, so the caller's adjoint passes poison
+/// instead of keeping the argument (a load of an `extern` global the program never defines,
+/// kept on the tape, was the only reference left to it: Enzyme's customglob.cpp failed to link).
+pub(super) fn unused_param(g: Val, k: usize) -> bool {
+    !g.is_declaration() && g.params().get(k).is_some_and(|p| !p.has_uses())
 }

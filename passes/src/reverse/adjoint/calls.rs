@@ -207,7 +207,11 @@ impl AdjointFn<'_> {
             let act = arg_activity(i, k, a, self.active.arg_carries(i, k, a), |v| {
                 self.is_active(v)
             });
-            args.push(self.primal(a, i)?);
+            if crate::reverse::needs::unused_param(g, k) {
+                args.push(a.ty().poison());
+            } else {
+                args.push(self.primal(a, i)?);
+            }
             if act.has_shadow() {
                 let s = self.shadow(a, i)?;
                 args.push(s);
