@@ -15,7 +15,7 @@ __attribute__((cold)) double nudge(const double *xe, double *out) {
   out[3] = w1 * xe[3] + v0;
   return v0 * v1 + w0 * w1;
 }
-// CHECK: inlined-helper-error.c:[[@LINE-4]]:{{[0-9]+}}: in function 'nudge': no derivative rule for 'mystery'
+// CHECK: inlined-helper-error.c:[[@LINE-5]]:{{[0-9]+}}: in function 'nudge': no derivative rule for 'mystery'
 
 double elements(const double *x, int n) {
   double s = 0;
