@@ -23,6 +23,16 @@ pub struct Location {
 /// ([`crate::distinct_args`]) adds to its original's: this, then one letter per argument.
 pub(crate) const DISTINCT_COPY: &str = ".distinct.";
 
+/// The metadata kind naming, on an instruction inlined from a small helper before
+/// differentiation ([`crate::distinct_args::inline_leaf_helpers`]), the user's function it was
+/// written in: messages about it name that function.
+pub(crate) const INLINED_FROM: &str = "umbra.inlined_from";
+
+/// The name of the user's function a message names for `f` (see [`shown`]).
+pub(crate) fn shown_name(f: Val) -> String {
+    shown(f).name()
+}
+
 /// The function a message names for `f`: the user's function a copy specialised for distinct
 /// arguments was made from (the user wrote that one), else `f`.
 fn shown(f: Val) -> Val {
@@ -41,7 +51,9 @@ impl Location {
     /// there is no debug location, the instruction's text.
     pub fn of_instruction(inst: Val) -> Location {
         let source = inst.debug_location();
-        let function = inst.parent_function().map(|f| shown(f).name());
+        let function = inst
+            .string_md(INLINED_FROM)
+            .or_else(|| inst.parent_function().map(|f| shown(f).name()));
         let instruction = if source.is_none() {
             Some(inst.print())
         } else {

@@ -19,11 +19,256 @@
 //!   gain nothing), are not `optnone`, not replaceable at link time and [`copyable`].
 //! - The copy computes what the callee computes; the callee itself is left unchanged for its
 //!   other callers.
+//!
+//! # Small helpers inlined
+//! [`inline_leaf_helpers`] inlines, before differentiation, a small loop-free helper called
+//! with a stack slot of its caller that nothing captures (an element kernel's `xe[8]`
+//! gathered from the node fields, `B[3][8]` the helper fills), then runs SROA and GVN on the
+//! caller: the slots become SSA values and the reverse planner's cut sees the gathered loads
+//! the helper's arithmetic is computed from, so the tape keeps those once per element instead
+//! of each helper keeping the coordinates it read (the caller overwrites the slot in its next
+//! iteration, so a separate helper cannot re-read it). Bounded: the helper has no loop (a loop
+//! inlined into an element loop keeps its values per iteration of it, more than the helper's
+//! coordinates), calls no function with a body (so nothing recursive is inlined), is at most
+//! [`INLINE_MAX_HELPER`] instructions, and no caller grows past [`INLINE_MAX_CALLER`]. LLVM's
+//! inliner does the work (call-site `alwaysinline`); functions the user marked `alwaysinline`
+//! are left to their usual treatment. Each inlined instruction carries the name of the helper
+//! it came from ([`INLINED_FROM`]), which error messages name.
 
-use crate::diag::{Error, Result, DISTINCT_COPY};
-use crate::ir::{copy_function, copyable, fresh_name, run_function_passes, Opcode, Val};
+use crate::diag::{Error, Result, DISTINCT_COPY, INLINED_FROM};
+use crate::ir::{
+    copy_function, copyable, fresh_name, run_function_passes, Block, Builder, Module, Opcode, Val,
+};
 use crate::rules::{self, user::UserRules, Callee};
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+/// The largest helper (in instructions) [`inline_leaf_helpers`] inlines.
+pub const INLINE_MAX_HELPER: usize = 400;
+
+/// The largest a caller (in instructions) may grow to by [`inline_leaf_helpers`].
+pub const INLINE_MAX_CALLER: usize = 4000;
+
+/// What the callers are optimised with once helpers are inlined: the slots the helpers read
+/// and wrote become SSA values (SROA), stores forwarded to the loads that read them (GVN).
+const AFTER_INLINING: &str =
+    "sroa<modify-cfg>,early-cse<memssa>,gvn,instcombine,instsimplify,loop-simplify";
+
+/// Inlines, in the functions requests reach, the calls of small loop-free helpers that are
+/// passed an uncaptured stack slot of the caller (see the module's documentation), and
+/// optimises the callers again.
+pub fn inline_leaf_helpers(
+    module: Module,
+    functions: &HashSet<Val>,
+    rules: &UserRules,
+) -> Result<()> {
+    let mut callers: Vec<Val> = functions
+        .iter()
+        .copied()
+        .filter(|f| !f.is_declaration() && !f.has_fn_attr("optnone"))
+        .collect();
+    callers.sort_by_key(|f| f.name());
+    let mut leaf: HashMap<Val, Option<usize>> = HashMap::new();
+    let mut helpers: Vec<Val> = Vec::new();
+    let mut changed: Vec<(Val, Val)> = Vec::new();
+    for f in callers {
+        let mut size = instruction_count(f);
+        for b in f.blocks() {
+            for call in b.instructions() {
+                if call.opcode() != Opcode::LLVMCall || call.call_site_fn_attr("noinline") {
+                    continue;
+                }
+                let Callee::Defined(g) = rules::classify(call, rules) else {
+                    continue;
+                };
+                if g == f || !functions.contains(&g) {
+                    continue;
+                }
+                let Some(g_size) = *leaf.entry(g).or_insert_with(|| leaf_size(g)) else {
+                    continue;
+                };
+                if size + g_size > INLINE_MAX_CALLER || !passes_a_slot(call, f) {
+                    continue;
+                }
+                call.set_call_site_fn_attr("alwaysinline", true);
+                size += g_size;
+                if !helpers.contains(&g) {
+                    helpers.push(g);
+                }
+                if !changed.iter().any(|&(c, _)| c == f) {
+                    changed.push((f, call));
+                }
+            }
+        }
+    }
+    if changed.is_empty() {
+        return Ok(());
+    }
+    // The helper's name on each instruction, copied by the inliner, taken off the helper again.
+    let mut tagged = Vec::new();
+    for &g in &helpers {
+        let name = crate::diag::shown_name(g);
+        for i in g.blocks().into_iter().flat_map(|b| b.instructions()) {
+            if i.string_md(INLINED_FROM).is_none() {
+                i.set_string_md(INLINED_FROM, Some(&name));
+                tagged.push(i);
+            }
+        }
+    }
+    // Only the calls marked here: the user's `alwaysinline` functions keep their usual
+    // treatment (at `-O0` with LLVM's passes disabled, they are still calls).
+    let theirs: Vec<Val> = module
+        .functions()
+        .into_iter()
+        .filter(|h| h.has_fn_attr("alwaysinline"))
+        .collect();
+    for h in &theirs {
+        h.set_fn_attr("alwaysinline", false);
+    }
+    let inlined = module.run_passes("always-inline", std::ptr::null_mut());
+    for h in &theirs {
+        h.set_fn_attr("alwaysinline", true);
+    }
+    for i in tagged {
+        i.set_string_md(INLINED_FROM, None);
+    }
+    let first = changed[0].0;
+    inlined
+        .map_err(|e| Error::in_function(first, format!("inlining small helpers failed: {e}")))?;
+    for (f, _) in changed {
+        // A call the inliner refused keeps no mark of ours.
+        for i in f.blocks().into_iter().flat_map(|b| b.instructions()) {
+            if i.opcode() == Opcode::LLVMCall && i.call_site_fn_attr("alwaysinline") {
+                i.set_call_site_fn_attr("alwaysinline", false);
+            }
+        }
+        fresh_lifetimes(f);
+        run_function_passes(f, AFTER_INLINING).map_err(|e| {
+            Error::in_function(f, format!("optimising after inlining helpers failed: {e}"))
+        })?;
+    }
+    Ok(())
+}
+
+/// Stores `undef` into each stack slot of `f` where its lifetime starts (what its bytes are
+/// then anyway), so that SROA starts each lifetime from nothing: a slot an element loop fills
+/// in every iteration otherwise becomes a phi of the previous iteration's value, which the
+/// reverse planner would have to keep since the vector built from it reads it.
+fn fresh_lifetimes(f: Val) {
+    let mut b = Builder::new(f.module());
+    for blk in f.blocks() {
+        for i in blk.instructions() {
+            let starts = i.is_call()
+                && i.called_function()
+                    .is_some_and(|g| g.name().starts_with("llvm.lifetime.start"));
+            if !starts {
+                continue;
+            }
+            let Some(&slot) = i.call_args().last() else {
+                continue;
+            };
+            if slot.opcode() != Opcode::LLVMAlloca || slot.parent_function() != Some(f) {
+                continue;
+            }
+            if let Some(next) = i.next_instruction() {
+                b.position_before(next);
+                b.store(slot.allocated_type().undef(), slot, 1);
+            }
+        }
+    }
+}
+
+fn instruction_count(f: Val) -> usize {
+    f.blocks().into_iter().map(|b| b.instructions().len()).sum()
+}
+
+/// The size of `g` when it is a helper [`inline_leaf_helpers`] may inline: a body Umbra
+/// differentiates (no rule names it), inlinable, small, loop-free, calling only functions
+/// without a body (intrinsics, libm) and none of the API's, without exception handling or
+/// stack allocations outside its entry block.
+fn leaf_size(g: Val) -> Option<usize> {
+    let name = g.name();
+    let ours =
+        |n: &str| n.starts_with("__umbra") || n.starts_with("umbra_") || n.starts_with("__enzyme");
+    if g.is_declaration()
+        || ["optnone", "noinline", "alwaysinline"]
+            .iter()
+            .any(|a| g.has_fn_attr(a))
+        || g.is_interposable()
+        || rules::lookup(&name).is_some()
+        || ours(&name)
+        || !copyable(g)
+    {
+        return None;
+    }
+    let blocks = g.blocks();
+    let entry = *blocks.first()?;
+    let size = instruction_count(g);
+    if size > INLINE_MAX_HELPER || has_cycle(entry) {
+        return None;
+    }
+    for b in &blocks {
+        for i in b.instructions() {
+            let fine = match i.opcode() {
+                Opcode::LLVMCall => i.called_function().is_some_and(|h| {
+                    h.is_declaration() && !ours(&h.name()) && !i.calls_inline_asm()
+                }),
+                Opcode::LLVMAlloca => *b == entry,
+                Opcode::LLVMInvoke
+                | Opcode::LLVMLandingPad
+                | Opcode::LLVMResume
+                | Opcode::LLVMCallBr
+                | Opcode::LLVMIndirectBr
+                | Opcode::LLVMCleanupPad
+                | Opcode::LLVMCatchPad
+                | Opcode::LLVMCatchSwitch
+                | Opcode::LLVMCleanupRet
+                | Opcode::LLVMCatchRet
+                | Opcode::LLVMVAArg => false,
+                _ => true,
+            };
+            if !fine {
+                return None;
+            }
+        }
+    }
+    Some(size)
+}
+
+/// True when some block reachable from `entry` lies on a cycle (a back edge of a depth-first
+/// walk).
+fn has_cycle(entry: Block) -> bool {
+    // 1: on the walk's path, 2: done.
+    let mut state: HashMap<Block, u8> = HashMap::new();
+    let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
+    state.insert(entry, 1);
+    while let Some((b, k)) = stack.pop() {
+        let succs = b.successors();
+        if k < succs.len() {
+            stack.push((b, k + 1));
+            let s = succs[k];
+            match state.get(&s) {
+                Some(1) => return true,
+                Some(_) => {}
+                None => {
+                    state.insert(s, 1);
+                    stack.push((s, 0));
+                }
+            }
+        } else {
+            state.insert(b, 2);
+        }
+    }
+    false
+}
+
+/// True when some pointer argument of `call` (in `f`) points into a stack slot of `f` that
+/// nothing captures.
+fn passes_a_slot(call: Val, f: Val) -> bool {
+    call.call_args().into_iter().any(|a| {
+        a.ty().is_ptr()
+            && slot_of(a).is_some_and(|s| s.parent_function() == Some(f) && !captured(s))
+    })
+}
 
 /// What the copies are optimised with: loads of `noalias` memory hoisted out of loops, and
 /// stores into it kept in registers across them; loop-simplify restores the loop shape
@@ -391,5 +636,100 @@ define double @caller(ptr %heap) {
                 "reads_only"
             ]
         );
+    }
+
+    /// Helpers of `@caller`: `@leaf` (loop-free, given stack slots), `@looped` (a loop),
+    /// `@forced` (the user's `alwaysinline`, called with a heap pointer).
+    const HELPERS: &str = r#"
+target datalayout = "e-m:e-i64:64-f80:128-n8:16:32:64-S128"
+define double @leaf(ptr captures(none) %xe, ptr captures(none) %out) {
+  %a = load double, ptr %xe
+  %p = getelementptr double, ptr %xe, i64 1
+  %b = load double, ptr %p
+  %m = fmul double %a, %b
+  store double %m, ptr %out
+  ret double %a
+}
+define double @looped(ptr captures(none) %xe, ptr captures(none) %out) {
+entry:
+  br label %loop
+loop:
+  %i = phi i32 [ 0, %entry ], [ %i1, %loop ]
+  %a = load double, ptr %xe
+  store double %a, ptr %out
+  %i1 = add i32 %i, 1
+  %c = icmp slt i32 %i1, 4
+  br i1 %c, label %loop, label %exit
+exit:
+  ret double %a
+}
+define double @forced(ptr %h) alwaysinline {
+  %a = load double, ptr %h
+  ret double %a
+}
+define double @caller(ptr %x, ptr %h) {
+  %xe = alloca [2 x double]
+  %out = alloca double
+  %x0 = load double, ptr %x
+  store double %x0, ptr %xe
+  %p = getelementptr double, ptr %xe, i64 1
+  store double %x0, ptr %p
+  %r1 = call double @leaf(ptr %xe, ptr %out)
+  %r2 = call double @looped(ptr %xe, ptr %out)
+  %r3 = call double @forced(ptr %h)
+  %o = load double, ptr %out
+  %s = fadd double %r1, %r2
+  %t = fadd double %s, %r3
+  %u = fadd double %t, %o
+  ret double %u
+}
+"#;
+
+    #[test]
+    fn loop_free_helpers_given_slots_are_inlined_and_named() {
+        let ctx = Context::create();
+        let module = parse_test_module(&ctx, HELPERS);
+        let m = Module(module.as_mut_ptr());
+        let caller = m.function("caller").expect("@caller");
+        let functions: HashSet<Val> = m
+            .functions()
+            .into_iter()
+            .filter(|f| !f.is_declaration())
+            .collect();
+        inline_leaf_helpers(m, &functions, &UserRules::default()).expect("inlined");
+        m.verify().expect("valid IR after inlining");
+        let insts: Vec<Val> = caller
+            .blocks()
+            .into_iter()
+            .flat_map(|b| b.instructions())
+            .collect();
+        let called: Vec<String> = insts
+            .iter()
+            .filter(|i| i.is_call() && !i.called_value().name().starts_with("llvm."))
+            .map(|i| i.called_value().name())
+            .collect();
+        // The loop stays a call; the user's `alwaysinline` function is left to LLVM's usual
+        // treatment (and keeps its attribute); the leaf's body is in the caller, each of its
+        // instructions naming it.
+        assert_eq!(called, ["looped", "forced"], "{}", caller.print());
+        assert!(m
+            .function("forced")
+            .expect("@forced")
+            .has_fn_attr("alwaysinline"));
+        let from_leaf = insts
+            .iter()
+            .filter(|i| i.string_md(INLINED_FROM).as_deref() == Some("leaf"))
+            .count();
+        assert!(from_leaf > 0, "{}", caller.print());
+        // The helper itself carries no such names; no call keeps a mark of ours.
+        let leaf = m.function("leaf").expect("@leaf");
+        assert!(leaf
+            .blocks()
+            .into_iter()
+            .flat_map(|b| b.instructions())
+            .all(|i| i.string_md(INLINED_FROM).is_none()));
+        assert!(insts
+            .iter()
+            .all(|i| !i.is_call() || !i.call_site_fn_attr("alwaysinline")));
     }
 }

@@ -143,6 +143,9 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     rules::user::refuse_inlined_rules(module, &canonical)?;
     // Calls passing distinct stack slots call copies that know it (noalias parameters).
     distinct_args::specialise(&mut canonical, &rules)?;
+    // Small loop-free helpers given such slots are inlined: the slots become SSA values the
+    // reverse planner's cut can see through.
+    distinct_args::inline_leaf_helpers(module, &canonical, &rules)?;
     // Loops marked for checkpointing become checkpointed loops of outlined steps.
     checkpoint::outline::outline_marked(module, &mut canonical)?;
     // On canonical code: the memory a checkpointed step carries to the next must be in its

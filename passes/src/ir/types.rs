@@ -175,6 +175,11 @@ impl Ty {
         }
     }
 
+    /// `undef` of this type.
+    pub fn undef(self) -> Val {
+        Val(unsafe { c::LLVMGetUndef(self.0) })
+    }
+
     /// `poison` of this type.
     pub fn poison(self) -> Val {
         Val(unsafe { c::LLVMGetPoison(self.0) })

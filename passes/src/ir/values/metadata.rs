@@ -384,3 +384,39 @@ impl Val {
         }
     }
 }
+
+impl Val {
+    /// Attaches `!KIND !{!"TEXT"}` to instruction `self` (`None`: removes the attachment).
+    pub fn set_string_md(self, kind: &str, text: Option<&str>) {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let k = c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
+            let node = match text {
+                Some(t) => {
+                    let mut s = [c::LLVMMDStringInContext2(
+                        ctx,
+                        t.as_ptr() as *const _,
+                        t.len(),
+                    )];
+                    let n = c::LLVMMDNodeInContext2(ctx, s.as_mut_ptr(), 1);
+                    c::LLVMMetadataAsValue(ctx, n)
+                }
+                None => std::ptr::null_mut(),
+            };
+            c::LLVMSetMetadata(self.0, k, node);
+        }
+    }
+
+    /// The text of instruction `self`'s `!KIND !{!"TEXT"}` attachment, if it has one.
+    pub fn string_md(self, kind: &str) -> Option<String> {
+        unsafe {
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let k = c::LLVMGetMDKindIDInContext(ctx, kind.as_ptr() as *const _, kind.len() as u32);
+            let node = c::LLVMGetMetadata(self.0, k);
+            if node.is_null() {
+                return None;
+            }
+            md_first_string(node)
+        }
+    }
+}

@@ -1,15 +1,21 @@
 //! What a block tapes, chosen as a minimum cut: of the values a block's instructions need in
 //! the adjoint, those that cannot be rebuilt from arguments, constants, counters and
 //! re-readable memory are kept on the tape. Keeping each of them is one choice; another is to
-//! keep fewer values they are computed from in the same block (the loads of a stencil's
-//! inputs, rather than every product and quotient of them) and let the adjoint compute the
-//! rest again. This module picks, per block, the set of values to keep with the fewest bytes
-//! such that every needed value is either kept or computed by cheap, pure instructions of the
-//! block from kept values and values the plan rebuilds anyway ([`BlockCut`]).
+//! keep fewer values they are computed from (the loads of a stencil's inputs, rather than
+//! every product and quotient of them) and let the adjoint compute the rest again. This module
+//! picks, per run, the set of values to keep with the fewest bytes such that every needed value
+//! is either kept or computed by cheap, pure instructions from kept values and values the plan
+//! rebuilds anyway ([`BlockCut`]). Those values may belong to the blocks that dominate the
+//! run's: in SSA form the values at hand there are the latest ones computed, and so are the
+//! values each was computed from (a block defining an operand dominates its user's block, so
+//! it cannot run again after the user's last run without the user's block running again before
+//! the run is reached), so the run pushes, and the adjoint recomputes, exactly the values its
+//! instructions read. An element loop whose body an `if` splits keeps its gathered loads once,
+//! not in each half the products of them it needs.
 //!
-//! The choice is a minimum vertex cut in the block's dataflow graph between the values that
+//! The choice is a minimum vertex cut in the run's dataflow graph between the values that
 //! must be kept if they are needed at all (loads the adjoint cannot re-read, phis, calls that
-//! are not cheap to repeat, anything whose operand from another block is not rebuilt) and the
+//! are not cheap to repeat, anything computed from a value left out of the graph) and the
 //! needed values, each vertex weighing its size in bytes. Ties go to keeping the needed values
 //! themselves (no recomputation for nothing).
 //!
@@ -76,13 +82,19 @@ impl BlockCut {
 
 const INF: u64 = u64::MAX / 4;
 
+/// The most values one run's graph holds: past it, what the values are computed from is not
+/// followed further (they are kept if needed), so a run deep in a long chain of arithmetic
+/// costs a bounded search.
+const MAX_NODES: usize = 4096;
+
 /// What the plan knows about the values of block `b`, for [`block_cut`].
-pub struct Facts<R, S, E, F>
+pub struct Facts<R, S, E, F, A>
 where
     R: Fn(Val) -> bool,
     S: Fn(Val) -> bool,
     E: Fn(Val) -> bool,
     F: Fn(Val) -> Option<u64>,
+    A: Fn(Val) -> bool,
 {
     /// The plan rebuilds `v` in `b` without help.
     pub rebuilds: R,
@@ -93,22 +105,26 @@ where
     /// `v`, of another block, may be kept in the frame: what that weighs against one run of
     /// `b` (its bytes over the runs of `b` per call).
     pub frame_weight: F,
+    /// The block of `v` (an instruction) dominates `b`: its value is at hand where `b`'s run
+    /// pushes, the latest one computed, and so are those of the values it is computed from.
+    pub dominates: A,
 }
 
 /// The cut of block `b` for the `needed` values and shadows of one run of its instructions
 /// (instructions of `b` the plan cannot rebuild here), or `None` when keeping them as they
 /// are costs no more.
-pub fn block_cut<R, S, E, F>(
+pub fn block_cut<R, S, E, F, A>(
     m: Module,
     b: Block,
     needed: &[Node],
-    facts: &Facts<R, S, E, F>,
+    facts: &Facts<R, S, E, F, A>,
 ) -> Option<BlockCut>
 where
     R: Fn(Val) -> bool,
     S: Fn(Val) -> bool,
     E: Fn(Val) -> bool,
     F: Fn(Val) -> Option<u64>,
+    A: Fn(Val) -> bool,
 {
     if needed.is_empty() {
         return None;
@@ -146,13 +162,15 @@ where
         }
         (facts.frame_weight)(o)
     };
-    // The graph: needed nodes and the nodes of `b` they are computed from, and the values
-    // of other blocks the frame may hold that those read.
+    // The graph: needed nodes and the values they are computed from, in `b` or in the blocks
+    // before it whose values reach it (the same iteration's gathered loads feeding a helper
+    // inlined after a branch), and the values of other blocks the frame may hold. Bounded:
+    // a node whose inputs are left out is kept if needed.
     let mut index: HashMap<Node, usize> = HashMap::new();
     let mut nodes: Vec<Node> = Vec::new();
-    let mut work: Vec<Node> = needed.to_vec();
-    while let Some(x) = work.pop() {
-        if index.contains_key(&x) {
+    let mut work: VecDeque<Node> = needed.iter().copied().collect();
+    while let Some(x) = work.pop_front() {
+        if index.contains_key(&x) || nodes.len() >= MAX_NODES {
             continue;
         }
         index.insert(x, nodes.len());
@@ -161,8 +179,8 @@ where
             continue;
         }
         for y in inputs(x).unwrap_or_default() {
-            if !rebuilt_anyway(y) && (y.0.parent_block() == b || frame_weight(y).is_some()) {
-                work.push(y);
+            if !rebuilt_anyway(y) && (facts.dominates)(y.0) {
+                work.push_back(y);
             }
         }
     }
@@ -179,13 +197,13 @@ where
             continue;
         }
         g.edge(inn(k), out(k), size(x));
-        // Kept if needed: not computable again, or computed from another block's value that
-        // is neither rebuilt nor one the frame may hold.
+        // Kept if needed: not computable again, or computed from a value that is neither
+        // rebuilt nor in the graph (past the bound).
         match inputs(x) {
             Some(ops)
-                if !ops.iter().any(|&y| {
-                    !rebuilt_anyway(y) && y.0.parent_block() != b && frame_weight(y).is_none()
-                }) =>
+                if ops
+                    .iter()
+                    .all(|&y| rebuilt_anyway(y) || index.contains_key(&y)) =>
             {
                 for y in ops {
                     if let Some(&j) = index.get(&y) {
@@ -392,6 +410,7 @@ mod tests {
                 Some(n) if n > 0 && entry_load(v) => Some(m.alloc_size(v.ty()) / n),
                 _ => None,
             },
+            dominates: |v: Val| v.parent_block() == b || v.parent_block() == f.blocks()[0],
         };
         let cut = block_cut(m, b, &want, &facts)?;
         let mut kept: Vec<String> = want
@@ -457,8 +476,18 @@ body:
         // Once per call, two loads (16 bytes) against two products (16 bytes): a tie keeps
         // the needed values themselves.
         assert!(cut_with_frame(INVARIANT_INPUTS, &["p", "q"], &[], Some(1)).is_none());
-        // Without the frame, another block's value that is not rebuilt keeps its users.
-        assert!(cut_with_frame(INVARIANT_INPUTS, &["p", "q", "r"], &[], Some(0)).is_none());
+        // Without the frame, another block's values that are not rebuilt are kept in this
+        // block's slot instead of the three products they make.
+        let (kept, rebuilt, framed) =
+            cut_with_frame(INVARIANT_INPUTS, &["p", "q", "r"], &[], Some(0)).expect("a cut");
+        assert_eq!(
+            (kept, rebuilt),
+            (
+                vec!["a".into(), "b".into()],
+                vec!["p".into(), "q".into(), "r".into()]
+            )
+        );
+        assert!(framed.is_empty());
     }
 
     const STENCIL: &str = r#"

@@ -260,6 +260,9 @@ impl ReversePlan {
         }
         // Last, once every other decision stands: per run of instructions that tape into one
         // slot, keep fewer values the needed ones are computed from where that saves bytes.
+        // Those may be values of the blocks before the run's that dominate it.
+        let dominated =
+            |a: Block, b: Block| a == b || dominators.get(&b).is_some_and(|d| d.contains(&a));
         let mut runs: Vec<Vec<Val>> = Vec::new();
         for &b in &cfg.order {
             let mut run: Vec<Val> = Vec::new();
@@ -293,7 +296,7 @@ impl ReversePlan {
                         !plan.primal_recomputable(v, b)
                     };
                     if v.is_instruction()
-                        && v.parent_block() == b
+                        && dominated(v.parent_block(), b)
                         && taped
                         && !needed.contains(&(v, shadow))
                     {
@@ -311,6 +314,7 @@ impl ReversePlan {
                         .contains_key(&v)
                         .then(|| module.alloc_size(v.ty()).div_ceil(runs))
                 },
+                dominates: |v| dominated(v.parent_block(), b),
             };
             let cut = cut::block_cut(module, b, &needed, &facts);
             if let Some(cut) = cut {
