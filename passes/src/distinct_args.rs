@@ -37,7 +37,8 @@
 
 use crate::diag::{Error, Result, DISTINCT_COPY, INLINED_FROM};
 use crate::ir::{
-    copy_function, copyable, fresh_name, run_function_passes, Block, Builder, Module, Opcode, Val,
+    copy_function, copyable, fresh_name, run_function_passes, Block, Builder, Module, Opcode, Ty,
+    TyKind, Val,
 };
 use crate::rules::{self, user::UserRules, Callee};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -266,8 +267,22 @@ fn has_cycle(entry: Block) -> bool {
 fn passes_a_slot(call: Val, f: Val) -> bool {
     call.call_args().into_iter().any(|a| {
         a.ty().is_ptr()
-            && slot_of(a).is_some_and(|s| s.parent_function() == Some(f) && !captured(s))
+            && slot_of(a).is_some_and(|s| {
+                s.parent_function() == Some(f) && holds_floats(s.allocated_type()) && !captured(s)
+            })
     })
+}
+
+/// True for an array (or vector) of floating-point numbers, the element arrays inlining is
+/// for. Slots of other shapes are left alone: after inlining, SROA splits a struct slot
+/// holding pointers into integer pieces when it is also accessed as integers, and the caller
+/// then makes pointers from integers that reverse mode refuses (a Rust `Vec`'s
+/// `RawVecInner::grow_amortized`: integration/rust/vec-push.rs).
+fn holds_floats(t: Ty) -> bool {
+    match t.kind() {
+        TyKind::Array | TyKind::Vector => holds_floats(t.element()),
+        _ => t.is_float(),
+    }
 }
 
 /// What the copies are optimised with: loads of `noalias` memory hoisted out of loops, and

@@ -224,6 +224,11 @@ fn sign_needed(i: Val) -> Option<Val> {
 /// its adjoint, derived from that body, never reads it, so the caller's adjoint passes poison
 /// instead of keeping the argument (a load of an `extern` global the program never defines,
 /// kept on the tape, was the only reference left to it: Enzyme's customglob.cpp failed to link).
+/// Not so for a checkpointed loop or a fixed point, whose adjoint drives a scheme with
+/// parameters the primal body never reads (the scheme, its configuration).
 pub(super) fn unused_param(g: Val, k: usize) -> bool {
-    !g.is_declaration() && g.params().get(k).is_some_and(|p| !p.has_uses())
+    !g.is_declaration()
+        && !crate::checkpoint::is_loop(g)
+        && !crate::checkpoint::fixed::is_fixed_point(g)
+        && g.params().get(k).is_some_and(|p| !p.has_uses())
 }
