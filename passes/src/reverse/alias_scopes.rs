@@ -17,9 +17,11 @@
 //! Guarantees: only a load or store whose address is based, through GEPs, casts, phis and
 //! selects, on one class alone (primal pointer parameters, shadow parameters, or what a tape
 //! helper returned) is marked; every other access (through a pointer loaded from memory, a
-//! stack slot, a call's result) keeps no scoped metadata and aliases as before. The scopes are self-referential (distinct)
-//! nodes, so the inliner clones them per inlined call: the claim never spans two calls, such as
-//! two requests in one function where one's shadow is the other's primal.
+//! stack slot, a call's result) keeps no scoped metadata and aliases as before. Loaded
+//! pointers are not followed: a shadow struct may hold the primal's own pointer where a user
+//! shared an integer array. The scopes are self-referential (distinct) nodes, so the inliner
+//! clones them per inlined call: the claim never spans two calls, such as two requests in one
+//! function where one's shadow is the other's primal.
 
 use std::collections::{HashMap, HashSet};
 
