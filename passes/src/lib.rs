@@ -49,6 +49,7 @@ pub mod reoptimize;
 pub(crate) mod reverse;
 pub(crate) mod rules;
 pub(crate) mod rustlib;
+mod schedule;
 pub(crate) mod signature;
 pub(crate) mod tape;
 pub(crate) mod untouched;

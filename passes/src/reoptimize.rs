@@ -60,6 +60,14 @@ pub fn run_pipeline(
         // past its last loop deletion (a docking kernel's forward sweep kept recomputing every
         // pose's energy for nothing: a quarter of its gradient's time).
         result = module.run_passes(DEAD_LOOPS, tm);
+        // Last, so that no pass of the pipeline undoes it: the long blocks of the functions
+        // this run changed, in an order an out-of-order core can overlap.
+        let changed: Vec<Val> = module
+            .functions()
+            .into_iter()
+            .filter(|f| !f.is_declaration() && f.string_fn_attr(SKIP_MARK).is_none())
+            .collect();
+        crate::schedule::reorder_long_blocks(module, &changed);
     }
     // By mark rather than by `untouched`: the pipeline may have deleted some of them.
     for f in module.functions() {

@@ -52,11 +52,11 @@ entry:
 ; CHECK-NEXT:    [[DB:%[0-9]+]] = load double, ptr [[SB:%[0-9]+]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SB]]
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[DB]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[DB]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SX]]
 ; CHECK-NEXT:    [[NB:%[0-9]+]] = fneg arcp double [[DB]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[NB]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[NB]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SY]]
 ; CHECK-NEXT:    br label %[[ELSEOUT:[0-9]+]]
 ; Reverse of then: a = x * y.
@@ -65,17 +65,17 @@ entry:
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SA]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DA]], %y
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[T1]]
+; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd reassoc double [[O3]], [[T1]]
 ; CHECK-NEXT:    store double [[N3]], ptr [[SX]]
 ; CHECK-NEXT:    [[T2:%[0-9]+]] = fmul double %x, [[DA]]
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr [[SY]]
-; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[T2]]
+; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd reassoc double [[O4]], [[T2]]
 ; CHECK-NEXT:    store double [[N4]], ptr [[SY]]
 ; CHECK-NEXT:    br label %[[THENOUT:[0-9]+]]
 ; Reverse of join: seed with dret, branch on the condition again.
 ; CHECK:       {{^}}[[RJOIN]]:
 ; CHECK-NEXT:    [[O0:%[0-9]+]] = load double, ptr [[SP:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SP]]
 ; CHECK-NEXT:    [[DP:%[0-9]+]] = load double, ptr [[SP]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SP]]
@@ -95,12 +95,12 @@ entry:
 ; Came from else: the phi's adjoint goes to b, then else's reverse runs.
 ; CHECK:       {{^}}[[FROMELSE]]:
 ; CHECK-NEXT:    [[O5:%[0-9]+]] = load double, ptr [[SB]]
-; CHECK-NEXT:    [[N5:%[0-9]+]] = fadd double [[O5]], [[DP]]
+; CHECK-NEXT:    [[N5:%[0-9]+]] = fadd reassoc double [[O5]], [[DP]]
 ; CHECK-NEXT:    store double [[N5]], ptr [[SB]]
 ; CHECK-NEXT:    br label %[[RELSE]]
 ; Came from then: to a, then then's reverse.
 ; CHECK:       {{^}}[[FROMTHEN]]:
 ; CHECK-NEXT:    [[O6:%[0-9]+]] = load double, ptr [[SA]]
-; CHECK-NEXT:    [[N6:%[0-9]+]] = fadd double [[O6]], [[DP]]
+; CHECK-NEXT:    [[N6:%[0-9]+]] = fadd reassoc double [[O6]], [[DP]]
 ; CHECK-NEXT:    store double [[N6]], ptr [[SA]]
 ; CHECK-NEXT:    br label %[[RTHEN]]

@@ -35,7 +35,7 @@ entry:
 
 ; CHECK-LABEL: define internal { double } @adjoint.f.ad{{[.a-z]*}}(ptr %tape, double %x, ptr %p, ptr %d.p, double %dret)
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SC:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SC]]
 ; CHECK-NEXT:    [[DC:%[0-9]+]] = load double, ptr [[SC]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SC]]
@@ -44,7 +44,7 @@ entry:
 ; CHECK-NEXT:    [[GR:%[0-9]+]] = call { double } @adjoint.g.ad[[G]](ptr %tape, double [[S]], ptr %p, ptr %d.p, double [[DC]])
 ; CHECK-NEXT:    [[DA:%[0-9]+]] = extractvalue { double } [[GR]], 0
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[DA]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[DA]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SS]]
 ; s = x * x
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = load double, ptr [[SS]]
@@ -52,7 +52,7 @@ entry:
 ; CHECK-NEXT:    [[DS2:%[0-9]+]] = fadd double [[DS]], [[DS]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DS2]], %x
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T1]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[T1]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SX]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]
@@ -69,7 +69,7 @@ entry:
 
 ; CHECK:       define internal { double } @adjoint.g.ad[[G]](ptr %tape, double %a, ptr %p, ptr %d.p, double %dret)
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
@@ -77,12 +77,12 @@ entry:
 ; adj(a) += dm * v
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DM]], [[V]]
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SA:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[T1]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[T1]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SA]]
 ; adj(v) += a * dm, then into shadow(p)
 ; CHECK-NEXT:    [[T2:%[0-9]+]] = fmul double %a, [[DM]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SV:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T2]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[T2]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SV]]
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SV]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SV]]

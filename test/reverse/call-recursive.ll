@@ -70,11 +70,11 @@ entry:
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DM]], %x
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SR:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[T1]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[T1]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SR]]
 ; CHECK-NEXT:    [[T2:%[0-9]+]] = fmul double [[R]], [[DM]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T2]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[T2]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SX]]
 ; CHECK-NEXT:    [[DR:%[0-9]+]] = load double, ptr [[SR]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SR]]
@@ -82,12 +82,12 @@ entry:
 ; CHECK-NEXT:    [[C:%[0-9]+]] = call { double } @adjoint.pw.ac[[TOP]](ptr %tape, double %x, i32 [[N1V]], double [[DR]])
 ; CHECK-NEXT:    [[DX:%[0-9]+]] = extractvalue { double } [[C]], 0
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DX]]
+; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd reassoc double [[O3]], [[DX]]
 ; CHECK-NEXT:    store double [[N3]], ptr [[SX]]
 ; Reverse of join: seed, evaluate n <= 0 again, branch to the arm it chose.
 ; CHECK:       {{^}}[[RJOIN]]:
 ; CHECK-NEXT:    [[O0:%[0-9]+]] = load double, ptr [[SP:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SP]]
 ; CHECK-NEXT:    [[DP:%[0-9]+]] = load double, ptr [[SP]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SP]]
@@ -100,7 +100,7 @@ entry:
 ; From rec: the phi's adjoint goes to m. From base: the constant 1.0 takes nothing.
 ; CHECK:       {{^}}[[FROMREC]]:
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr [[SM]]
-; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[DP]]
+; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd reassoc double [[O4]], [[DP]]
 ; CHECK-NEXT:    store double [[N4]], ptr [[SM]]
 ; CHECK-NEXT:    br label %[[RREC]]
 ; CHECK:       {{^}}[[FROMBASE]]:

@@ -37,7 +37,7 @@ entry:
 ; load's reverse adds nothing anywhere, and nothing is stored outside the adjoint slots.
 ; CHECK-LABEL: define internal { double } @adjoint.f.ac{{[.a-z]*}}(ptr %tape, double %x, i64 %i, double %dret)
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
@@ -45,7 +45,7 @@ entry:
 ; CHECK-NEXT:    [[W:%[0-9]+]] = load double, ptr [[P]]
 ; CHECK-NEXT:    [[T:%[0-9]+]] = fmul double [[D]], [[W]]
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[T]]
+; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd reassoc double [[OX]], [[T]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]
 ; CHECK-NEXT:    br label %exit
 ; CHECK:       exit:

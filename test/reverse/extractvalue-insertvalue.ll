@@ -48,7 +48,7 @@ entry:
 ; CHECK-NEXT:    [[TC:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 16)
 ; CHECK-NEXT:    [[C:%[0-9]+]] = load { double, double }, ptr [[TC]]
 ; CHECK:         [[S0:%[0-9]+]] = load double, ptr [[SQ:%[0-9]+]]
-; CHECK-NEXT:    [[S1:%[0-9]+]] = fadd double [[S0]], %dret
+; CHECK-NEXT:    [[S1:%[0-9]+]] = fadd reassoc double [[S0]], %dret
 ; CHECK-NEXT:    store double [[S1]], ptr [[SQ]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SQ]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SQ]]
@@ -60,14 +60,14 @@ entry:
 ; CHECK-NEXT:    [[T0Z:%[0-9]+]] = fcmp oeq double [[D]], 0.000000e+00
 ; CHECK-NEXT:    [[T0:%[0-9]+]] = select i1 [[T0Z]], double 0.000000e+00, double [[T0Q]]
 ; CHECK-NEXT:    [[O0:%[0-9]+]] = load double, ptr [[SE0:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], [[T0]]
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], [[T0]]
 ; CHECK-NEXT:    store double [[N0]], ptr [[SE0]]
 ; CHECK-NEXT:    [[QD:%[0-9]+]] = fmul double [[Q]], [[T0]]
 ; CHECK-NEXT:    [[QDEZ:%[0-9]+]] = fcmp oeq double [[D]], 0.000000e+00
 ; CHECK-NEXT:    [[QDE:%[0-9]+]] = select i1 [[QDEZ]], double 0.000000e+00, double [[QD]]
 ; CHECK-NEXT:    [[NQ:%[0-9]+]] = fneg arcp double [[QDE]]
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SE1:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[NQ]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[NQ]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SE1]]
 ; e1 = extractvalue c, 1: adj(c) += { 0, de1 }, added field by field
 ; CHECK-NEXT:    [[DE1:%[0-9]+]] = load double, ptr [[SE1]]
@@ -103,11 +103,11 @@ entry:
 ; CHECK-NEXT:    [[G:%[0-9]+]] = call { double, double } @adjoint.g.aa{{[.a-z]*}}(ptr %tape, double %x, double %y, { double, double } [[DC]])
 ; CHECK-NEXT:    [[GX:%[0-9]+]] = extractvalue { double, double } [[G]], 0
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[GX]]
+; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd reassoc double [[OX]], [[GX]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]
 ; CHECK-NEXT:    [[GY:%[0-9]+]] = extractvalue { double, double } [[G]], 1
 ; CHECK-NEXT:    [[OY:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
-; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd double [[OY]], [[GY]]
+; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd reassoc double [[OY]], [[GY]]
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[FX:%[0-9]+]] = load double, ptr [[SX]]
@@ -141,7 +141,7 @@ entry:
 ; CHECK-NEXT:    store { double, double } { double -0.000000e+00, double -0.000000e+00 }, ptr [[SB]]
 ; CHECK-NEXT:    [[DS1:%[0-9]+]] = extractvalue { double, double } [[DB]], 1
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[DS1]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[DS1]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SS]]
 ; CHECK-NEXT:    [[REST:%[0-9]+]] = insertvalue { double, double } [[DB]], double 0.000000e+00, 1
 ; CHECK-NEXT:    [[A0:%[0-9]+]] = load { double, double }, ptr [[SA:%[0-9]+]]
@@ -159,29 +159,29 @@ entry:
 ; CHECK-NEXT:    store { double, double } { double -0.000000e+00, double -0.000000e+00 }, ptr [[SA]]
 ; CHECK-NEXT:    [[DM0:%[0-9]+]] = extractvalue { double, double } [[DA]], 0
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[DM0]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[DM0]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SM]]
 ; CHECK-NEXT:    insertvalue { double, double } [[DA]], double 0.000000e+00, 0
 ; s = x - y
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = load double, ptr [[SS]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SS]]
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DS]]
+; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd reassoc double [[O3]], [[DS]]
 ; CHECK-NEXT:    store double [[N3]], ptr [[SX]]
 ; CHECK-NEXT:    [[NDS:%[0-9]+]] = fneg arcp double [[DS]]
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
-; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[NDS]]
+; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd reassoc double [[O4]], [[NDS]]
 ; CHECK-NEXT:    store double [[N4]], ptr [[SY]]
 ; m = x * y
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[T5:%[0-9]+]] = fmul double [[DM]], %y
 ; CHECK-NEXT:    [[O5:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[N5:%[0-9]+]] = fadd double [[O5]], [[T5]]
+; CHECK-NEXT:    [[N5:%[0-9]+]] = fadd reassoc double [[O5]], [[T5]]
 ; CHECK-NEXT:    store double [[N5]], ptr [[SX]]
 ; CHECK-NEXT:    [[T6:%[0-9]+]] = fmul double %x, [[DM]]
 ; CHECK-NEXT:    [[O6:%[0-9]+]] = load double, ptr [[SY]]
-; CHECK-NEXT:    [[N6:%[0-9]+]] = fadd double [[O6]], [[T6]]
+; CHECK-NEXT:    [[N6:%[0-9]+]] = fadd reassoc double [[O6]], [[T6]]
 ; CHECK-NEXT:    store double [[N6]], ptr [[SY]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]

@@ -27,17 +27,17 @@ entry:
 ; CHECK-NEXT:    alloca double
 ; CHECK-NEXT:    store double -0.000000e+00
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SS]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SS]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SS]]
 ; adj(x) += d
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[D]]
+; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd reassoc double [[OX]], [[D]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]
 ; adj(y) += d
 ; CHECK-NEXT:    [[OY:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
-; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd double [[OY]], [[D]]
+; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd reassoc double [[OY]], [[D]]
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]
 ; CHECK-NEXT:    br label %exit
 ; CHECK:       exit:

@@ -23,7 +23,7 @@ entry:
 
 ; CHECK-LABEL: define internal { double, double } @adjoint.f.aa{{[.a-z]*}}(ptr %tape, double %x, double %y, double %dret)
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SQ:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SQ]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SQ]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SQ]]
@@ -34,7 +34,7 @@ entry:
 ; CHECK-NEXT:    [[TXZ:%[0-9]+]] = fcmp oeq double [[D]], 0.000000e+00
 ; CHECK-NEXT:    [[TX:%[0-9]+]] = select i1 [[TXZ]], double 0.000000e+00, double [[TXQ]]
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[TX]]
+; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd reassoc double [[OX]], [[TX]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]
 ; adj(y) += -(r * (d / y)), r = x / y: d / y is shared with adj(x), so the adjoint divides
 ; once (zero where d is)
@@ -43,7 +43,7 @@ entry:
 ; CHECK-NEXT:    [[Q:%[0-9]+]] = select i1 [[QZ]], double 0.000000e+00, double [[RD]]
 ; CHECK-NEXT:    [[NQ:%[0-9]+]] = fneg arcp double [[Q]]
 ; CHECK-NEXT:    [[OY:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
-; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd double [[OY]], [[NQ]]
+; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd reassoc double [[OY]], [[NQ]]
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]

@@ -31,20 +31,20 @@ entry:
 }
 
 ; CHECK-LABEL: define internal {{.*}} @adjoint.square.{{.*}}(ptr %tape, double %x, double %dret)
-; CHECK:         fadd double {{%[0-9]+}}, %dret
+; CHECK:         fadd reassoc double {{%[0-9]+}}, %dret
 ; CHECK-NEXT:    store double
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[D2:%[0-9]+]] = fadd double [[D]], [[D]]
 ; CHECK-NEXT:    [[T:%[0-9]+]] = fmul double [[D2]], %x
 ; CHECK-NEXT:    [[O:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[N:%[0-9]+]] = fadd double [[O]], [[T]]
+; CHECK-NEXT:    [[N:%[0-9]+]] = fadd reassoc double [[O]], [[T]]
 ; CHECK-NEXT:    store double [[N]], ptr [[SX]]
 ; CHECK-NOT:     fmul
 ; CHECK:         ret
 
 ; CHECK-LABEL: define internal {{.*}} @adjoint.square_plus.{{.*}}(ptr %tape, double %x, double %c, double %dret)
-; CHECK:         fadd double {{%[0-9]+}}, %dret
+; CHECK:         fadd reassoc double {{%[0-9]+}}, %dret
 ; CHECK-NEXT:    store double
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]

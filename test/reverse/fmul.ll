@@ -29,7 +29,7 @@ entry:
 ; CHECK-LABEL: define internal { double, double } @adjoint.f.aa{{[.a-z]*}}(ptr %tape, double %x, double %y, double %dret)
 ; CHECK-NOT:     @umbra.tape.pop
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
@@ -38,21 +38,21 @@ entry:
 ; adj(s) += d * x
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[D]], %x
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[T1]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[T1]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SS]]
 ; adj(x) += s * d
 ; CHECK-NEXT:    [[T2:%[0-9]+]] = fmul double [[S]], [[D]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T2]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[T2]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SX]]
 ; s = x + y: adj(x) += ds, adj(y) += ds
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = load double, ptr [[SS]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SS]]
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DS]]
+; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd reassoc double [[O3]], [[DS]]
 ; CHECK-NEXT:    store double [[N3]], ptr [[SX]]
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
-; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[DS]]
+; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd reassoc double [[O4]], [[DS]]
 ; CHECK-NEXT:    store double [[N4]], ptr [[SY]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]

@@ -24,21 +24,21 @@ entry:
 
 ; CHECK-LABEL: define internal { double, double, double } @adjoint.f.aaa{{[.a-z]*}}(ptr %tape, double %a, double %b, double %c, double %dret)
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SR:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SR]]
 ; CHECK:         [[D:%[0-9]+]] = load double, ptr [[SR]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SR]]
 ; CHECK-NEXT:    [[TA:%[0-9]+]] = fmul double [[D]], %b
 ; CHECK-NEXT:    [[OA:%[0-9]+]] = load double, ptr [[SA:%[0-9]+]]
-; CHECK-NEXT:    [[NA:%[0-9]+]] = fadd double [[OA]], [[TA]]
+; CHECK-NEXT:    [[NA:%[0-9]+]] = fadd reassoc double [[OA]], [[TA]]
 ; CHECK-NEXT:    store double [[NA]], ptr [[SA]]
 ; CHECK-NEXT:    [[TB:%[0-9]+]] = fmul double [[D]], %a
 ; CHECK-NEXT:    [[OB:%[0-9]+]] = load double, ptr [[SB:%[0-9]+]]
-; CHECK-NEXT:    [[NB:%[0-9]+]] = fadd double [[OB]], [[TB]]
+; CHECK-NEXT:    [[NB:%[0-9]+]] = fadd reassoc double [[OB]], [[TB]]
 ; CHECK-NEXT:    store double [[NB]], ptr [[SB]]
 ; the partial for c is the constant 1: d is added as it is
 ; CHECK-NEXT:    [[OC:%[0-9]+]] = load double, ptr [[SC:%[0-9]+]]
-; CHECK-NEXT:    [[NC:%[0-9]+]] = fadd double [[OC]], [[D]]
+; CHECK-NEXT:    [[NC:%[0-9]+]] = fadd reassoc double [[OC]], [[D]]
 ; CHECK-NEXT:    store double [[NC]], ptr [[SC]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AA:%[0-9]+]] = load double, ptr [[SA]]

@@ -22,13 +22,13 @@ entry:
 
 ; CHECK-LABEL: define internal { double } @adjoint.f.a{{[.a-z]*}}(ptr %tape, double %x, double %dret)
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SN:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SN]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SN]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SN]]
 ; CHECK-NEXT:    [[ND:%[0-9]+]] = fneg arcp double [[D]]
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[ND]]
+; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd reassoc double [[OX]], [[ND]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]

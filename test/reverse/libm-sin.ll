@@ -30,16 +30,16 @@ entry:
 
 ; CHECK-LABEL: define internal { double, double } @adjoint.f.aa{{[.a-z]*}}(ptr %tape, double %x, double %y, double %dret)
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SR:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SR]]
 ; r = s + c
 ; CHECK-NEXT:    [[DR:%[0-9]+]] = load double, ptr [[SR]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SR]]
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[DR]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[DR]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SS]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SC:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[DR]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[DR]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SC]]
 ; c = cos(y): adj(y) += dc * -sin(y)
 ; CHECK-NEXT:    [[DC:%[0-9]+]] = load double, ptr [[SC]]
@@ -48,7 +48,7 @@ entry:
 ; CHECK-NEXT:    [[DSIN:%[0-9]+]] = fmul double [[DC]], [[SIN]]
 ; CHECK-NEXT:    [[TY:%[0-9]+]] = fneg arcp double [[DSIN]]
 ; CHECK-NEXT:    [[OY:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
-; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd double [[OY]], [[TY]]
+; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd reassoc double [[OY]], [[TY]]
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]
 ; s = sin(x): adj(x) += ds * cos(x)
 ; CHECK-NEXT:    [[DS:%[0-9]+]] = load double, ptr [[SS]]
@@ -56,7 +56,7 @@ entry:
 ; CHECK-NEXT:    [[COS:%[0-9]+]] = call double @llvm.cos.f64(double %x)
 ; CHECK-NEXT:    [[TX:%[0-9]+]] = fmul double [[DS]], [[COS]]
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[TX]]
+; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd reassoc double [[OX]], [[TX]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]

@@ -43,7 +43,7 @@ entry:
 ; store m -> y: adj(m) += shadow(y), then shadow(y) = 0
 ; CHECK:         [[W:%[0-9]+]] = load double, ptr %d.y
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[W]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[W]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SM]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr %d.y
 ; m = v * v: adj(v) += (dm + dm) * v
@@ -52,7 +52,7 @@ entry:
 ; CHECK-NEXT:    [[DM2:%[0-9]+]] = fadd double [[DM]], [[DM]]
 ; CHECK-NEXT:    [[A:%[0-9]+]] = fmul double [[DM2]], [[V]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SV:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[A]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[A]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SV]]
 ; v = load p: shadow(p) += adj(v), shadow(p) = d.x + i
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SV]]

@@ -58,7 +58,7 @@ entry:
 ; CHECK-NEXT:    [[SP:%[0-9]+]] = load ptr, ptr [[F2]]
 ; m = v * v, v re-read from p[i]
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]

@@ -42,7 +42,7 @@ entry:
 ; store m -> y
 ; CHECK:         [[W:%[0-9]+]] = load double, ptr %d.y
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[W]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[W]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SM]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr %d.y
 ; m = v * v, v popped
@@ -51,7 +51,7 @@ entry:
 ; CHECK-NEXT:    [[DM2:%[0-9]+]] = fadd double [[DM]], [[DM]]
 ; CHECK-NEXT:    [[A:%[0-9]+]] = fmul double [[DM2]], [[V]]
 ; CHECK-NEXT:    [[OA:%[0-9]+]] = load double, ptr [[SVS:%[0-9]+]]
-; CHECK-NEXT:    [[NA:%[0-9]+]] = fadd double [[OA]], [[A]]
+; CHECK-NEXT:    [[NA:%[0-9]+]] = fadd reassoc double [[OA]], [[A]]
 ; CHECK-NEXT:    store double [[NA]], ptr [[SVS]]
 ; v = load y: shadow(y) += adj(v)
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SVS]]

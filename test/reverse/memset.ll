@@ -42,7 +42,7 @@ entry:
 ; CHECK-NEXT:    [[TV:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 8)
 ; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr [[TV]]
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; m = v * w, w re-read from p[i]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
@@ -51,11 +51,11 @@ entry:
 ; CHECK-NEXT:    [[W:%[0-9]+]] = load double, ptr [[Q]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DM]], [[W]]
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SV:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[T1]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[T1]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SV]]
 ; CHECK-NEXT:    [[T2:%[0-9]+]] = fmul double [[V]], [[DM]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SW:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T2]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[T2]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SW]]
 ; w = load q: shadow(q) += adj(w)
 ; CHECK-NEXT:    [[DW:%[0-9]+]] = load double, ptr [[SW]]

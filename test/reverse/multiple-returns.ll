@@ -48,25 +48,25 @@ entry:
 ; Return 0 (neg): adj(x) += -dret.
 ; CHECK:       {{^}}[[RNEG]]:
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SN:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], %dret
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], %dret
 ; CHECK-NEXT:    store double [[N1]], ptr [[SN]]
 ; CHECK-NEXT:    [[DN:%[0-9]+]] = load double, ptr [[SN]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SN]]
 ; CHECK-NEXT:    [[NEGD:%[0-9]+]] = fneg arcp double [[DN]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[NEGD]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[NEGD]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SX]]
 ; Return 1 (sq): adj(x) += dret*x + x*dret.
 ; CHECK:       {{^}}[[RSQ]]:
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], %dret
+; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd reassoc double [[O3]], %dret
 ; CHECK-NEXT:    store double [[N3]], ptr [[SM]]
 ; CHECK-NEXT:    [[DM:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[DM2:%[0-9]+]] = fadd double [[DM]], [[DM]]
 ; CHECK-NEXT:    [[T3:%[0-9]+]] = fmul double [[DM2]], %x
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[T3]]
+; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd reassoc double [[O4]], [[T3]]
 ; CHECK-NEXT:    store double [[N4]], ptr [[SX]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]

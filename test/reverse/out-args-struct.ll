@@ -42,17 +42,17 @@ entry:
 
 ; CHECK-LABEL: define internal { double, double } @adjoint.f.aca{{[.a-z]*}}(ptr %tape, double %x, i32 %n, double %y, double %dret)
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SQ:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SQ]]
 ; q = x - t
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SQ]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SQ]]
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[D]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[D]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SX]]
 ; CHECK-NEXT:    [[ND:%[0-9]+]] = fneg arcp double [[D]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[ST:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[ND]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[ND]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[ST]]
 ; t = y * c, c = (double)n rebuilt; n itself has no adjoint
 ; CHECK-NEXT:    [[DT:%[0-9]+]] = load double, ptr [[ST]]
@@ -60,7 +60,7 @@ entry:
 ; CHECK-NEXT:    [[C:%[0-9]+]] = sitofp i32 %n to double
 ; CHECK-NEXT:    [[TY:%[0-9]+]] = fmul double [[DT]], [[C]]
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
-; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[TY]]
+; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd reassoc double [[O3]], [[TY]]
 ; CHECK-NEXT:    store double [[N3]], ptr [[SY]]
 ; CHECK-NEXT:    br label %exit
 ; Field 0 is x's adjoint, field 1 is y's.

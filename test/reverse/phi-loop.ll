@@ -60,11 +60,11 @@ entry:
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SNEXT]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[D]], %x
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SACC:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[T1]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[T1]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SACC]]
 ; CHECK-NEXT:    [[T2:%[0-9]+]] = fmul double [[ACC]], [[D]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T2]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[T2]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SX]]
 ; Which predecessor entered the header this time?
 ; CHECK-NEXT:    [[TI:%[0-9]+]] = call ptr @umbra.tape.pop(ptr %tape, i64 4)
@@ -77,7 +77,7 @@ entry:
 ; Reverse of the exit block: acc.next's adjoint is seeded with dret.
 ; CHECK:       {{^}}[[REXIT]]:
 ; CHECK-NEXT:    [[O0:%[0-9]+]] = load double, ptr [[SNEXT]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SNEXT]]
 ; CHECK-NEXT:    br label %[[EXITEDGE:[0-9]+]]
 ; CHECK:       exit:
@@ -87,13 +87,13 @@ entry:
 ; Index 0, entered from the entry: the phi's adjoint goes to x.
 ; CHECK:       {{^}}[[FROMENTRY]]:
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SX]]
-; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[DACC]]
+; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd reassoc double [[O3]], [[DACC]]
 ; CHECK-NEXT:    store double [[N3]], ptr [[SX]]
 ; CHECK-NEXT:    br label %[[RENTRY]]
 ; Index 1, the back edge: to acc.next, and around the loop again.
 ; CHECK:       {{^}}[[FROMLOOP]]:
 ; CHECK-NEXT:    [[O4:%[0-9]+]] = load double, ptr [[SNEXT]]
-; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd double [[O4]], [[DACC]]
+; CHECK-NEXT:    [[N4:%[0-9]+]] = fadd reassoc double [[O4]], [[DACC]]
 ; CHECK-NEXT:    store double [[N4]], ptr [[SNEXT]]
 ; CHECK-NEXT:    br label %[[RLOOP]]
 ; CHECK:       {{^}}[[EXITEDGE]]:

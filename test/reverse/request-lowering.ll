@@ -80,18 +80,18 @@ done:
 ; m = v * s: adj(s) += v * d, with v replayed from x (memory is stable between the sweeps);
 ; adj(v) += d * s goes into shadow(x).
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[V:%[0-9]+]] = load double, ptr %x, align 8
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[D]], %s
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SV:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[T1]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[T1]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SV]]
 ; CHECK-NEXT:    [[T2:%[0-9]+]] = fmul double [[V]], [[D]]
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T2]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[T2]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SS]]
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SV]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SV]]

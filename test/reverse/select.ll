@@ -25,7 +25,7 @@ entry:
 
 ; CHECK-LABEL: define internal { double, double } @adjoint.f.aa{{[.a-z]*}}(ptr %tape, double %x, double %y, double %dret)
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SM]]
 ; CHECK-NEXT:    [[D:%[0-9]+]] = load double, ptr [[SM]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
@@ -33,10 +33,10 @@ entry:
 ; CHECK-NEXT:    [[TX:%[0-9]+]] = select i1 [[C]], double [[D]], double -0.000000e+00
 ; CHECK-NEXT:    [[TY:%[0-9]+]] = select i1 [[C]], double -0.000000e+00, double [[D]]
 ; CHECK-NEXT:    [[OX:%[0-9]+]] = load double, ptr [[SX:%[0-9]+]]
-; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd double [[OX]], [[TX]]
+; CHECK-NEXT:    [[NX:%[0-9]+]] = fadd reassoc double [[OX]], [[TX]]
 ; CHECK-NEXT:    store double [[NX]], ptr [[SX]]
 ; CHECK-NEXT:    [[OY:%[0-9]+]] = load double, ptr [[SY:%[0-9]+]]
-; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd double [[OY]], [[TY]]
+; CHECK-NEXT:    [[NY:%[0-9]+]] = fadd reassoc double [[OY]], [[TY]]
 ; CHECK-NEXT:    store double [[NY]], ptr [[SY]]
 ; CHECK:       exit:
 ; CHECK-NEXT:    [[AX:%[0-9]+]] = load double, ptr [[SX]]

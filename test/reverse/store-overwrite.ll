@@ -37,7 +37,7 @@ entry:
 ; store m -> p: adj(m) += shadow(p); shadow(p) = 0
 ; CHECK:         [[W:%[0-9]+]] = load double, ptr %d.p
 ; CHECK-NEXT:    [[O1:%[0-9]+]] = load double, ptr [[SM:%[0-9]+]]
-; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd double [[O1]], [[W]]
+; CHECK-NEXT:    [[N1:%[0-9]+]] = fadd reassoc double [[O1]], [[W]]
 ; CHECK-NEXT:    store double [[N1]], ptr [[SM]]
 ; CHECK-NEXT:    store double 0.000000e+00, ptr %d.p
 ; m = v * a
@@ -45,11 +45,11 @@ entry:
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SM]]
 ; CHECK-NEXT:    [[T1:%[0-9]+]] = fmul double [[DM]], %a
 ; CHECK-NEXT:    [[O2:%[0-9]+]] = load double, ptr [[SV:%[0-9]+]]
-; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd double [[O2]], [[T1]]
+; CHECK-NEXT:    [[N2:%[0-9]+]] = fadd reassoc double [[O2]], [[T1]]
 ; CHECK-NEXT:    store double [[N2]], ptr [[SV]]
 ; CHECK-NEXT:    [[T2:%[0-9]+]] = fmul double [[V]], [[DM]]
 ; CHECK-NEXT:    [[O3:%[0-9]+]] = load double, ptr [[SA:%[0-9]+]]
-; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd double [[O3]], [[T2]]
+; CHECK-NEXT:    [[N3:%[0-9]+]] = fadd reassoc double [[O3]], [[T2]]
 ; CHECK-NEXT:    store double [[N3]], ptr [[SA]]
 ; v = load p: the cleared shadow receives adj(v) only
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load double, ptr [[SV]]

@@ -29,7 +29,7 @@ entry:
 ; CHECK:         [[SVV:%[0-9]+]] = alloca <4 x double>
 ; CHECK-NEXT:    store <4 x double> splat (double -0.000000e+00), ptr [[SVV]]
 ; CHECK:         [[O0:%[0-9]+]] = load double, ptr [[SR:%[0-9]+]]
-; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd double [[O0]], %dret
+; CHECK-NEXT:    [[N0:%[0-9]+]] = fadd reassoc double [[O0]], %dret
 ; CHECK-NEXT:    store double [[N0]], ptr [[SR]]
 ; CHECK:         [[D:%[0-9]+]] = load double, ptr [[SR]]
 ; CHECK-NEXT:    store double -0.000000e+00, ptr [[SR]]
@@ -40,11 +40,11 @@ entry:
 ; CHECK-NEXT:    [[V3:%[0-9]+]] = insertelement <4 x double> [[V2]], double [[D]], i32 3
 ; adj(s) += d
 ; CHECK-NEXT:    [[OS:%[0-9]+]] = load double, ptr [[SS:%[0-9]+]]
-; CHECK-NEXT:    [[NS:%[0-9]+]] = fadd double [[OS]], [[D]]
+; CHECK-NEXT:    [[NS:%[0-9]+]] = fadd reassoc double [[OS]], [[D]]
 ; CHECK-NEXT:    store double [[NS]], ptr [[SS]]
 ; adj(v) += splat(d)
 ; CHECK-NEXT:    [[OV:%[0-9]+]] = load <4 x double>, ptr [[SVV]]
-; CHECK-NEXT:    [[NV:%[0-9]+]] = fadd <4 x double> [[OV]], [[V3]]
+; CHECK-NEXT:    [[NV:%[0-9]+]] = fadd reassoc <4 x double> [[OV]], [[V3]]
 ; CHECK-NEXT:    store <4 x double> [[NV]], ptr [[SVV]]
 ; v = load x: shadow(x) += adj(v), as a vector
 ; CHECK-NEXT:    [[DV:%[0-9]+]] = load <4 x double>, ptr [[SVV]]

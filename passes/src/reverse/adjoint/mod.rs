@@ -313,6 +313,11 @@ impl<'s> AdjointFn<'s> {
         let s = self.slot(v);
         let cur = self.b.load(t, s, 0);
         let sum = add_values(&mut self.b, cur, d);
+        // The order in which contributions reach an adjoint is Umbra's, not the program's:
+        // `reassoc` lets a long one-block sum become a tree (crate::schedule::balance_sums).
+        if sum.is_instruction() && sum.opcode() == crate::ir::Opcode::LLVMFAdd {
+            sum.add_fast_math_flags(sum.fast_math_flags() | crate::ir::fast_math::REASSOC);
+        }
         self.b.store(sum, s, 0);
         if let Some(i) = self.reversing.filter(|_| self.session.opts.debug_checks) {
             crate::debug_checks::adjoint(&mut self.b, i, cur, sum);
