@@ -45,6 +45,12 @@ impl ActiveSet {
         out
     }
 
+    /// Forgets `v`: reverse mode leaves out values whose adjoint is always zero
+    /// (`reverse::dead_adjoints`).
+    pub fn remove(&mut self, v: Val) {
+        self.active.remove(&v);
+    }
+
     /// True when `v` carries a derivative.
     pub fn contains(&self, v: Val) -> bool {
         self.active.contains(&v)

@@ -4,7 +4,7 @@
 use crate::analysis::activity::ActiveSet;
 use crate::ir::Val;
 use crate::rules::user::{UserRule, UserRules};
-use crate::rules::{Callee, CustomReverse, Reverse, Rule, RuleKind};
+use crate::rules::{Callee, CustomReverse, Effects, Reverse, Rule, RuleKind};
 use crate::vocab::{Activity, Mode};
 
 /// A call site as reverse mode sees it.
@@ -45,6 +45,11 @@ pub fn reverse_callee(i: Val, active: &ActiveSet, rules: &UserRules) -> ReverseC
         Callee::Defined(f) => ReverseCallee::Derived(f),
         Callee::Unknown => ReverseCallee::NoRule,
         Callee::Rule(r) => match r.kind {
+            // A pure math call whose result takes no derivative (only comparisons use it:
+            // `super::dead_adjoints`) has a zero adjoint.
+            RuleKind::Math(_) if !active.contains(i) && r.effects == Effects::default() => {
+                ReverseCallee::Primal
+            }
             RuleKind::Math(_) => ReverseCallee::Math,
             RuleKind::Inactive => ReverseCallee::Primal,
             RuleKind::Forward(_, rev) => match rev {

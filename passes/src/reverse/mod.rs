@@ -27,6 +27,7 @@ mod byte_check;
 mod bytes;
 mod cfg;
 mod classify;
+mod dead_adjoints;
 mod int_pointers;
 mod loop_tape;
 mod needs;
@@ -47,6 +48,18 @@ use crate::diag::Result;
 
 pub use crate::signature::{returns_adjoint, returns_shadow};
 
+/// The activity the plan and both sweeps share: forward activity less the values whose adjoint
+/// is always zero ([`dead_adjoints`]).
+fn activity(
+    session: &Session,
+    f: crate::ir::Val,
+    acts: &[crate::vocab::Activity],
+) -> crate::analysis::activity::ActiveSet {
+    let mut active = session.activity(f, acts);
+    dead_adjoints::prune(f, &mut active, &session.rules);
+    active
+}
+
 /// Builds the bodies of a declared reverse-mode pair.
 pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
     let Derived::Reverse { augmented, adjoint } = job.derived else {
@@ -56,7 +69,7 @@ pub fn generate(session: &mut Session, job: &Job) -> Result<()> {
     // One plan for both sweeps: they must agree on it, and its overwrite analysis is the
     // costliest part of planning (index reasoning over every load and later store).
     let key = &job.key;
-    let active = session.activity(key.function, &key.activity);
+    let active = activity(session, key.function, &key.activity);
     let cfg = cfg::ReverseCfg::of(key.function);
     let plan = plan::ReversePlan::new(
         key.function,

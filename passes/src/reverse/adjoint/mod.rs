@@ -109,7 +109,7 @@ impl<'s> AdjointFn<'s> {
         plan: ReversePlan,
     ) -> AdjointFn<'s> {
         let src = key.function;
-        let active = session.activity(src, &key.activity);
+        let active = super::activity(session, src, &key.activity);
         let b = Builder::new(session.module);
         let cfg = ReverseCfg::of(src);
         let entry = dst.append_block("entry");

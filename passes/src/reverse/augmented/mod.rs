@@ -74,7 +74,7 @@ impl<'s> AugmentedFn<'s> {
         plan: ReversePlan,
     ) -> AugmentedFn<'s> {
         let src = key.function;
-        let active = session.activity(src, &key.activity);
+        let active = super::activity(session, src, &key.activity);
         let b = Builder::new(session.module);
         let cfg = ReverseCfg::of(src);
         if session.opts.print_activity {
