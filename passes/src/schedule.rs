@@ -18,8 +18,9 @@
 //!   that may write memory, have other effects or trap (calls other than pure intrinsics,
 //!   stores, atomics, divisions) against each other and against loads. A model of an
 //!   out-of-order core (a window of [`WINDOW`] instructions) estimates the block's time in its
-//!   old and its new order; the new order is kept only when it is clearly faster, so blocks the
-//!   hardware already overlaps keep the order the optimiser gave them.
+//!   old and its new order; the new order is kept only when it is clearly faster and keeps not
+//!   many more values alive at once, so blocks the hardware already overlaps keep the order
+//!   the optimiser gave them.
 //!
 //! Guarantee: values, memory effects and their order are unchanged; floating-point results
 //! change only where the instructions carry `reassoc` (which licenses regrouping).
@@ -39,6 +40,10 @@ const MIN_BLOCK: usize = 2 * WINDOW;
 const MAX_BLOCK: usize = 50_000;
 /// The new order is kept when its estimated time is below this share of the old one's.
 const KEEP_BELOW: f64 = 0.85;
+/// Values the new order may keep alive beyond the old one's most (when above [`REGISTERS`]).
+const MORE_LIVE: usize = 8;
+/// Values that fit the registers of x86-64 (16 vector registers) without spilling.
+const REGISTERS: usize = 16;
 /// Sums of at least this many terms are rebuilt as trees.
 const MIN_TERMS: usize = 8;
 
@@ -233,6 +238,7 @@ fn latency(i: Val) -> u32 {
 /// The dependence graph of a block's movable part.
 struct Graph {
     insts: Vec<Val>,
+    index: HashMap<Val, usize>,
     preds: Vec<Vec<usize>>,
     latency: Vec<u32>,
 }
@@ -267,6 +273,7 @@ impl Graph {
         let latency = insts.iter().map(|&i| latency(i)).collect();
         Graph {
             insts,
+            index,
             preds,
             latency,
         }
@@ -337,6 +344,44 @@ impl Graph {
         order
     }
 
+    /// The most values alive at once in `order`: defined, and used later in the block or
+    /// anywhere outside it.
+    fn pressure(&self, order: &[usize]) -> usize {
+        let n = self.insts.len();
+        let mut pos = vec![0; n];
+        for (p, &k) in order.iter().enumerate() {
+            pos[k] = p;
+        }
+        // The position of each value's last use (n: used outside the block).
+        let mut last: Vec<Option<usize>> = vec![None; n];
+        for (k, &i) in self.insts.iter().enumerate() {
+            if i.ty().is_void() {
+                continue;
+            }
+            let block = i.parent_block();
+            for u in i.users() {
+                let at = match self.index.get(&u) {
+                    Some(&j) if u.parent_block() == block => pos[j],
+                    _ => n,
+                };
+                last[k] = Some(last[k].map_or(at, |l: usize| l.max(at)));
+            }
+        }
+        let mut delta = vec![0i64; n + 2];
+        for k in 0..n {
+            if let Some(l) = last[k] {
+                delta[pos[k]] += 1;
+                delta[l + 1] -= 1;
+            }
+        }
+        let (mut live, mut most) = (0i64, 0i64);
+        for d in delta {
+            live += d;
+            most = most.max(live);
+        }
+        most as usize
+    }
+
     /// Estimated cycles of `order` on an out-of-order core: an instruction starts when its
     /// operands are ready, the front end has reached it ([`WIDTH`] a cycle) and the one
     /// [`WINDOW`] places before it has finished.
@@ -389,6 +434,12 @@ pub fn interleave(b: &mut Builder, block: Block) -> bool {
     }
     let (before, after) = (graph.estimate(&old), graph.estimate(&new));
     if (after as f64) >= KEEP_BELOW * before as f64 {
+        return false;
+    }
+    // The model counts no spills: an order that keeps many more values alive than the old one
+    // may lose in spill code what it gains in overlap, so it is not taken on the model's word.
+    let (was, now) = (graph.pressure(&old), graph.pressure(&new));
+    if now > was + MORE_LIVE && now > REGISTERS {
         return false;
     }
     b.position_before(terminator);
