@@ -308,7 +308,12 @@ impl ReversePlan {
             let facts = cut::Facts {
                 rebuilds: |v| plan.primal_recomputable(v, b),
                 rebuilds_shadow: |v| plan.shadow_recomputable(v, b),
-                expandable: |v| is_pure(v.opcode()) || safe_division(v) || cheap_to_recompute(v),
+                expandable: |v| {
+                    is_pure(v.opcode())
+                        || safe_division(v)
+                        || cheap_to_recompute(v)
+                        || paired_in_adjoint(v, b, active)
+                },
                 frame_weight: |v| {
                     frame_candidates
                         .contains_key(&v)
@@ -823,6 +828,19 @@ pub(super) fn cheap_to_recompute(i: Val) -> bool {
                         .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
                 })
             })
+}
+
+/// True when `v`, a sine or cosine of block `b` with a derivative, may be computed again in
+/// `b`'s adjoint at about no cost: its own adjoint there computes the other function of the
+/// pair on the same operand, and code generation makes the two one `sincos` call
+/// ([`crate::rules::partial_is_sincos_partner`]). Keeping `cos(e)` for the adjoint of
+/// `sin(cos(e))` would cost a tape slot and the forward sweep a `cos` call.
+fn paired_in_adjoint(v: Val, b: Block, active: &ActiveSet) -> bool {
+    v.is_instruction()
+        && v.parent_block() == b
+        && active.contains(v)
+        && is_math_value(v)
+        && crate::rules::partial_is_sincos_partner(v)
 }
 
 /// True when `v` reaches nothing but the function's result: through pure arithmetic, phis and
