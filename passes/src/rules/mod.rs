@@ -162,9 +162,8 @@ pub fn lookup_call(call: Val) -> Option<&'static Rule> {
 /// nearly free (one `sincos` call gives both). The reverse plan rebuilds such values rather
 /// than keep them.
 pub fn partial_is_sincos_partner(call: Val) -> bool {
-    lookup_call(call).is_some_and(|r| {
-        matches!(r.kind, RuleKind::Math(_)) && math::SINCOS_PAIR.contains(&r.name)
-    })
+    lookup_call(call)
+        .is_some_and(|r| matches!(r.kind, RuleKind::Math(_)) && math::SINCOS_PAIR.contains(&r.name))
 }
 
 /// What a call site calls, as far as differentiation is concerned.
