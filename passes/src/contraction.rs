@@ -69,6 +69,15 @@ fn may_fuse(f: Val) -> bool {
     }
 }
 
+/// True when `f`'s target says it has FMA (`target-features` with `+fma` or `+fma4`): the
+/// adjoint's own arithmetic of `f` may then be fused ([`crate::reverse`]'s adjoint sweep flags
+/// it `contract`). Unlike [`may_fuse`], a function that does not say is left alone: hand-written
+/// IR without target attributes keeps its derivative's operations as they are written.
+pub(crate) fn has_fma(f: Val) -> bool {
+    f.string_fn_attr("target-features")
+        .is_some_and(|features| features.split(',').any(|x| x == "+fma" || x == "+fma4"))
+}
+
 /// Takes [`PRIMAL_COPY_FLAGS`] off the operations of `functions` (the program's own, after
 /// differentiation, so that they round as their copies do).
 pub(crate) fn settle_primal(module: Module, functions: &[Val]) {

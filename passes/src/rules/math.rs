@@ -271,6 +271,13 @@ fn bessel_n_slope(b: &mut Builder, cn: &str, n: Val, x: Val) -> Val {
     b.fmul_const(d, 0.5)
 }
 
+/// The rules whose partial is the other rule of the pair on the same operand (`sin' = cos`,
+/// `cos' = -sin`, as [`RULES`] builds them): an adjoint that computes the partial of one and
+/// the value of the call again gets both from one `sincos` call, since LLVM's code generation
+/// pairs `llvm.sin` and `llvm.cos` of one operand in one basic block (any floating-point type,
+/// vectors lane by lane; these intrinsics set no `errno`, so no fast-math flag is needed).
+pub const SINCOS_PAIR: [&str; 2] = ["sin", "cos"];
+
 /// Every math rule.
 pub static RULES: &[Rule] = &[
     math!("sin", ["llvm.sin"], |b, a, _r| vec![Some(

@@ -156,6 +156,16 @@ pub fn lookup_call(call: Val) -> Option<&'static Rule> {
     lookup(&call.called_function()?.name())
 }
 
+/// True when `call` is a sine or cosine (any spelling: `sin`, `cosf`, `llvm.cos.v4f64`, ...):
+/// its adjoint computes the other function of the pair on the same operand
+/// ([`math::SINCOS_PAIR`]), so its own value computed again in the same adjoint block costs
+/// little (one `sincos` call gives both). The reverse plan rebuilds such values, where the
+/// adjoint needs them, rather than keep them.
+pub fn partial_is_sincos_partner(call: Val) -> bool {
+    lookup_call(call)
+        .is_some_and(|r| matches!(r.kind, RuleKind::Math(_)) && math::SINCOS_PAIR.contains(&r.name))
+}
+
 /// What a call site calls, as far as differentiation is concerned.
 #[derive(Clone, Copy)]
 pub enum Callee {

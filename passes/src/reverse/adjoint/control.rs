@@ -33,8 +33,11 @@ impl AdjointFn<'_> {
             if matches!(i.opcode(), Opcode::LLVMPHI) || branch {
                 continue;
             }
-            self.b.clear_fast_math();
-            self.b.set_fast_math_from(i);
+            // The adjoint's own arithmetic (partial times adjoint, added to an adjoint) may
+            // fuse into multiply-adds where the target has them: it rounds its own way anyway,
+            // as a hand-written adjoint compiled with C's default `-ffp-contract=on` does.
+            // Copies of primal instructions drop `contract` (`contraction::settle_copy`).
+            self.b.set_fast_math(i.fast_math_flags() | self.contract);
             self.reverse_instruction(i)?;
         }
         self.b.clear_fast_math();

@@ -98,6 +98,8 @@ pub(super) struct AdjointFn<'s> {
     /// tables of sums by shadow address, by type (`reverse/partial_sums.rs`).
     unwritten: Option<Option<std::collections::HashSet<Val>>>,
     sum_tables: Vec<(Ty, Val)>,
+    /// `contract` where the target has FMA, for the adjoint's own arithmetic.
+    contract: u32,
 }
 
 impl<'s> AdjointFn<'s> {
@@ -158,6 +160,11 @@ impl<'s> AdjointFn<'s> {
             private_sums: Vec::new(),
             unwritten: None,
             sum_tables: Vec::new(),
+            contract: if crate::contraction::has_fma(src) {
+                crate::ir::fast_math::CONTRACT
+            } else {
+                0
+            },
         }
     }
 

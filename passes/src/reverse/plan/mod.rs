@@ -305,10 +305,17 @@ impl ReversePlan {
                 }
             }
             let runs = plan.runs_per_call(b, &cyclic);
+            let needed_primals: HashSet<Val> =
+                needed.iter().filter(|n| !n.1).map(|n| n.0).collect();
             let facts = cut::Facts {
                 rebuilds: |v| plan.primal_recomputable(v, b),
                 rebuilds_shadow: |v| plan.shadow_recomputable(v, b),
-                expandable: |v| is_pure(v.opcode()) || safe_division(v) || cheap_to_recompute(v),
+                expandable: |v| {
+                    is_pure(v.opcode())
+                        || safe_division(v)
+                        || cheap_to_recompute(v)
+                        || needed_primals.contains(&v) && paired_in_adjoint(v, b, active)
+                },
                 frame_weight: |v| {
                     frame_candidates
                         .contains_key(&v)
@@ -823,6 +830,23 @@ pub(super) fn cheap_to_recompute(i: Val) -> bool {
                         .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
                 })
             })
+}
+
+/// True when `v`, a sine or cosine of block `b` with a derivative, may be computed again in
+/// `b`'s adjoint at little cost: its own adjoint there computes the other function of the
+/// pair on the same operand, and code generation makes the two one `sincos` call
+/// ([`crate::rules::partial_is_sincos_partner`]; glibc's `sincos` costs about 1.6 times a
+/// `cos`, measured 120 against 72 instructions). Asked only for values the adjoint needs
+/// themselves (`cos(e)` for the adjoint of `sin(cos(e))`: keeping it costs a tape slot, and
+/// the forward sweep a `cos` call when nothing else there uses it), not for values between
+/// needed ones: in a recurrence `s = sin(s + x[i])` unrolled, rebuilding each step's operand
+/// from the first one's would turn every step's `cos` into a `sincos` to save 8 bytes.
+fn paired_in_adjoint(v: Val, b: Block, active: &ActiveSet) -> bool {
+    v.is_instruction()
+        && v.parent_block() == b
+        && active.contains(v)
+        && is_math_value(v)
+        && crate::rules::partial_is_sincos_partner(v)
 }
 
 /// True when `v` reaches nothing but the function's result: through pure arithmetic, phis and
