@@ -428,7 +428,8 @@ pub fn interleave(b: &mut Builder, block: Block) -> bool {
         })
         .count();
     let body = &body[fixed..];
-    if body.len() < MIN_BLOCK || body.len() > MAX_BLOCK {
+    // A `musttail` call must stay right before the `ret`: nothing may be scheduled after it.
+    if body.len() < MIN_BLOCK || body.len() > MAX_BLOCK || body.iter().any(|i| i.is_musttail()) {
         return false;
     }
     let graph = Graph::new(body.to_vec());

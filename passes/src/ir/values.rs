@@ -197,6 +197,13 @@ impl Val {
     pub fn is_plain_call(self) -> bool {
         unsafe { !c::LLVMIsACallInst(self.0).is_null() }
     }
+    /// True for a `musttail` call (which only a `ret` may follow).
+    pub fn is_musttail(self) -> bool {
+        self.is_plain_call()
+            && unsafe {
+                c::LLVMGetTailCallKind(self.0) == sys::LLVMTailCallKind::LLVMTailCallKindMustTail
+            }
+    }
     /// True for `invoke` instructions.
     pub fn is_invoke(self) -> bool {
         unsafe { !c::LLVMIsAInvokeInst(self.0).is_null() }

@@ -188,3 +188,30 @@ fn short_blocks_and_blocks_without_gain_keep_their_order() {
     assert!(!interleave(&mut Builder::new(m), h.blocks()[0]));
     assert_eq!(h.print(), text);
 }
+
+#[test]
+fn a_block_ending_in_musttail_keeps_its_order() {
+    let ctx = Context::create();
+    let ending = |call: &str| {
+        gradient(300, "reassoc").replace(
+            "  ret double %a300\n}\n",
+            &format!(
+                "  %r = {call} double @ext(double %a300, double %x1, ptr %out)\n  ret double %r\n}}\ndeclare double @ext(double, double, ptr)\n"
+            ),
+        )
+    };
+    // The same block with a plain call is reordered...
+    let module = parse_test_module(&ctx, &ending("call"));
+    let m = Module(module.as_mut_ptr());
+    let g = m.function("g").expect("@g");
+    balance_sums(&mut Builder::new(m), g.blocks()[0]);
+    assert!(interleave(&mut Builder::new(m), g.blocks()[0]));
+    // ... but not with a `musttail` one, which only the `ret` may follow.
+    let module = parse_test_module(&ctx, &ending("musttail call"));
+    let m = Module(module.as_mut_ptr());
+    let g = m.function("g").expect("@g");
+    balance_sums(&mut Builder::new(m), g.blocks()[0]);
+    let before = g.print();
+    assert!(!interleave(&mut Builder::new(m), g.blocks()[0]));
+    assert_eq!(g.print(), before);
+}
