@@ -6,6 +6,7 @@
 //! already; they are kept out of this one by `optnone` (with the `noinline` it requires) for
 //! its duration, which the pass manager honours by skipping their function passes. The
 //! attributes come off again before code generation, which then treats them as before.
+//! Last, [`crate::schedule`] reorders the long blocks of the functions the run changed.
 
 use crate::ir::{Module, Val};
 use inkwell::targets::{CodeModel, InitializationConfig, RelocMode, Target, TargetMachine};
