@@ -29,9 +29,12 @@
 // global instead: `__enzyme_inactivefn_autoreg_NAME = &f` (and
 // `__enzyme_inactive_global_autoreg_NAME = &g`), kept with `used`.
 //
-// Functions with an inactive or function-like attribute are also marked
-// noinline: the optimiser must not inline them into their callers before Umbra
-// sees the calls, or the derivative would come from their bodies (-O1 and up).
+// Functions with an inactive or function-like attribute must not be inlined
+// into their callers before Umbra sees the calls, or the derivative would come
+// from their bodies (-O1 and up): the pass plugin's umbra-protect keeps them
+// out of line from the start of clang's pipeline (it reads the annotations),
+// and gives them their inlining back once the module's requests are
+// differentiated. No noinline is put on them here: it would stay for good.
 //
 // Like Enzyme's plugin, loading this one also loads the pass plugin: unless a
 // libUmbraPlugin.so is already given with -fpass-plugin, the one next to this
@@ -113,13 +116,6 @@ bool lostScopedArgs(Sema &S, const ParsedAttr &Attr, const std::string &Name) {
   return true;
 }
 
-/// Marks a function noinline (see the file comment); a no-op for globals.
-void keepOutOfLine(Sema &S, Decl *D) {
-  if (isa<FunctionDecl>(D) && !D->hasAttr<NoInlineAttr>() &&
-      !D->hasAttr<AlwaysInlineAttr>())
-    D->addAttr(NoInlineAttr::CreateImplicit(S.Context));
-}
-
 void annotate(Sema &S, Decl *D, const ParsedAttr &Attr, llvm::StringRef Text,
               llvm::MutableArrayRef<Expr *> Args = {}) {
   D->addAttr(AnnotateAttr::Create(S.Context, Text, Args.data(), Args.size(),
@@ -166,7 +162,6 @@ struct InactiveAttr : public ParsedAttrInfo {
       return AttributeNotApplied;
     }
     annotate(S, D, Attr, isa<FunctionDecl>(D) ? FnNote : InactiveGlobalNote);
-    keepOutOfLine(S, D);
     return AttributeApplied;
   }
 };
@@ -206,7 +201,6 @@ struct FunctionLikeAttr : public ParsedAttrInfo {
       return AttributeNotApplied;
     }
     annotate(S, D, Attr, (FunctionLikeNote + Lit->getString()).str());
-    keepOutOfLine(S, D);
     return AttributeApplied;
   }
 };

@@ -67,7 +67,7 @@ pub unsafe extern "C" fn umbra_differentiate_module(
 /// `m` must be a valid module.
 #[no_mangle]
 pub unsafe extern "C" fn umbra_protect_rules(m: RawModule) -> i32 {
-    std::panic::catch_unwind(|| crate::rules::user::protect_from_inlining(Module(m)))
+    std::panic::catch_unwind(|| crate::rules::protect::protect_from_inlining(Module(m)))
         .map_or(-1, |n| i32::try_from(n).unwrap_or(i32::MAX))
 }
 

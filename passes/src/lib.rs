@@ -218,7 +218,14 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     tape::pool::define(module);
     // After every request: the derivative code reads and writes through the views' shadows.
     let views = api::todense::lower(module)?;
-    let untouched = snapshot.untouched(module);
+    // The rules are applied: functions kept out of line for them may be inlined again, into
+    // the program and the derived code, so neither they nor their callers skip re-optimisation.
+    let released = rules::protect::release_protection(module);
+    let untouched = snapshot
+        .untouched(module)
+        .into_iter()
+        .filter(|&f| !released.contains(&f) && !rules::protect::calls_any(f, &released))
+        .collect();
     // After differentiation, which copied the program's flags into the adjoint's arithmetic.
     let program: Vec<Val> = program.iter().filter_map(|n| module.function(n)).collect();
     contraction::settle_primal(module, &program);

@@ -25,7 +25,8 @@
 //! - [`streams`]: libstdc++'s streams, locales and strings, primal only (extraction into a
 //!   floating-point variable zeroes its derivative);
 //! - [`user`]: the user's rules (registrations in the source, `--rules` files), which take
-//!   precedence over all of the above; [`reference`]: the listing `umbra rules` prints.
+//!   precedence over all of the above; [`protect`]: keeping the functions they name out of
+//!   line until they are applied; [`reference`]: the listing `umbra rules` prints.
 //!
 //! How to write a rule, and the invariants every rule keeps: `docs/reference/writing-rules.md`.
 //!
@@ -49,6 +50,7 @@ pub mod math;
 pub mod memory;
 pub mod openmp;
 pub mod outputs;
+pub mod protect;
 pub mod rbtree;
 pub mod reference;
 mod rule;
