@@ -25,8 +25,10 @@
 //!   Umbra differentiates, or a user rule, keeps the object active: its body may store
 //!   derivatives into it (from a global with a shadow, say).
 //!
-//! Anything else (the address stored into other memory, returned, turned into an integer)
-//! keeps the object active. The answer shrinks as the activity set grows, so the fixed point
+//! An address turned into an integer is followed to the pointers made back from it
+//! (`inttoptr`); stored as that integer into memory with a shadow, it keeps the object active,
+//! since the pointer loaded back from there needs the object's shadow. Anything else (the
+//! address stored into other memory with a shadow, returned) keeps the object active. The answer shrinks as the activity set grows, so the fixed point
 //! stays monotone: an object first found primal-only is asked again each round.
 //!
 //! What the object's contents are does not matter: a local `double` that only a
@@ -85,7 +87,21 @@ fn walk(object: Val, facts: &Facts) -> Walk {
                 // An address turned into an integer (`str()` measures the text by subtracting
                 // two buffer pointers; a buffer aligned by hand): the pointers made back from
                 // it (`int_pointers` ties them to the object) are derived addresses too.
-                Opcode::LLVMPtrToInt => fresh.extend(pointers_made_from(u)),
+                // Stored as an integer into memory with a shadow (a `std::unique_ptr` moved
+                // into a vector's buffer at -O2), the address is loaded back as a pointer from
+                // that memory, whose shadow must then hold the object's shadow.
+                Opcode::LLVMPtrToInt => {
+                    let ints = integers_from(u);
+                    let stored = ints.iter().flat_map(|i| i.users()).any(|s| {
+                        s.opcode() == Opcode::LLVMStore
+                            && ints.contains(&s.operand(0))
+                            && (facts.active)(s.operand(1))
+                    });
+                    if stored {
+                        return Walk::Active;
+                    }
+                    fresh.extend(pointers_made_from(&ints));
+                }
                 Opcode::LLVMLoad | Opcode::LLVMICmp => {}
                 Opcode::LLVMStore if u.operand(0) != d => {
                     if (facts.active)(u.operand(0)) {
@@ -155,43 +171,46 @@ fn walk(object: Val, facts: &Facts) -> Walk {
     Walk::Inactive
 }
 
-/// The `inttoptr`s that integer `i` (a `ptrtoint`) flows into through integer arithmetic,
-/// casts, phis and selects. Where else it goes (memory, calls) a pointer made from it is tied
-/// to no object (`int_pointers`), has no shadow, and the engine refuses to store a derivative
-/// through it.
-fn pointers_made_from(i: Val) -> Vec<Val> {
+/// The integers computed from integer `i` (a `ptrtoint`) through integer arithmetic, casts,
+/// phis and selects, `i` included.
+fn integers_from(i: Val) -> HashSet<Val> {
     let mut seen = HashSet::from([i]);
     let mut work = vec![i];
-    let mut out = Vec::new();
     while let Some(v) = work.pop() {
         for u in v.users() {
-            let follow = match u.opcode() {
-                Opcode::LLVMIntToPtr => {
-                    out.push(u);
-                    false
-                }
+            let follow = matches!(
+                u.opcode(),
                 Opcode::LLVMAdd
-                | Opcode::LLVMSub
-                | Opcode::LLVMMul
-                | Opcode::LLVMAnd
-                | Opcode::LLVMOr
-                | Opcode::LLVMXor
-                | Opcode::LLVMShl
-                | Opcode::LLVMLShr
-                | Opcode::LLVMAShr
-                | Opcode::LLVMTrunc
-                | Opcode::LLVMZExt
-                | Opcode::LLVMSExt
-                | Opcode::LLVMPHI
-                | Opcode::LLVMSelect => true,
-                _ => false,
-            };
+                    | Opcode::LLVMSub
+                    | Opcode::LLVMMul
+                    | Opcode::LLVMAnd
+                    | Opcode::LLVMOr
+                    | Opcode::LLVMXor
+                    | Opcode::LLVMShl
+                    | Opcode::LLVMLShr
+                    | Opcode::LLVMAShr
+                    | Opcode::LLVMTrunc
+                    | Opcode::LLVMZExt
+                    | Opcode::LLVMSExt
+                    | Opcode::LLVMPHI
+                    | Opcode::LLVMSelect
+            );
             if follow && seen.insert(u) {
                 work.push(u);
             }
         }
     }
-    out
+    seen
+}
+
+/// The `inttoptr`s made from `ints` ([`integers_from`]). Where else they go (memory without a
+/// shadow, calls) a pointer made from them is tied to no object (`int_pointers`), has no
+/// shadow, and the engine refuses to store a derivative through it.
+fn pointers_made_from(ints: &HashSet<Val>) -> Vec<Val> {
+    ints.iter()
+        .flat_map(|i| i.users())
+        .filter(|u| u.opcode() == Opcode::LLVMIntToPtr)
+        .collect()
 }
 
 /// The object `p` addresses, through GEPs and casts.
@@ -300,6 +319,26 @@ mod tests {
         let names = active_names(ir);
         assert!(names.contains(&"p".to_string()), "{names:?}");
         assert!(names.contains(&"b".to_string()), "{names:?}");
+    }
+
+    #[test]
+    fn an_address_stored_as_an_integer_into_active_memory_stays_active() {
+        // `std::unique_ptr` moved into a vector's buffer at -O2: `ptrtoint`, then an i64 store
+        // into a block that holds derivatives. An address only measured (a length from two
+        // pointers) keeps its object primal-only.
+        let ir = format!(
+            "{DECLS}define double @f(double %x) {{\n  %buf = call ptr @_Znwm(i64 16)\n  \
+             store double %x, ptr %buf\n  %o = call ptr @_Znwm(i64 16)\n  \
+             store double 1.0, ptr %o\n  %i = ptrtoint ptr %o to i64\n  \
+             %slot = getelementptr i8, ptr %buf, i64 8\n  store i64 %i, ptr %slot\n  \
+             %q = call ptr @_Znwm(i64 16)\n  %j = ptrtoint ptr %q to i64\n  \
+             %e = getelementptr i8, ptr %q, i64 8\n  %k = ptrtoint ptr %e to i64\n  \
+             %len = sub i64 %k, %j\n  call void @lib_use(ptr null, i64 %len)\n  \
+             %y = fmul double %x, %x\n  ret double %y\n}}"
+        );
+        let names = active_names(&ir);
+        assert!(names.contains(&"o".to_string()), "{names:?}");
+        assert!(!names.contains(&"q".to_string()), "{names:?}");
     }
 
     #[test]
