@@ -307,32 +307,51 @@ pub fn substitute_shadow(session: &mut Session, v: Val, at: Val) -> Result<Val> 
                 ),
             ));
         }
+        let (what, advice) = describe_unshadowed(v);
         Err(Error::at(
             at,
             format!(
-                "{} has no shadow memory but flows where pointers with shadows are expected (a phi, select or store mixing it with differentiable pointers, such as a struct holding both); pass it as dup with a zeroed shadow of the same size (for integer data such as index arrays, any zeroed array of that size), or keep constant and differentiable pointers apart",
-                describe_unshadowed(v)
+                "{what} has no shadow memory but flows where pointers with shadows are expected (a phi, select or store mixing it with differentiable pointers, such as a struct holding both); {advice}"
             ),
         ))
     }
 }
 
-/// Names a pointer without a shadow for a message: a parameter by its source name (debug
-/// information) or position and its function, a global by name.
-fn describe_unshadowed(v: Val) -> String {
+/// Names a pointer without a shadow for a message (a parameter by its source name from debug
+/// information or its position, a global by name, a call's result with its callee), and what
+/// the user can do about it.
+fn describe_unshadowed(v: Val) -> (String, String) {
+    const APART: &str = "keep pointers without derivatives apart from differentiable ones";
+    let as_dup = "pass it as dup with a zeroed shadow of the same size (for integer data such as index arrays, any zeroed array of that size), or keep constant and differentiable pointers apart".to_string();
     if v.is_argument() {
-        return format!(
+        let what = format!(
             "pointer {}, passed as constant,",
             crate::diag::describe_parameter(v)
         );
+        return (what, as_dup);
     }
     if v.is_global_variable() {
-        return format!("pointer '@{}' (a mutable global)", v.name());
+        return (
+            format!("pointer '@{}' (a mutable global)", v.name()),
+            as_dup,
+        );
     }
-    format!(
-        "pointer '{}' (a constant argument or a mutable global)",
-        short(v)
-    )
+    if let Some(callee) = v.is_call().then(|| v.called_function()).flatten() {
+        let name = callee.name();
+        let what = format!(
+            "pointer '{}', returned by '{name}', which gives it no shadow (an inactive function or one without a rule for it),",
+            short(v)
+        );
+        return (what, format!("{APART}, or register a rule for '{name}'"));
+    }
+    // Loaded from memory without shadow pointers: most often memory reached from an argument
+    // passed as constant (a Fortran descriptor at -O0), whence the same advice.
+    let origin = match v.opcode() {
+        Opcode::LLVMLoad => " (loaded from memory that holds no shadow pointers)",
+        Opcode::LLVMCall | Opcode::LLVMInvoke => " (returned by an indirect call)",
+        _ => "",
+    };
+    (format!("pointer '{}'{origin}", short(v)), as_dup)
 }
 
 /// The shadow of a constant aggregate or vector holding pointers: the same constant with each
