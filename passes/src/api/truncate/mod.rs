@@ -89,12 +89,19 @@ pub fn refuse_in_requests(lowered: &Lowered, requests: &[super::Request]) -> Res
     for r in requests {
         let reached = super::request::reachable(r.function);
         if let Some(c) = reached.iter().find(|f| lowered.mem_copies.contains(f)) {
+            let what = if *c == r.function {
+                format!("the memory-mode truncated '{}'", c.name())
+            } else {
+                format!(
+                    "'{}', which calls the memory-mode truncated '{}'",
+                    r.function.name(),
+                    c.name()
+                )
+            };
             return Err(Error::user_at(
                 r.call,
                 format!(
-                    "this request differentiates '{}', which calls the memory-mode truncated '{}'; umbra differentiates op-mode truncation (__enzyme_truncate_op_func) only",
-                    r.function.name(),
-                    c.name()
+                    "this request differentiates {what}: its doubles hold bit patterns without derivatives; umbra differentiates op-mode truncation (__enzyme_truncate_op_func) only"
                 ),
             )
             .with_kind(ErrorKind::Unsupported));

@@ -381,7 +381,7 @@ impl Truncator {
                 i,
                 format!(
                     "a {} in memory-mode truncated representation escapes to {shown}, which has no body to truncate",
-                    t.from.name()
+                    t.from.ty(ctx).print()
                 ),
             ));
         }
