@@ -12,6 +12,8 @@
 // RUN: not %clang -O1 -g -fpass-plugin=%plugin -DCASE=4 -c %s -o %t.o 2>&1 | FileCheck %s --check-prefix=MEMGRAD
 // RUN: %clang -O1 -g -c -emit-llvm -DCASE=5 %s -o %t.5.bc
 // RUN: not %umbra %t.5.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=LIBM
+// RUN: %clang -O1 -g -c -emit-llvm -DCASE=6 %s -o %t.6.bc
+// RUN: not %umbra %t.6.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=GLOBAL
 // RUN: %clang -O1 -g -c -emit-llvm -DCASE=0 %s -o %t.0.bc
 // RUN: not %umbra %t.0.bc --truncate-all=11-52to3-7 -o %t.o 2>&1 | FileCheck %s --check-prefix=ALL
 // RUN: not %umbra %t.0.bc --truncate-all=64 -o %t.o 2>&1 | FileCheck %s --check-prefix=SPEC
@@ -19,7 +21,8 @@
 // Enzyme's floating-point truncation where umbra cannot follow: formats without a native type
 // (Enzyme emulates them with MPFR), a "truncation" to a wider type, a mem-mode value escaping
 // to a function without a body, a gradient of mem-mode code, a libm function with neither an
-// intrinsic nor a variant in the target format. Each is one line at the call or instruction.
+// intrinsic nor a variant in the target format, a mem-mode read of the program's constant
+// doubles (not in the truncated representation). Each is one line at the call or instruction.
 #include <math.h>
 #include <stdio.h>
 typedef double (*fn)(double);
@@ -32,6 +35,9 @@ double f(double x) { return x * x + 1.0; }
 double p(double x) { printf("%g\n", x); return x * 2; }
 // LIBM: truncate-unsupported.c:[[@LINE+1]]:{{[0-9]+}}: {{.*}}cannot compute 'cbrt' in f16
 double c(double x) { return cbrt(x) * 2; }
+double table[3] = {1.5, 2.5, 3.5};
+// GLOBAL: truncate-unsupported.c:[[@LINE+1]]:{{[0-9]+}}: {{.*}}memory-mode truncation cannot read the global 'table': its initial f64 values are not in the truncated representation
+double tg(double x) { return x * table[(int)x & 1]; }
 
 int main(void) {
 #if CASE == 1
@@ -47,6 +53,8 @@ int main(void) {
   return __enzyme_autodiff((void *)__enzyme_truncate_mem_func(f, 64, 32), 1.5) > 0;
 #elif CASE == 5
   return __enzyme_truncate_op_func(c, 64, 16)(1.5) > 0;
+#elif CASE == 6
+  return __enzyme_truncate_mem_func(tg, 64, 32)(1.5) > 0;
 #else
   // ALL: umbra{{.*}}: error: {{.*}}'3-7' is not a native format; {{.*}}MPFR
   // SPEC: umbra: error: --truncate-all=64: '64' is not a truncation: expected FROMtoTO

@@ -84,7 +84,40 @@ const MATH_INTRINSICS: &[&str] = &[
     "llvm.copysign",
     "llvm.fma",
     "llvm.fmuladd",
+    "llvm.canonicalize",
+    // Overloaded on their (vector) operand rather than their result.
+    "llvm.vector.reduce.fadd",
+    "llvm.vector.reduce.fmul",
+    "llvm.vector.reduce.fmax",
+    "llvm.vector.reduce.fmin",
+    "llvm.vector.reduce.fmaximum",
+    "llvm.vector.reduce.fminimum",
+    "llvm.is.fpclass",
+    // Overloaded on their integer result and their operand.
+    "llvm.lrint",
+    "llvm.llrint",
+    "llvm.lround",
+    "llvm.llround",
+    "llvm.fptosi.sat",
+    "llvm.fptoui.sat",
 ];
+
+/// The overload types of intrinsic `intr` called with (already truncated) operands `ops` and
+/// result type `ret` (already truncated when it is a float).
+fn overloads(intr: &str, ops: &[Val], ret: Ty) -> Vec<Ty> {
+    match intr {
+        "llvm.powi" | "llvm.ldexp" => vec![ret, ops[1].ty()],
+        "llvm.vector.reduce.fadd" | "llvm.vector.reduce.fmul" => vec![ops[1].ty()],
+        "llvm.vector.reduce.fmax"
+        | "llvm.vector.reduce.fmin"
+        | "llvm.vector.reduce.fmaximum"
+        | "llvm.vector.reduce.fminimum"
+        | "llvm.is.fpclass" => vec![ops[0].ty()],
+        "llvm.lrint" | "llvm.llrint" | "llvm.lround" | "llvm.llround" | "llvm.fptosi.sat"
+        | "llvm.fptoui.sat" => vec![ret, ops[0].ty()],
+        _ => vec![ret],
+    }
+}
 
 /// libm functions (the `double` spelling) with the intrinsic computing the same.
 const LIBM_INTRINSICS: &[(&str, &str)] = &[
@@ -281,6 +314,19 @@ impl Truncator {
                     ),
                 ))
             }
+            LLVMLoad => {
+                // The program's own data is not in the truncated representation.
+                if let Some(g) = global_with_values(i.operand(0), from) {
+                    return Err(refuse(
+                        i,
+                        format!(
+                            "memory-mode truncation cannot read the global '{}': its initial {} values are not in the truncated representation",
+                            g.name(),
+                            t.from.name()
+                        ),
+                    ));
+                }
+            }
             _ => self.encode_constants(i, t)?,
         }
         Ok(())
@@ -335,17 +381,24 @@ impl Truncator {
         if let Some(intr) = math {
             self.builder.position_before(i);
             let ops: Vec<Val> = args.iter().map(|&a| self.down(a, t, mode)).collect();
-            let mut overloads = vec![to_of(i.ty())];
-            if intr == "llvm.powi" || intr == "llvm.ldexp" {
-                overloads.push(args[1].ty());
-            }
+            let ret = if is_from(i.ty()) {
+                to_of(i.ty())
+            } else {
+                i.ty()
+            };
+            let overloads = overloads(&intr, &ops, ret);
             self.builder.set_fast_math_from(i);
             let r = self.builder.intrinsic(&intr, &overloads, &ops);
             self.builder.clear_fast_math();
             let Some(r) = r else {
                 return Err(refuse(i, format!("LLVM has no {intr} for {}", t.to.name())));
             };
-            let r = self.up(r, t, mode);
+            // Integer results (classification, rounding to integers) are what they are.
+            let r = if is_from(i.ty()) {
+                self.up(r, t, mode)
+            } else {
+                r
+            };
             replace(i, r);
             return Ok(());
         }
@@ -485,6 +538,33 @@ fn replace(old: Val, new: Val) {
 
 fn refuse(i: Val, message: String) -> Error {
     Error::user_at(i, message).with_kind(ErrorKind::Unsupported)
+}
+
+/// The global variable `ptr` points into (through GEPs and casts) when its initializer holds
+/// non-zero `want` values.
+fn global_with_values(mut ptr: Val, want: Ty) -> Option<Val> {
+    for _ in 0..32 {
+        if ptr.is_global_variable() {
+            let init = ptr.initializer()?;
+            let holds =
+                contains_ty(init.ty(), want) && !init.is_null_constant() && !init.is_undef();
+            return holds.then_some(ptr);
+        }
+        let op = if ptr.is_instruction() {
+            ptr.opcode()
+        } else if ptr.is_constant_expr() {
+            ptr.const_opcode()
+        } else {
+            return None;
+        };
+        match op {
+            Opcode::LLVMGetElementPtr | Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => {
+                ptr = ptr.operand(0)
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 /// True when `ty` is or holds `want`.
