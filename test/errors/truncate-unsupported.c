@@ -14,6 +14,8 @@
 // RUN: not %umbra %t.5.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=LIBM
 // RUN: %clang -O1 -g -c -emit-llvm -DCASE=6 %s -o %t.6.bc
 // RUN: not %umbra %t.6.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=GLOBAL
+// RUN: %clang -O1 -g -c -emit-llvm -DCASE=7 %s -o %t.7.bc
+// RUN: not %umbra %t.7.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=ATOMIC
 // RUN: %clang -O1 -g -c -emit-llvm -DCASE=0 %s -o %t.0.bc
 // RUN: not %umbra %t.0.bc --truncate-all=11-52to3-7 -o %t.o 2>&1 | FileCheck %s --check-prefix=ALL
 // RUN: not %umbra %t.0.bc --truncate-all=64 -o %t.o 2>&1 | FileCheck %s --check-prefix=SPEC
@@ -22,7 +24,7 @@
 // (Enzyme emulates them with MPFR), a "truncation" to a wider type, a mem-mode value escaping
 // to a function without a body, a gradient of mem-mode code, a libm function with neither an
 // intrinsic nor a variant in the target format, a mem-mode read of the program's constant
-// doubles (not in the truncated representation). Each is one line at the call or instruction.
+// doubles (not in the truncated representation), an atomic addition (arithmetic in memory). Each is one line at the call or instruction.
 #include <math.h>
 #include <stdio.h>
 typedef double (*fn)(double);
@@ -36,8 +38,11 @@ double p(double x) { printf("%g\n", x); return x * 2; }
 // LIBM: truncate-unsupported.c:[[@LINE+1]]:{{[0-9]+}}: {{.*}}cannot compute 'cbrt' in f16
 double c(double x) { return cbrt(x) * 2; }
 double table[3] = {1.5, 2.5, 3.5};
-// GLOBAL: truncate-unsupported.c:[[@LINE+1]]:{{[0-9]+}}: {{.*}}memory-mode truncation cannot read the global 'table': its initial f64 values are not in the truncated representation
+// GLOBAL: truncate-unsupported.c:[[@LINE+1]]:{{[0-9]+}}: {{.*}}memory-mode truncation cannot read the global 'table': its initial double values are not in the truncated representation
 double tg(double x) { return x * table[(int)x & 1]; }
+double total;
+// ATOMIC: truncate-unsupported.c:[[@LINE+1]]:{{[0-9]+}}: {{.*}}cannot truncate an atomic read-modify-write of a double
+double acc(double x) { return __atomic_fetch_add(&total, x * 2, __ATOMIC_RELAXED); }
 
 int main(void) {
 #if CASE == 1
@@ -55,6 +60,8 @@ int main(void) {
   return __enzyme_truncate_op_func(c, 64, 16)(1.5) > 0;
 #elif CASE == 6
   return __enzyme_truncate_mem_func(tg, 64, 32)(1.5) > 0;
+#elif CASE == 7
+  return __enzyme_truncate_op_func(acc, 64, 32)(1.5) > 0;
 #else
   // ALL: umbra{{.*}}: error: {{.*}}'3-7' is not a native format; {{.*}}MPFR
   // SPEC: umbra: error: --truncate-all=64: '64' is not a truncation: expected FROMtoTO

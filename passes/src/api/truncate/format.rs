@@ -67,6 +67,16 @@ impl Format {
         }
     }
 
+    /// Its LLVM type's name, for messages about values.
+    pub fn type_name(self) -> &'static str {
+        match self {
+            Format::F64 => "double",
+            Format::F32 => "float",
+            Format::F16 => "half",
+            Format::BF16 => "bfloat",
+        }
+    }
+
     /// Its name in messages and in the names of truncated functions.
     pub fn name(self) -> &'static str {
         match self {

@@ -245,7 +245,7 @@ impl Truncator {
                 i,
                 format!(
                     "memory-mode truncation does not handle vectors of {}",
-                    t.from.name()
+                    t.from.type_name()
                 ),
             ));
         }
@@ -269,6 +269,16 @@ impl Truncator {
                 replace(i, r);
             }
             LLVMCall | LLVMInvoke => self.visit_call(i, t, mode, follow)?,
+            // Arithmetic in memory: neither mode has a narrow form of it.
+            LLVMAtomicRMW if has_from => {
+                return Err(refuse(
+                    i,
+                    format!(
+                        "cannot truncate an atomic read-modify-write of a {}",
+                        t.from.type_name()
+                    ),
+                ))
+            }
             _ if mode == Mode::Op || !has_from => {}
             LLVMFCmp => {
                 self.builder.position_before(i);
@@ -310,7 +320,7 @@ impl Truncator {
                     i,
                     format!(
                         "memory-mode truncation cannot reinterpret the bits of a {} value (they hold its truncated representation)",
-                        t.from.name()
+                        t.from.type_name()
                     ),
                 ))
             }
@@ -322,7 +332,7 @@ impl Truncator {
                         format!(
                             "memory-mode truncation cannot read the global '{}': its initial {} values are not in the truncated representation",
                             g.name(),
-                            t.from.name()
+                            t.from.type_name()
                         ),
                     ));
                 }
@@ -434,7 +444,7 @@ impl Truncator {
                 i,
                 format!(
                     "a {} in memory-mode truncated representation escapes to {shown}, which has no body to truncate",
-                    t.from.ty(ctx).print()
+                    t.from.type_name()
                 ),
             ));
         }
@@ -501,7 +511,7 @@ impl Truncator {
                     i,
                     format!(
                         "memory-mode truncation does not rewrite {} values inside aggregate constants",
-                        t.from.name()
+                        t.from.type_name()
                     ),
                 ));
             }
