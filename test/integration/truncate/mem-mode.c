@@ -7,8 +7,8 @@
 // RUN: %exec-test %s plugin 3 %t
 // EXEC-CFLAGS: -ffp-contract=off
 // Enzyme's mem-mode truncation, __enzyme_truncate_mem_func(f, FROM, TO): doubles hold the
-// truncated representation (Enzyme's encoding for native targets: the float's 32 bits,
-// zero-extended into the double's 64), in arguments, returns, memory and phis; every
+// truncated representation (umbra's encoding: the float's 32 bits, zero-extended into the
+// double's 64), in arguments, returns, memory and phis; every
 // operation decodes, computes in float (comparisons and conversions too) and encodes.
 // __enzyme_truncate_mem_value / __enzyme_expand_mem_value convert in and out. Results must
 // be bit for bit the computation written in float by hand.

@@ -8,8 +8,9 @@
 //!   back up (`fpext`). As in Enzyme, comparisons, casts, selects, loads and stores are left
 //!   alone, and calls to functions without a body run as they are.
 //! - **Mem mode** (`__enzyme_truncate_mem_func`): a FROM value *is* its truncated
-//!   representation, Enzyme's encoding for native targets: the TO value's bits, zero-extended
-//!   into the FROM value's bits. Arguments, returns, memory, phis and selects carry it
+//!   representation: the TO value's bits, zero-extended into the FROM value's bits (what Enzyme
+//!   programs rely on is only the round trip through `__enzyme_truncate_mem_value` and
+//!   `__enzyme_expand_mem_value`). Arguments, returns, memory, phis and selects carry it
 //!   unchanged; operations decode their operands (`bitcast`, `trunc`, `bitcast`), compute at
 //!   TO (comparisons and conversions too) and encode their results; FROM constants become
 //!   their encoding.
