@@ -8,7 +8,10 @@ test, reads its `// RUN:` lines as that README describes:
   * the front-end flags of each RUN line's first `%clang`/`%clang++` step are kept (opt level,
     `-ffast-math`, `-std=...`, `-D...`, `-fopenmp`, `-mllvm` options of LLVM's own, ...);
   * Enzyme-only options are dropped (`%loadEnzyme`, `-mllvm -enzyme-*`, the `%opt ... %enzyme`
-    stage); `%O0TBAA` is `-O1 -Xclang -disable-llvm-passes`;
+    stage), except those in UMBRA_EQUIVALENTS, which become the Umbra option of the same
+    meaning (`-mllvm --enzyme-truncate-all=SPEC` is `--truncate-all=SPEC` for the driver,
+    `truncate-all=SPEC` in UMBRA_OPTIONS for the plugin); `%O0TBAA` is `-O1 -Xclang
+    -disable-llvm-passes`;
   * `%loadClangEnzyme` / `%newLoadClangEnzyme` (Enzyme's clang plugin) become Umbra's clang
     plugin, `-fplugin=build/plugin/libUmbraClang.so`;
   * the test is built and run by test/integration/enzyme-test.sh (clang -> umbra -> link, or
@@ -63,17 +66,27 @@ EXTRA_INCLUDES = ["-I" + SUITE, "-I/usr/include/eigen3",
 NEEDS = [(r"#\s*include\s*[<\"]boost/", "/usr/include/boost", "libboost-dev")]
 
 
+# Enzyme's `-mllvm` options that Umbra implements: Enzyme's name -> Umbra's option name (the
+# driver's `--NAME=VALUE`, the plugin's `NAME=VALUE` in UMBRA_OPTIONS). Every other
+# `-mllvm -enzyme-*` option is dropped.
+UMBRA_EQUIVALENTS = {
+    "enzyme-truncate-all": "truncate-all",
+}
+
+
 class Variant:
     """One distinct way a RUN line builds and runs the test."""
 
-    def __init__(self, level, cflags, cxx, filecheck):
+    def __init__(self, level, cflags, cxx, filecheck, umbra_options=()):
         self.level = level
         self.cflags = cflags
         self.cxx = cxx
         self.filecheck = filecheck  # FileCheck's arguments, or None
+        self.umbra_options = list(umbra_options)  # (name, value) of UMBRA_EQUIVALENTS
 
     def key(self):
-        return (self.level, tuple(self.cflags), self.cxx, tuple(self.filecheck or ()))
+        return (self.level, tuple(self.cflags), self.cxx, tuple(self.filecheck or ()),
+                tuple(self.umbra_options))
 
 
 class Test:
@@ -155,7 +168,7 @@ def classify(line, src):
     # Every other RUN line is built and run, whether it ran the program upstream or not.
     tokens = shlex.split(first)
     cxx = tokens[0] == "%clang++"
-    flags, level = [], None
+    flags, level, umbra_options = [], None, []
     i = 1
     while i < len(tokens):
         t = tokens[i]
@@ -167,6 +180,9 @@ def classify(line, src):
         elif t in ("%loadClangEnzyme", "%newLoadClangEnzyme"):
             flags.append("-fplugin=" + CLANG_PLUGIN)
         elif t == "-mllvm" and re.match(r"--?enzyme", nxt):
+            name, _, value = nxt.lstrip("-").partition("=")
+            if name in UMBRA_EQUIVALENTS:
+                umbra_options.append((UMBRA_EQUIVALENTS[name], value))
             i += 1
         elif t.startswith("-Rpass=enzyme"):
             pass
@@ -182,7 +198,7 @@ def classify(line, src):
         i += 1
     if level is None:
         level = "O0"
-    return Variant(level, flags + EXTRA_INCLUDES, cxx, filecheck), None
+    return Variant(level, flags + EXTRA_INCLUDES, cxx, filecheck, umbra_options), None
 
 
 def parse(folder, name):
@@ -287,6 +303,15 @@ def run_variant(test, variant, index, mode, timeout):
         env["ENZYME_FILECHECK"] = shlex.join(variant.filecheck)
     else:
         env.pop("ENZYME_FILECHECK", None)
+    # Umbra's equivalents of the RUN line's Enzyme options: driver flags, or the plugin's
+    # options (`;` between truncations becomes `:`, as `;` separates the plugin's settings).
+    env["UMBRA_DRIVER_FLAGS"] = " ".join(
+        shlex.quote(f"--{name}={value}") for name, value in variant.umbra_options)
+    if variant.umbra_options:
+        env["UMBRA_OPTIONS"] = " ".join(
+            [env.get("UMBRA_OPTIONS", "")] +
+            [f"{name}={value.replace(';', ':')}" for name, value in variant.umbra_options]
+        ).strip()
     cflags = list(variant.cflags)
     if mode == "driver" and "-fplugin=" + CLANG_PLUGIN in cflags:
         # The clang plugin loads the pass plugin, as Enzyme's does; here the driver

@@ -87,6 +87,12 @@ pub struct Args {
     #[arg(long)]
     pub debug_checks: bool,
 
+    /// Compute the floating-point operations of every defined function in a narrower format,
+    /// as Enzyme's `-mllvm --enzyme-truncate-all=SPEC`: e.g. '64to32', '11-52to8-23',
+    /// '64to32;32to16' (native formats only: 64, 32, 16, 11-52, 8-23, 5-10, 8-7) [default: none]
+    #[arg(long, value_name = "SPEC", default_value = "")]
+    pub truncate_all: String,
+
     /// Print on stderr the wall time of each phase: reading and verifying, differentiating,
     /// re-optimising, code generation (and writing)
     #[arg(long)]

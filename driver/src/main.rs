@@ -158,6 +158,7 @@ fn run(args: &Args) -> Result<()> {
         tape_stats: args.tape_stats,
         tape_report: args.tape_report,
         debug_checks: args.debug_checks,
+        truncate_all: args.truncate_all.clone(),
         reoptimize: None,
         rust_sysroot: args
             .rust_sysroot

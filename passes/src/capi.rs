@@ -97,9 +97,9 @@ fn run(module: Module, params: &str) -> Result<bool, String> {
         eprintln!("umbra: warning: {line}");
     }
     if summary.requests == 0 {
-        // Sparse views lowered without requests changed the module, but there is no
+        // Sparse views or truncations lowered without requests changed the module, but there is no
         // derivative code to re-optimise.
-        return Ok(summary.views > 0);
+        return Ok(summary.views > 0 || summary.truncations > 0);
     }
     if let Some(level) = opts.reoptimize {
         crate::reoptimize::reoptimize(module, level, &summary.untouched)?;

@@ -72,6 +72,9 @@ pub struct Summary {
     pub requests: usize,
     /// Dense views of sparse storage (`__enzyme_todense`) lowered.
     pub views: usize,
+    /// Floating-point truncations done: calls to Enzyme's truncation entry points lowered,
+    /// plus functions truncated by `truncate_all` ([`api::truncate`]).
+    pub truncations: usize,
     /// Derived functions generated (including those for callees).
     pub derived_functions: usize,
     /// What `print_activity` / `print_types` asked for, one line each.
@@ -89,6 +92,8 @@ pub struct Summary {
 /// Differentiates every derivative request in `module` in place. On error the module may hold
 /// partially built derived functions and must be discarded.
 pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
+    // Floating-point truncation first: what is truncated is then ordinary code to the rest.
+    let truncated = api::truncate::lower(module, &opts.truncate_all)?;
     // Checkpointed loops become loop functions first: their primal is needed with or without
     // requests, and the requests then see ordinary calls.
     // Loop markers get names outside the API's namespaces (the request finder refuses unknown
@@ -114,6 +119,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         let views = api::todense::lower(module)?;
         return Ok(Summary {
             views,
+            truncations: truncated.count,
             ..Summary::default()
         });
     }
@@ -159,6 +165,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     // canonical code. Requests inside functions an outer request differentiates go first, so
     // the outer pass sees calls to their derived functions instead of request calls.
     let mut requests = api::inner_first(api::find_requests(module)?)?;
+    api::truncate::refuse_in_requests(&truncated, &requests)?;
     // On canonical code, before any derived function: mutable globals the differentiated code
     // writes derivatives into get shadows, as if the user had declared them.
     let mut rules = rules;
@@ -232,6 +239,7 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     Ok(Summary {
         requests: requests.len(),
         views,
+        truncations: truncated.count,
         derived_functions,
         report: session.report,
         warnings,

@@ -29,6 +29,10 @@ pub struct Options {
     /// crate only declares ([`crate::rustlib`]); `None`: `RUST_SYSROOT`, else `rustc --print
     /// sysroot`.
     pub rust_sysroot: Option<String>,
+    /// Enzyme's `--enzyme-truncate-all` specification (`64to32`, `11-52to8-23;32to16`; `:`
+    /// separates truncations too): the floating-point operations of every defined function are
+    /// computed in the narrower format ([`crate::api::truncate`]). Empty: none.
+    pub truncate_all: String,
 }
 
 impl Options {
@@ -58,6 +62,8 @@ impl Options {
                 ),
                 "rules" if !value.is_empty() => self.rules_files.push(value.to_string()),
                 "rust-sysroot" if !value.is_empty() => self.rust_sysroot = Some(value.to_string()),
+                // `:` between truncations: `;` ends the setting.
+                "truncate-all" => self.truncate_all = value.to_string(),
                 "print-activity" => self.print_activity = true,
                 "print-types" => self.print_types = true,
                 "tape-stats" => self.tape_stats = true,
@@ -76,7 +82,7 @@ impl Options {
                 }
                 _ => {
                     return Err(Error::general(format!(
-                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, rust-sysroot=DIR, reopt=O0..O3, print-activity, print-types, tape-stats, tape-report, debug-checks)"
+                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, rust-sysroot=DIR, reopt=O0..O3, truncate-all=SPEC, print-activity, print-types, tape-stats, tape-report, debug-checks)"
                 )))
                 }
             }

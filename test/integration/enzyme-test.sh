@@ -11,6 +11,8 @@
 # CFLAGS are the front-end flags of the test's RUN line (the Enzyme-only stages dropped).
 # Links with -fopenmp and -lm. Exits non-zero on any failure, naming the failing step.
 # CLANG defaults to clang++-22 for a .cpp test (its RUN lines' %clang++), clang-22 otherwise.
+# UMBRA_DRIVER_FLAGS, when set, holds options of the driver (shell words, e.g.
+# "--truncate-all=64to32"); the plugin reads its own from UMBRA_OPTIONS.
 # ENZYME_FILECHECK, when set, holds the arguments of FileCheck where the RUN line pipes the
 # program's output there (e.g. "SRC --check-prefix=X"): the output of each run is checked.
 set -euo pipefail
@@ -49,7 +51,8 @@ step() {
 case "$MODE" in
   driver)
     step "compile to bitcode" "$CLANG" "${CFLAGS[@]}" -c -emit-llvm "$SRC" -o "$BASE.bc"
-    step "umbra" "$UMBRA_BIN" "$BASE.bc" -o "$BASE.o"
+    eval "DRIVER_FLAGS=(${UMBRA_DRIVER_FLAGS:-})"
+    step "umbra" "$UMBRA_BIN" "$BASE.bc" ${DRIVER_FLAGS[@]+"${DRIVER_FLAGS[@]}"} -o "$BASE.o"
     step "link" "$CLANG" -fopenmp "$BASE.o" -lm -o "$EXE"
     ;;
   plugin)

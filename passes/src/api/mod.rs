@@ -20,6 +20,7 @@ pub mod shadow_context;
 pub mod shadow_sets;
 mod split;
 pub mod todense;
+pub mod truncate;
 pub mod virtual_reverse;
 
 pub use crate::vocab::Mode;

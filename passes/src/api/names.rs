@@ -72,6 +72,21 @@ pub enum ApiName {
     Unknown,
     /// Enzyme's run-time access to global shadows (`super::shadow_context`).
     GlobalShadows(ShadowFn),
+    /// Enzyme's floating-point truncation (`super::truncate`).
+    Truncate(TruncateFn),
+}
+
+/// Enzyme's floating-point truncation entry points (`super::truncate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TruncateFn {
+    /// `__enzyme_truncate_mem_func(f, FROM, TO)`.
+    MemFunc,
+    /// `__enzyme_truncate_op_func(f, FROM, TO)`.
+    OpFunc,
+    /// `__enzyme_truncate_mem_value(x, FROM, TO)`.
+    MemValue,
+    /// `__enzyme_expand_mem_value(x, FROM, TO)`.
+    ExpandValue,
 }
 
 /// The entry points by name. A name containing several of them means the longest (most
@@ -106,11 +121,25 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
         "__enzyme_zero_shadows",
         Entry::GlobalShadows(ShadowFn::ZeroShadows),
     ),
-    ("__enzyme_truncate_mem_func", Entry::None),
-    ("__enzyme_truncate_op_func", Entry::None),
-    ("__enzyme_truncate_mem_value", Entry::None),
+    // Floating-point truncation (`truncate/`). Enzyme's pass has no `__enzyme_truncate_op_value`
+    // (op mode keeps values in their format), so it stays an unknown entry point.
+    (
+        "__enzyme_truncate_mem_func",
+        Entry::Truncate(TruncateFn::MemFunc),
+    ),
+    (
+        "__enzyme_truncate_op_func",
+        Entry::Truncate(TruncateFn::OpFunc),
+    ),
+    (
+        "__enzyme_truncate_mem_value",
+        Entry::Truncate(TruncateFn::MemValue),
+    ),
     ("__enzyme_truncate_op_value", Entry::None),
-    ("__enzyme_expand_mem_value", Entry::None),
+    (
+        "__enzyme_expand_mem_value",
+        Entry::Truncate(TruncateFn::ExpandValue),
+    ),
     ("__enzyme_float", Entry::None),
     ("__enzyme_double", Entry::None),
     ("__enzyme_integer", Entry::None),
@@ -129,6 +158,8 @@ enum Entry {
     View,
     /// Global shadows' functions.
     GlobalShadows(ShadowFn),
+    /// Floating-point truncation.
+    Truncate(TruncateFn),
     /// Enzyme's, not implemented by Umbra.
     None,
 }
@@ -153,6 +184,7 @@ pub fn classify(name: &str) -> Option<ApiName> {
         Some((_, Entry::VirtualReverse)) => ApiName::VirtualReverse,
         Some((_, Entry::View)) => ApiName::View,
         Some((_, Entry::GlobalShadows(f))) => ApiName::GlobalShadows(*f),
+        Some((_, Entry::Truncate(f))) => ApiName::Truncate(*f),
         Some((entry, Entry::None)) => ApiName::Unsupported(entry),
         None => ApiName::Unknown,
     })
@@ -296,6 +328,14 @@ mod tests {
         );
         assert_eq!(classify("__umbra_jacobian"), Some(ApiName::Unknown));
         assert_eq!(classify("__enzyme_batch"), Some(ApiName::Batch));
+        assert_eq!(
+            classify("_Z28__enzyme_truncate_mem_func_2z"),
+            Some(ApiName::Truncate(TruncateFn::MemFunc))
+        );
+        assert_eq!(
+            classify("__enzyme_truncate_op_func"),
+            Some(ApiName::Truncate(TruncateFn::OpFunc))
+        );
         assert_eq!(classify("__enzyme_iter"), Some(ApiName::Iter));
         assert_eq!(classify("_Z13__enzyme_iteryy"), Some(ApiName::Iter));
         assert_eq!(
