@@ -9,6 +9,7 @@
 //! no definition at link time.
 
 pub mod batch;
+pub mod call_inactive;
 pub mod dispatch;
 pub mod global_shadows;
 pub mod iter;
@@ -20,6 +21,7 @@ pub mod shadow_context;
 pub mod shadow_sets;
 mod split;
 pub mod todense;
+pub mod type_hints;
 pub mod virtual_reverse;
 
 pub use crate::vocab::Mode;

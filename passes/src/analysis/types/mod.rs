@@ -18,6 +18,7 @@ pub mod byte_cover;
 pub mod bytes;
 pub mod debug;
 mod gep;
+pub mod hints;
 mod queries;
 pub mod requests;
 pub mod scope;
@@ -27,6 +28,7 @@ mod transfer;
 pub mod tree;
 
 pub use gep::length_multiplier;
+pub use hints::{check as check_hints, Hint, HINT_PREFIX};
 pub use queries::{
     check_no_float_bits, describe, float_bits, returned_float_bits, TypeInfo, TypeResults,
 };
