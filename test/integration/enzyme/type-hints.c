@@ -11,12 +11,13 @@
 // RUN: not %umbra %t.nohint0.bc -o %t.nohint0.o 2>&1 | FileCheck %s --check-prefix=REFUSED
 // RUN: %clang -DNO_HINTS -O2 -g -I %testinc -c -emit-llvm %s -o %t.nohint2.bc
 // RUN: not %umbra %t.nohint2.bc -o %t.nohint2.o 2>&1 | FileCheck %s --check-prefix=REFUSED
-// Enzyme's type hints __enzyme_double(p, n), __enzyme_float(p, n), __enzyme_integer(p, n) (and
-// __enzyme_pointer): the n bytes at p hold that type. Values go through byte buffers at offsets
-// kept elsewhere, and a helper copies a whole buffer: no access anywhere says what its bytes
-// are, so reverse mode could not tell where the adjoints go ("cannot tell what type of data this
-// call moves"; the hints were refused as unsupported entry points before). With the hints, the
-// gradient matches central finite differences.
+// Enzyme's type hints __enzyme_double(p, n), __enzyme_float(p, n), __enzyme_integer(p, n) and
+// __enzyme_pointer(p, n): the n bytes at p hold that type. Values (doubles, floats, pointers
+// into x) go through byte buffers at offsets kept elsewhere, and a helper copies a whole buffer:
+// no access anywhere says what its bytes are, so reverse mode could not tell where the adjoints
+// (and the pointers' shadows) go ("cannot tell what type of data this call moves"; the hints were
+// refused as unsupported entry points before). With the hints, the gradient matches central
+// finite differences.
 #include "fdcheck.h"
 
 extern int enzyme_dup, enzyme_const;
@@ -24,6 +25,7 @@ void __enzyme_autodiff(void *, ...);
 void __enzyme_double(void *, unsigned long);
 void __enzyme_float(void *, unsigned long);
 void __enzyme_integer(void *, unsigned long);
+void __enzyme_pointer(void *, unsigned long);
 
 typedef struct { char bytes[64]; } Blob;
 typedef struct { long head, tail; } Cursor;
@@ -43,12 +45,13 @@ __attribute__((noinline)) void move_all(Blob *to, const Blob *from) {
 
 void loss(const double *x, const float *w, double *out) {
   Blob *q = malloc(sizeof(Blob)), *r = malloc(sizeof(Blob));
-  Blob fq, fr;
-  Cursor cq = {0, 0}, cr = {0, 0}, fc = {0, 0}, fd = {0, 0};
+  Blob fq, fr, pq, pr;
+  Cursor cq = {0, 0}, cr = {0, 0}, fc = {0, 0}, fd = {0, 0}, pc = {0, 0}, pd = {0, 0};
 #ifndef NO_HINTS
   __enzyme_double(q, sizeof *q);
   __enzyme_float(&fq, sizeof fq);
   __enzyme_integer(&cq, sizeof cq);
+  __enzyme_pointer(&pq, sizeof pq);
 #endif
   push(q, &cq, x, 3 * sizeof(double));
   move_all(r, q);
@@ -58,7 +61,12 @@ void loss(const double *x, const float *w, double *out) {
   move_all(&fr, &fq);
   float v[2];
   pop(&fr, &fd, v, sizeof v);
-  *out = y[0] * y[1] + sin(y[2]) * v[0] + (double)v[1] * v[1] * y[0];
+  // Pointers into x, moved as bytes too: their shadows must follow them.
+  const double *p0 = x + 2, *p1;
+  push(&pq, &pc, &p0, sizeof p0);
+  move_all(&pr, &pq);
+  pop(&pr, &pd, &p1, sizeof p1);
+  *out = y[0] * y[1] + sin(y[2]) * v[0] + (double)v[1] * v[1] * y[0] + exp(*p1) * x[1];
   free(q);
   free(r);
 }
