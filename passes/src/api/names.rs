@@ -135,7 +135,9 @@ enum Entry {
     View,
     /// Global shadows' functions.
     GlobalShadows(ShadowFn),
+    /// A call in the primal only.
     CallInactive,
+    /// A type hint.
     TypeHint(Hint),
     /// Enzyme's, not implemented by Umbra.
     None,
