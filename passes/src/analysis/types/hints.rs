@@ -120,9 +120,14 @@ pub fn check(info: TypeInfo, m: Module) -> Result<()> {
         }
         let p = call.call_args()[0];
         if !(p.is_instruction() || p.is_argument()) {
+            // A global, or a constant address inside one.
+            let global = crate::analysis::objects::underlying_objects(p)
+                .into_iter()
+                .find(|g| g.is_global_variable())
+                .map_or_else(|| crate::diag::short(p), |g| format!("@{}", g.name()));
             return Err(Error::user_at(
                 call,
-                format!("'{name}' on a global's memory ('{}'): Umbra types a global by its declared type only; declare it with the type the hint names", crate::diag::short(p)),
+                format!("'{name}' on a global's memory ('{global}'): Umbra types a global by its declared type only; declare it with the type the hint names"),
             ));
         }
         if !info.converged {
