@@ -102,6 +102,10 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     checkpoint::lower_calls(module)?;
     // Shadows of function pointers are the pointers themselves: no request needs to see these.
     api::virtual_reverse::lower(module)?;
+    // Calls run in the primal only, and the user's type hints: calls the rules make inactive,
+    // until every request is lowered.
+    api::call_inactive::lower(module)?;
+    api::type_hints::lower(module)?;
     preprocess::canonicalize_request_holders(module)?;
     let requests = api::find_requests(module)?;
     // Misuse is reported at the user's call, before derived copies of it exist.
@@ -112,6 +116,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
         // Loops marked for checkpointing stay plain loops.
         checkpoint::marks::strip_markers(module)?;
         api::iter::finish(module)?;
+        api::call_inactive::finish(module);
+        api::type_hints::finish(module);
         // A program's other objects may call `umbra_release_tapes` too.
         tape::pool::define(module);
         // Views of sparse storage mean the same without requests (the derivative code that
@@ -222,6 +228,8 @@ pub fn differentiate_module(module: Module, opts: &Options) -> Result<Summary> {
     api::lower::remove_request_declarations(module);
     api::global_shadows::unlink_inactive_registrations(module);
     api::iter::finish(module)?;
+    api::call_inactive::finish(module);
+    api::type_hints::finish(module);
     tape::pool::define(module);
     // After every request: the derivative code reads and writes through the views' shadows.
     let views = api::todense::lower(module)?;

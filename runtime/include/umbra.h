@@ -131,9 +131,12 @@
  *   template <typename R, typename... T> R __enzyme_autodiff(void *, T...);
  *   double dx = __enzyme_autodiff<double>((void *)f, enzyme_out, x);
  *
- * Calls to other functions whose names contain `__enzyme_` or `__umbra_` (Enzyme's
- * __enzyme_todense, __enzyme_fwdsplit, ...) and markers other than the above (enzyme_noret,
- * ...) are errors naming them: Umbra does not implement them yet.
+ * Enzyme's __enzyme_call_inactive(fn, args...) (fn(args...) in the primal only) and type hints
+ * __enzyme_double(p, n), __enzyme_float, __enzyme_integer, __enzyme_pointer (the n bytes at p
+ * hold that type; n a constant) work as in Enzyme (docs/guide/modes.md). Calls to other
+ * functions whose names contain `__enzyme_` or `__umbra_` (Enzyme's __enzyme_fwdsplit, ...)
+ * and markers other than the above (enzyme_noret, ...) are errors naming them: Umbra does not
+ * implement them yet.
  *
  * ----------------------------------------------------------------------------------------------
  * User rules

@@ -26,6 +26,8 @@ pub fn lower_request(
             session.report.extend(lines);
         }
         view = crate::analysis::types::check_request(session.types(), m, req.call, &name);
+        // The user's type hints (`__enzyme_double`, ...) hold, or the request goes no further.
+        crate::analysis::types::check_hints(session.types(), m)?;
     }
     let lowered = match req.mode {
         _ if req.split.is_some() => split::lower_split(session, req),

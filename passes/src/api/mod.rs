@@ -9,6 +9,7 @@
 //! no definition at link time.
 
 pub mod batch;
+pub mod call_inactive;
 pub mod dispatch;
 pub mod global_shadows;
 pub mod iter;
@@ -21,6 +22,7 @@ pub mod shadow_sets;
 mod split;
 pub mod todense;
 pub mod truncate;
+pub mod type_hints;
 pub mod virtual_reverse;
 
 pub use crate::vocab::Mode;

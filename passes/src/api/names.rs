@@ -8,6 +8,7 @@
 //! Any other function whose name contains `__enzyme_` or `__umbra_` is an API Umbra does not
 //! implement; calling one is an error rather than an undefined reference at link time.
 
+use crate::analysis::types::Hint;
 use crate::vocab::Mode;
 
 /// Which part of a split-mode gradient a request asks for: Enzyme's `__enzyme_augmentsize`
@@ -74,6 +75,11 @@ pub enum ApiName {
     GlobalShadows(ShadowFn),
     /// Enzyme's floating-point truncation (`super::truncate`).
     Truncate(TruncateFn),
+    /// `__enzyme_call_inactive`: a call run in the primal only (`super::call_inactive`).
+    CallInactive,
+    /// `__enzyme_float`, `__enzyme_double`, `__enzyme_integer`, `__enzyme_pointer`: what
+    /// memory holds (`super::type_hints`).
+    TypeHint(Hint),
 }
 
 /// Enzyme's floating-point truncation entry points (`super::truncate`).
@@ -113,7 +119,7 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
     ("__enzyme_post_sparse_todense", Entry::View),
     ("__enzyme_virtualreverse", Entry::VirtualReverse),
     ("__enzyme_iter", Entry::Iter),
-    ("__enzyme_call_inactive", Entry::None),
+    ("__enzyme_call_inactive", Entry::CallInactive),
     // Enzyme's run-time context of global shadows (global_shadow_*.c).
     ("__enzyme_context", Entry::GlobalShadows(ShadowFn::Context)),
     ("__enzyme_shadow", Entry::GlobalShadows(ShadowFn::Shadow)),
@@ -140,10 +146,10 @@ const ENTRY_POINTS: &[(&str, Entry)] = &[
         "__enzyme_expand_mem_value",
         Entry::Truncate(TruncateFn::ExpandValue),
     ),
-    ("__enzyme_float", Entry::None),
-    ("__enzyme_double", Entry::None),
-    ("__enzyme_integer", Entry::None),
-    ("__enzyme_pointer", Entry::None),
+    ("__enzyme_float", Entry::TypeHint(Hint::Float)),
+    ("__enzyme_double", Entry::TypeHint(Hint::Double)),
+    ("__enzyme_integer", Entry::TypeHint(Hint::Integer)),
+    ("__enzyme_pointer", Entry::TypeHint(Hint::Pointer)),
 ];
 
 /// What an entry point is to Umbra.
@@ -160,6 +166,10 @@ enum Entry {
     GlobalShadows(ShadowFn),
     /// Floating-point truncation.
     Truncate(TruncateFn),
+    /// A call in the primal only.
+    CallInactive,
+    /// A type hint.
+    TypeHint(Hint),
     /// Enzyme's, not implemented by Umbra.
     None,
 }
@@ -185,6 +195,8 @@ pub fn classify(name: &str) -> Option<ApiName> {
         Some((_, Entry::View)) => ApiName::View,
         Some((_, Entry::GlobalShadows(f))) => ApiName::GlobalShadows(*f),
         Some((_, Entry::Truncate(f))) => ApiName::Truncate(*f),
+        Some((_, Entry::CallInactive)) => ApiName::CallInactive,
+        Some((_, Entry::TypeHint(h))) => ApiName::TypeHint(*h),
         Some((entry, Entry::None)) => ApiName::Unsupported(entry),
         None => ApiName::Unknown,
     })
@@ -337,6 +349,18 @@ mod tests {
             Some(ApiName::Truncate(TruncateFn::OpFunc))
         );
         assert_eq!(classify("__enzyme_iter"), Some(ApiName::Iter));
+        assert_eq!(
+            classify("_Z22__enzyme_call_inactivePvz"),
+            Some(ApiName::CallInactive)
+        );
+        assert_eq!(
+            classify("__enzyme_double"),
+            Some(ApiName::TypeHint(Hint::Double))
+        );
+        assert_eq!(
+            classify("_Z16__enzyme_integerPvm"),
+            Some(ApiName::TypeHint(Hint::Integer))
+        );
         assert_eq!(classify("_Z13__enzyme_iteryy"), Some(ApiName::Iter));
         assert_eq!(
             classify("_Z14__enzyme_batchIJdEEvPvDpT_"),

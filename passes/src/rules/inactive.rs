@@ -24,6 +24,14 @@ pub const CHECK_PREFIX: &str = "umbra.check.";
 /// again.
 pub const INDEX_PREFIX: &str = "umbra.index.";
 
+/// The name prefix of the wrappers of `__enzyme_call_inactive` calls ([`crate::api`]): their
+/// calls run in the primal only.
+pub const CALL_INACTIVE_PREFIX: &str = "umbra.call_inactive.";
+
+/// The name prefix of the user's lowered type hints (`__enzyme_double`, ...): facts for the type
+/// analysis ([`crate::analysis::types::hints`]), no derivative.
+pub use crate::analysis::types::HINT_PREFIX;
+
 macro_rules! inactive {
     ($effects:expr; $($name:literal),* $(,)?) => {
         &[$(Rule {

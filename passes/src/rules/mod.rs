@@ -194,6 +194,8 @@ pub fn classify(call: Val, rules: &user::UserRules) -> Callee {
         || name.starts_with(inactive::BOOKKEEPING_PREFIX)
         || name.starts_with(inactive::CHECK_PREFIX)
         || name.starts_with(inactive::INDEX_PREFIX)
+        || name.starts_with(inactive::CALL_INACTIVE_PREFIX)
+        || name.starts_with(inactive::HINT_PREFIX)
     {
         return Callee::Inactive;
     }

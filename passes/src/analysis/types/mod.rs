@@ -8,7 +8,8 @@
 //! casts, integer extensions, truncations and shifts by whole bytes (packed values), calls
 //! (arguments and returns, specialised per call site where callers conflict), derivative
 //! requests (the caller's memory types the function's pointer parameters: [`requests`]),
-//! returns and memory. Byte-wise copies ([`bytes`]) make their two sides hold the same data.
+//! returns and memory. The user's type hints (`__enzyme_double(p, n)`, ...) are facts about the
+//! memory they name, and a hint the answers contradict is refused ([`hints`]). Byte-wise copies ([`bytes`]) make their two sides hold the same data.
 //!
 //! Floats win over integers ([`Kind::join`]): bytes that some access reads as a float are float
 //! data even where another reads them as an integer (a `double` memcpy'd into a `uint64_t`, a
@@ -18,6 +19,7 @@ pub mod byte_cover;
 pub mod bytes;
 pub mod debug;
 mod gep;
+pub mod hints;
 mod queries;
 pub mod requests;
 pub mod scope;
@@ -27,6 +29,7 @@ mod transfer;
 pub mod tree;
 
 pub use gep::length_multiplier;
+pub use hints::{check as check_hints, Hint, HINT_PREFIX};
 pub use queries::{
     check_no_float_bits, describe, float_bits, returned_float_bits, TypeInfo, TypeResults,
 };

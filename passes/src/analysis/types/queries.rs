@@ -6,7 +6,7 @@
 use super::seeds::{float_ty, type_tree, RequestSite};
 use super::tree::{FloatKind, Kind, Tree};
 use crate::ir::{Module, Ty, TyKind, Val};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// What the analysis found: a tree for each value seen, per type context. A context is one
 /// copy of a function's analysis: context 0 for every function, and one more per call site of
@@ -29,6 +29,8 @@ pub struct TypeResults {
     pub(super) requests: HashMap<Val, RequestSite>,
     /// False when the fixed point was cut off: every answer is then only a lower bound.
     pub(super) converged: bool,
+    /// The user's type hints seen, by (context, call) ([`super::hints`]).
+    pub(super) hints: HashSet<(u32, Val)>,
 }
 
 impl TypeResults {
@@ -126,6 +128,13 @@ impl<'a> TypeInfo<'a> {
         });
         let first = values.next()??;
         values.all(|v| v == Some(first)).then_some(first)
+    }
+
+    /// The type hints the analysis saw, by (context, call), in a stable order.
+    pub(super) fn hint_sites(&self) -> Vec<(u32, Val)> {
+        let mut out: Vec<(u32, Val)> = self.r.hints.iter().copied().collect();
+        out.sort_by_key(|&(k, c)| (k, crate::diag::Location::of_instruction(c).to_string()));
+        out
     }
 
     /// How many contexts `f` is analysed in.

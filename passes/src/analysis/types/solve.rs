@@ -134,6 +134,7 @@ fn fixed_point(
             sites: HashMap::new(),
             requests,
             converged: false,
+            hints: HashSet::new(),
         },
         changed: false,
         seed,

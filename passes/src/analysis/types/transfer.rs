@@ -285,6 +285,15 @@ impl Analysis {
             }
             return;
         }
+        // The user's hint about the memory at its pointer ([`super::hints`]), checked once the
+        // analysis is done.
+        if let Some((h, size)) = super::hints::read(c) {
+            self.info.hints.insert((self.ctx, c));
+            if let (Some(size), Some(&p)) = (size, args.first()) {
+                self.add_pointee(p, super::hints::pointee(h, size));
+            }
+            return;
+        }
         let seed = (self.seed)(c);
         if seed == CallSeed::Copy && args.len() >= 3 {
             // The copied bytes are the same data on both sides.

@@ -48,6 +48,19 @@ impl Val {
             }
         }
     }
+    /// Sets the enum attribute `name` with integer `value` on function `self` (`memory` with
+    /// its effect bits, two per location: argument memory first, `1` reads, `2` writes).
+    pub fn set_fn_attr_value(self, name: &str, value: u64) {
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            if kind == 0 {
+                return;
+            }
+            let ctx = c::LLVMGetTypeContext(c::LLVMTypeOf(self.0));
+            let a = c::LLVMCreateEnumAttribute(ctx, kind, value);
+            c::LLVMAddAttributeAtIndex(self.0, FUNCTION_INDEX, a);
+        }
+    }
     /// Copies the string attributes `keys` (`target-cpu`, ...) of function `from` to `self`.
     pub fn copy_string_fn_attrs(self, from: Val, keys: &[&str]) {
         for key in keys {
