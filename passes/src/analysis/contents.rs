@@ -346,6 +346,12 @@ pub fn layout_from_types(info: TypeInfo, m: Module, copy: Val) -> Result<Pointer
             "cannot tell what type of data this call moves (no access to the same memory in this function or, through arguments and returns, anywhere else); reverse mode needs it to add adjoints",
         ));
     }
+    if let Some((from, to)) = untyped_bytes(&known, stride) {
+        return Err(Error::at(
+            copy,
+            format!("cannot tell what type of data bytes {from}..{to} of what this call moves hold (the type analysis knows only {t} about it, and that many bytes are no padding); reverse mode needs it to add adjoints (copy with typed loads, or say what the memory holds with __enzyme_double(p, n), __enzyme_float or __enzyme_integer)"),
+        ));
+    }
     let pointers: Vec<u64> = known
         .iter()
         .filter(|&(_, &k)| k == Kind::Pointer)
@@ -374,6 +380,36 @@ pub fn layout_from_types(info: TypeInfo, m: Module, copy: Val) -> Result<Pointer
         pointers,
         floats: fl,
     })
+}
+
+/// The first run of bytes in `[0, stride)` that no known scalar of `known` (offset → kind of its
+/// first byte) can cover and that is too long to be padding or a field nothing reads: 8 bytes
+/// or more before the first scalar, or 16 bytes or more past a scalar's largest possible end
+/// (an integer's width is not recorded, so it may reach 16 bytes, `i128`) up to the next scalar
+/// or the end. A copy must not take such bytes as holding no floats: they may hold anything,
+/// written where the analysis could not follow (byte copies at a variable offset into a `char`
+/// buffer). Shorter runs are padding, or a field no access anywhere in the module reads (an
+/// index of an Eigen block the program never asks for), whose bytes then carry no derivative a
+/// typed access could see.
+fn untyped_bytes(known: &std::collections::BTreeMap<u64, Kind>, stride: u64) -> Option<(u64, u64)> {
+    let first = *known.keys().next()?;
+    if first >= 8 {
+        return Some((0, first.min(stride)));
+    }
+    let mut entries = known.iter().peekable();
+    while let Some((&o, &k)) = entries.next() {
+        let widest = match k {
+            Kind::Float(f) | Kind::FloatTail(f) => f.size(),
+            Kind::Pointer => 8,
+            Kind::Integer | Kind::Anything | Kind::Conflict => 16,
+        };
+        let next = entries.peek().map_or(stride, |(&n, _)| n).min(stride);
+        let end = o + widest;
+        if next >= end + 16 {
+            return Some((end, next));
+        }
+    }
+    None
 }
 
 /// For a byte copy of a length known only at run time: the bytes from the start of what both
@@ -794,4 +830,41 @@ pub fn tbaa_struct_layout(m: Module, copy: Val) -> Option<Option<PointerLayout>>
         pointers,
         floats,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::untyped_bytes;
+    use crate::analysis::types::{FloatKind, Kind};
+    use std::collections::BTreeMap;
+
+    fn known(entries: &[(u64, Kind)]) -> BTreeMap<u64, Kind> {
+        entries.iter().copied().collect()
+    }
+
+    #[test]
+    fn unknown_runs_too_long_for_padding_are_found() {
+        use Kind::*;
+        // A byte queue {char data[64]; long head, tail}, and with the indices first.
+        assert_eq!(
+            untyped_bytes(&known(&[(64, Integer), (72, Integer)]), 80),
+            Some((0, 64))
+        );
+        assert_eq!(
+            untyped_bytes(&known(&[(0, Integer), (8, Integer)]), 80),
+            Some((24, 80))
+        );
+        // Padding, and a field nothing reads (an Eigen block's index between two pointers).
+        let d = Float(FloatKind::Double);
+        assert_eq!(untyped_bytes(&known(&[(0, d), (8, Integer)]), 16), None);
+        let eigen = [
+            (0, Pointer),
+            (16, Pointer),
+            (24, Integer),
+            (32, Integer),
+            (40, Integer),
+        ];
+        assert_eq!(untyped_bytes(&known(&eigen), 48), None);
+        assert_eq!(untyped_bytes(&known(&[]), 48), None);
+    }
 }
