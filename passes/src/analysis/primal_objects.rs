@@ -28,8 +28,9 @@
 //! An address turned into an integer is followed to the pointers made back from it
 //! (`inttoptr`); stored as that integer into memory with a shadow, it keeps the object active,
 //! since the pointer loaded back from there needs the object's shadow. Anything else (the
-//! address stored into other memory with a shadow, returned) keeps the object active. The answer shrinks as the activity set grows, so the fixed point
-//! stays monotone: an object first found primal-only is asked again each round.
+//! address stored into other memory with a shadow, returned) keeps the object active. The
+//! answer shrinks as the activity set grows, so the fixed point stays monotone: an object first
+//! found primal-only is asked again each round.
 //!
 //! What the object's contents are does not matter: a local `double` that only a
 //! primal-only call writes (`stream >> d`, the value parsed from characters) holds no derivative,
