@@ -2,6 +2,11 @@
 //! traffic of `-O0` code into SSA values, so the derivative of a local is an SSA tangent instead
 //! of a store/load pair through shadow memory.
 //!
+//! A pointer loaded as an integer and cast back (`inttoptr (load i64, ptr q)`, as InstCombine
+//! leaves libstdc++'s `std::tuple<std::string&&>` read in `std::map::operator[]`) becomes a
+//! pointer load ([`pointers_loaded_as_integers`]), whose shadow is loaded from the shadow of
+//! `q` like any other pointer's.
+//!
 //! Indirect calls through vtables and tables of functions become calls of dispatchers
 //! ([`crate::devirt`]).
 //!
@@ -140,6 +145,7 @@ pub(crate) fn canonicalize(f: Val) -> Result<()> {
         PIPELINE.to_string()
     };
     let result = run_function_passes(f, &pipeline);
+    pointers_loaded_as_integers(f);
     if had_optnone {
         f.set_fn_attr("optnone", true);
     }
@@ -162,4 +168,103 @@ fn turn_off_fake_stack(f: Val) -> bool {
         }
     }
     any
+}
+
+/// Rewrites `%p = inttoptr (load i64, ptr %q)` into `%p = load ptr, ptr %q` in `f`, the new
+/// load placed at the integer load (so it reads the same memory at the same point). Both read
+/// the same 8 bytes; as a pointer load, its shadow is the pointer stored in the shadow of `q`,
+/// where the engine stores the shadow of every pointer it stores (an integer made from a
+/// pointer otherwise has no shadow Umbra can find, and such a pointer is refused where a
+/// derivative flows through it). The integer load stays for its other users. Volatile and
+/// atomic loads, vectors and other widths are left alone.
+fn pointers_loaded_as_integers(f: Val) {
+    use crate::ir::{Builder, Opcode, Ty};
+    let m = f.module();
+    let ptr = Ty::ptr(m.context());
+    let casts: Vec<Val> = f
+        .blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .filter(|i| i.opcode() == Opcode::LLVMIntToPtr && i.ty() == ptr)
+        .filter(|i| {
+            let ld = i.operand(0);
+            ld.is_instruction()
+                && ld.opcode() == Opcode::LLVMLoad
+                && ld.ty() == Ty::int(m.context(), 64)
+                && !ld.is_volatile()
+                && !ld.is_atomic_access()
+        })
+        .collect();
+    let mut b = Builder::new(m);
+    for cast in casts {
+        let ld = cast.operand(0);
+        let Some(next) = ld.next_instruction() else {
+            continue;
+        };
+        b.position_before(next);
+        let p = b.load(ptr, ld.operand(0), ld.alignment());
+        p.copy_debug_location(ld);
+        cast.replace_all_uses_with(p);
+        cast.erase();
+        if ld.users().is_empty() {
+            ld.erase();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pointers_loaded_as_integers;
+    use crate::ir::{parse_test_module, Module};
+    use inkwell::context::Context;
+
+    /// `f` after the rewrite, as text.
+    fn rewritten(body: &str) -> String {
+        let ctx = Context::create();
+        let ir = format!("define ptr @f(ptr %q) {{\n{body}\n}}");
+        let module = parse_test_module(&ctx, &ir);
+        let m = Module(module.as_mut_ptr());
+        let f = m.function("f").expect("f");
+        pointers_loaded_as_integers(f);
+        f.print()
+    }
+
+    #[test]
+    fn a_pointer_loaded_as_an_integer_is_loaded_as_a_pointer() {
+        let out = rewritten(
+            "  %i = load i64, ptr %q, align 8\n  %p = inttoptr i64 %i to ptr\n  ret ptr %p",
+        );
+        assert!(out.contains("load ptr, ptr %q, align 8"), "{out}");
+        assert!(!out.contains("inttoptr"), "{out}");
+        assert!(
+            !out.contains("load i64"),
+            "the integer load had no other user: {out}"
+        );
+    }
+
+    #[test]
+    fn the_integer_load_stays_for_its_other_users_and_reads_at_the_same_point() {
+        // The pointer load goes where the integer load is, before the store that follows it.
+        let out = rewritten(
+            "  %i = load i64, ptr %q, align 8\n  store i64 0, ptr %q, align 8\n  \
+             %p = inttoptr i64 %i to ptr\n  %k = getelementptr i8, ptr %p, i64 %i\n  ret ptr %k",
+        );
+        let (ld, st) = (
+            out.find("load ptr").expect(&out),
+            out.find("store i64").expect(&out),
+        );
+        assert!(ld < st, "{out}");
+        assert!(out.contains("load i64"), "{out}");
+    }
+
+    #[test]
+    fn volatile_atomic_and_narrow_loads_are_left_alone() {
+        for body in [
+            "  %i = load volatile i64, ptr %q, align 8\n  %p = inttoptr i64 %i to ptr\n  ret ptr %p",
+            "  %i = load atomic i64, ptr %q acquire, align 8\n  %p = inttoptr i64 %i to ptr\n  ret ptr %p",
+            "  %i = load i32, ptr %q, align 4\n  %p = inttoptr i32 %i to ptr\n  ret ptr %p",
+        ] {
+            assert!(rewritten(body).contains("inttoptr"), "{body}");
+        }
+    }
 }
