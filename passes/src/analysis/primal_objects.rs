@@ -142,9 +142,13 @@ fn walk(object: Val, facts: &Facts) -> Walk {
                     }
                     match (facts.callee)(u) {
                         Callee::Inactive => {}
-                        // An allocator may store the fresh block, which has a shadow, through
-                        // the pointer it is given (`posix_memalign(&p, ...)`).
-                        Callee::Rule(r) if r.effects.allocates => return Walk::Active,
+                        // An allocator that returns no pointer stores the fresh block, which
+                        // has a shadow, through the pointer it is given (`posix_memalign(&p,
+                        // ...)`); one that returns the block (`std::string::_M_create` on a
+                        // string stream's buffer) is followed as its result below.
+                        Callee::Rule(r) if r.effects.allocates && !u.ty().is_ptr() => {
+                            return Walk::Active
+                        }
                         Callee::Rule(_) | Callee::Unknown => {
                             if (0..args.len()).any(|k| (facts.arg_carries)(u, k, args[k])) {
                                 return Walk::Active;
@@ -308,6 +312,35 @@ mod tests {
                 "%{v} must be active: {names:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_library_object_whose_buffer_an_allocator_returns_is_inactive() {
+        // A string stream's string: its buffer from `std::string::_M_create`, an allocation
+        // rule that returns the block (unlike `posix_memalign`, it stores none through its
+        // arguments), stored into the object itself.
+        let create = crate::rules::all()
+            .find(|r| {
+                r.name
+                    .ends_with("basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm")
+            })
+            .expect("the rule")
+            .name;
+        let ir = format!(
+            "declare ptr @{create}(ptr, ptr, i64)
+             define double @f(double %x) {{
+  %s = alloca [4 x i64]
+  %cap = alloca i64
+               %buf = getelementptr i8, ptr %s, i64 16
+  store ptr %buf, ptr %s
+               store i64 40, ptr %cap
+  %h = call ptr @{create}(ptr %s, ptr %cap, i64 0)
+               store ptr %h, ptr %s
+  %y = fmul double %x, %x
+  ret double %y
+}}"
+        );
+        assert_eq!(active_names(&ir), vec!["y".to_string()]);
     }
 
     #[test]

@@ -56,6 +56,7 @@ pub mod reference;
 mod rule;
 pub mod sort;
 pub mod streams;
+pub mod strings;
 pub mod user;
 pub mod vector;
 
@@ -95,6 +96,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(outputs::RULES)
         .chain(memory::RULES)
         .chain(alloc::RULES)
+        .chain(strings::RULES)
         .chain(allocation_like::RULES)
         .chain(sort::RULES)
         .chain(rbtree::RULES)
@@ -219,6 +221,11 @@ pub fn classify(call: Val, rules: &user::UserRules) -> Callee {
     // The tape's chunk pool is an allocator to every request (its body, emitted after them
     // all, may already be there when a module is differentiated a second time).
     if !f.is_declaration() && !name.starts_with(crate::tape::pool::PREFIX) {
+        // Library templates the module instantiates but whose extern siblings run in the
+        // primal only (a `std::string` constructor at -O0 under C++14 and later).
+        if strings::DEFINED_PRIMAL_ONLY.contains(&name.as_str()) {
+            return Callee::Inactive;
+        }
         return Callee::Defined(f);
     }
     if let Some(r) = lookup(&name) {

@@ -94,8 +94,9 @@ pub static PRIMAL_ONLY: &[Rule] = primal_only![
     "_ZNSaIwEC1Ev", "_ZNSaIwED1Ev",
     // `std::string` (`char`): whole-object construction and destruction, as -O0 calls them.
     // Not its buffer management (`_M_create`, `_M_assign`, ...), which optimised code calls
-    // from inlined members that would also run on the string's shadow, which these calls leave
-    // unconstructed: a call without a rule stays a compile-time error there.
+    // from inlined members that also run on the string's shadow, which these calls leave
+    // unconstructed: `_M_create` allocates (`super::strings`), the rest have no rule and stay
+    // a compile-time error there. The C++14 constructor template: `super::strings`.
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1EPKcRKS3_",
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC2EPKcRKS3_",
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC1ERKS4_",

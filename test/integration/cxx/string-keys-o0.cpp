@@ -11,9 +11,9 @@
 // (issue 29, Enzyme's ReverseMode/map.cpp): at -O0 libstdc++ keeps std::string's move
 // constructor (the key moved into its node), size() and compare() (keys compared with ==)
 // out of line. They run in the primal only, like the string's other -O0 members: the node's
-// shadow key stays zero, and nothing is done to it. C++11, as map.cpp: under C++17 the
-// constructor from a pointer is a template defined in the module, whose body reaches the
-// string's buffer management (an error naming it). Both modes against finite differences.
+// shadow key stays zero, and nothing is done to it. C++11, as map.cpp (C++17, where the
+// constructor from a pointer is a template defined in the module: long-string-keys.cpp).
+// Both modes against finite differences.
 #include "fdcheck.h"
 #include "umbra.h"
 #include <string>
