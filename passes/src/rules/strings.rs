@@ -1,4 +1,4 @@
-//! `std::string`'s (libstdc++, `char` and `wchar_t`) buffer allocation, and its constructors
+//! `std::string`'s (libstdc++, `char`) buffer allocation, and its constructors
 //! that `-O0` instantiates in the module: what lets a string live in memory with a shadow (a
 //! key in a map node, a name in a struct of doubles) at every optimisation level.
 //!
@@ -29,38 +29,25 @@ use super::rule::{Area, Effects, Reverse, Rule, RuleKind};
 use crate::diag::Result;
 use crate::ir::{Ty, Val};
 
-/// `_M_create(this, size_t& capacity, size_t old_capacity)` for `char` and `wchar_t`.
+/// `_M_create(this, size_t& capacity, size_t old_capacity)`. Not `std::wstring`'s: its
+/// characters are copied by `wmemcpy`, which has no rule, so a wide string in memory with a
+/// derivative stays an error naming that.
 const M_CREATE_CHAR: &str = "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEE9_M_createERmm";
-const M_CREATE_WCHAR: &str = "_ZNSt7__cxx1112basic_stringIwSt11char_traitsIwESaIwEE9_M_createERmm";
 
-/// The buffer allocation of `std::string` and `std::wstring`.
-pub static RULES: &[Rule] = &[
-    Rule {
-        name: M_CREATE_CHAR,
-        aliases: &[],
-        libm_variants: false,
-        area: Area::Alloc,
-        kind: RuleKind::Forward(create_forward, Reverse::Custom(&DELETE_SHADOW)),
-        // It reads and may enlarge `capacity` (the only memory it writes), and allocates.
-        effects: Effects {
-            reads: true,
-            writes: true,
-            ..Effects::ALLOCATES
-        },
+/// The buffer allocation of `std::string`.
+pub static RULES: &[Rule] = &[Rule {
+    name: M_CREATE_CHAR,
+    aliases: &[],
+    libm_variants: false,
+    area: Area::Alloc,
+    kind: RuleKind::Forward(create_forward, Reverse::Custom(&DELETE_SHADOW)),
+    // It reads and may enlarge `capacity` (the only memory it writes), and allocates.
+    effects: Effects {
+        reads: true,
+        writes: true,
+        ..Effects::ALLOCATES
     },
-    Rule {
-        name: M_CREATE_WCHAR,
-        aliases: &[],
-        libm_variants: false,
-        area: Area::Alloc,
-        kind: RuleKind::Forward(create_forward, Reverse::Custom(&DELETE_SHADOW)),
-        effects: Effects {
-            reads: true,
-            writes: true,
-            ..Effects::ALLOCATES
-        },
-    },
-];
+}];
 
 /// Constructors the module defines at `-O0` (member templates, so not covered by libstdc++'s
 /// `extern template`) that run in the primal only, as their extern siblings in
@@ -71,29 +58,14 @@ pub static DEFINED_PRIMAL_ONLY: &[&str] = &[
     "_ZNSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEC2IS3_EEPKcRKS3_",
 ];
 
-/// The characters' size for `_M_create` `name`.
-fn char_size(name: &str) -> u64 {
-    if name == M_CREATE_WCHAR {
-        4
-    } else {
-        1
-    }
-}
-
-/// The shadow buffer: `operator new((capacity + 1) * sizeof(char))`, the capacity read after
-/// the primal call (which may have enlarged it), zeroed.
+/// The shadow buffer: `operator new(capacity + 1)`, the capacity read after the primal call
+/// (which may have enlarged it), zeroed.
 fn create_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
-    let name = c
-        .call
-        .called_function()
-        .map(|f| f.name())
-        .unwrap_or_default();
     let m = c.b.module();
     let ctx = m.context();
     let size_t = Ty::int(ctx, 64);
     let capacity = c.b.load(size_t, c.args[1], 8);
-    let count = c.b.add(capacity, size_t.int_const(1));
-    let bytes = c.b.mul(count, size_t.int_const(char_size(&name)));
+    let bytes = c.b.add(capacity, size_t.int_const(1));
     let new = m.get_or_add_function("_Znwm", Ty::function(Ty::ptr(ctx), &[size_t], false));
     let shadow = c.b.call_function(new, &[bytes]);
     c.b.memset_zero(shadow, bytes, 1);
@@ -102,18 +74,16 @@ fn create_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 
 #[cfg(test)]
 mod tests {
-    use super::{DEFINED_PRIMAL_ONLY, M_CREATE_CHAR, M_CREATE_WCHAR};
+    use super::{DEFINED_PRIMAL_ONLY, M_CREATE_CHAR};
     use crate::ir::{parse_test_module, Module};
     use crate::rules::{classify, lookup, user::UserRules, Callee, RuleKind};
     use inkwell::context::Context;
 
     #[test]
     fn buffer_allocation_is_an_allocation_rule_with_a_reverse_half() {
-        for name in [M_CREATE_CHAR, M_CREATE_WCHAR] {
-            let r = lookup(name).expect(name);
-            assert!(r.effects.allocates && r.effects.writes, "{name}");
-            assert!(matches!(r.kind, RuleKind::Forward(..)), "{name}");
-        }
+        let r = lookup(M_CREATE_CHAR).expect("the rule");
+        assert!(r.effects.allocates && r.effects.writes);
+        assert!(matches!(r.kind, RuleKind::Forward(..)));
     }
 
     #[test]
