@@ -46,7 +46,8 @@ pub enum InstClass {
     Control,
     /// Windows-style exception handling and indirect branches: not differentiable yet.
     Unsupported,
-    /// Atomics other than `atomicrmw fadd`, and `va_arg`: fine while no derivative flows in.
+    /// Atomics other than `atomicrmw fadd` and integer arithmetic, and `va_arg`: fine while no
+    /// derivative flows in.
     InactiveOnly,
     /// No derivative: integer arithmetic, comparisons, conversions between integers and floats.
     NoDerivative,
@@ -58,6 +59,9 @@ pub enum InstClass {
 pub fn classify(i: Val) -> InstClass {
     match classify_opcode(i.opcode()) {
         InstClass::InactiveOnly if i.is_atomic_fadd() => InstClass::AtomicFAdd,
+        // Integer arithmetic on memory that may also hold derivatives (the reference count in
+        // the block `std::make_shared` allocates beside the object): no derivative, as `add`.
+        InstClass::InactiveOnly if i.is_atomic_integer_arithmetic() => InstClass::NoDerivative,
         InstClass::Bits(_) => match sign_bit_op(i) {
             Some((op, float)) => InstClass::SignBit(op, float),
             None => classify_opcode(i.opcode()),
@@ -263,6 +267,8 @@ mod tests {
               %g = xor i32 %s, 1
               %r = atomicrmw fadd ptr %p, double %v monotonic
               %t = atomicrmw add ptr %p, i64 %d monotonic
+              %x = atomicrmw xchg ptr %p, i64 %d monotonic
+              %o = atomicrmw or ptr %p, i64 %d monotonic
               ret void
             }
             "#,
@@ -274,6 +280,7 @@ mod tests {
                 InstClass::Bits(ops) => format!("bits {ops:?}"),
                 InstClass::AtomicFAdd => "atomic fadd".into(),
                 InstClass::InactiveOnly => "inactive only".into(),
+                InstClass::NoDerivative => "no derivative".into(),
                 InstClass::Return => "return".into(),
                 _ => "other".into(),
             })
@@ -287,6 +294,8 @@ mod tests {
                 "bits [0, 1]",
                 "bits [0, 1]",
                 "atomic fadd",
+                "no derivative",
+                "inactive only",
                 "inactive only",
                 "return"
             ]

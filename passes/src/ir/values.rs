@@ -734,6 +734,27 @@ impl Val {
             && unsafe { c::LLVMGetAtomicRMWBinOp(self.0) }
                 == sys::LLVMAtomicRMWBinOp::LLVMAtomicRMWBinOpFAdd
     }
+    /// True for an `atomicrmw` doing integer arithmetic on an integer (`add`, `sub`, `min`,
+    /// `max` and their unsigned and wrapping forms): a reference count or a ticket, never a
+    /// float moved as bits (unlike `xchg` or the bitwise operations).
+    pub fn is_atomic_integer_arithmetic(self) -> bool {
+        use sys::LLVMAtomicRMWBinOp::*;
+        self.opcode() == Opcode::LLVMAtomicRMW
+            && self.ty().kind() == TyKind::Int
+            && matches!(
+                unsafe { c::LLVMGetAtomicRMWBinOp(self.0) },
+                LLVMAtomicRMWBinOpAdd
+                    | LLVMAtomicRMWBinOpSub
+                    | LLVMAtomicRMWBinOpMax
+                    | LLVMAtomicRMWBinOpMin
+                    | LLVMAtomicRMWBinOpUMax
+                    | LLVMAtomicRMWBinOpUMin
+                    | LLVMAtomicRMWBinOpUIncWrap
+                    | LLVMAtomicRMWBinOpUDecWrap
+                    | LLVMAtomicRMWBinOpUSubCond
+                    | LLVMAtomicRMWBinOpUSubSat
+            )
+    }
     /// Integer value of a constant integer, sign-extended, if it is one.
     pub fn const_int_sext(self) -> Option<i64> {
         unsafe {
