@@ -694,6 +694,9 @@ struct Oracle<'o> {
     escapes: HashMap<Val, bool>,
     summaries: HashMap<Val, Summary>,
     in_progress: HashSet<Val>,
+    /// Each object's description in reasons ([`describe_object`]), made once: printing an
+    /// instruction numbers its whole function, and every load reading the object asks.
+    descriptions: HashMap<Val, String>,
 }
 
 /// True when `f`'s rule says a call to it is inert ([`rules::Effects::inert`]): it writes
@@ -729,6 +732,7 @@ impl<'o> Oracle<'o> {
             escapes: HashMap::new(),
             summaries: HashMap::new(),
             in_progress: HashSet::new(),
+            descriptions: HashMap::new(),
         }
     }
 
@@ -870,6 +874,14 @@ impl<'o> Oracle<'o> {
                 .all(|k| matches!(k, Kind::Heap | Kind::Nothing))
     }
 
+    /// [`describe_object`] of `o`, made once per object.
+    fn describe(&mut self, o: Val) -> String {
+        self.descriptions
+            .entry(o)
+            .or_insert_with(|| describe_object(o))
+            .clone()
+    }
+
     /// The checks on the load alone: volatility, atomicity, the objects it may read.
     fn intrinsic_verdict(&mut self, l: Val, ctx: &OverwriteContext) -> Result<(), String> {
         if l.opcode() == Opcode::LLVMLoad && l.is_volatile() {
@@ -899,14 +911,14 @@ impl<'o> Oracle<'o> {
                     if !ctx.caller.spares(l) && self.escapes(o) {
                         return Err(format!(
                             "the caller may write {} before the adjoint (it escapes)",
-                            describe_object(o)
+                            self.describe(o)
                         ));
                     }
                 }
                 Kind::Unknown if self.may_point_into_stack(o) => {
                     return Err(format!(
                         "reads through {}, which may point into a stack slot (dead when the adjoint runs)",
-                        describe_object(o)
+                        self.describe(o)
                     ))
                 }
                 Kind::Global { .. } | Kind::Arg { .. } | Kind::FromParent | Kind::Unknown => {
@@ -914,7 +926,7 @@ impl<'o> Oracle<'o> {
                     if !ctx.caller.spares(l) {
                         return Err(format!(
                             "the caller may write {} before the adjoint",
-                            describe_object(o)
+                            self.describe(o)
                         ));
                     }
                 }
@@ -959,8 +971,24 @@ fn describe_object(o: Val) -> String {
         }
     } else if o.is_global_variable() {
         format!("@{}", o.name())
+    } else if !o.name().is_empty() {
+        format!("%{}", o.name())
     } else {
-        o.print()
+        // Not the instruction printed: printing numbers the whole module (its debug metadata
+        // included) each time, which in a large module is most of the compilation.
+        let what = match o.called_function() {
+            Some(f) => format!("the result of '{}'", f.name()),
+            None => format!(
+                "an unnamed '{}'",
+                format!("{:?}", o.opcode())
+                    .trim_start_matches("LLVM")
+                    .to_lowercase()
+            ),
+        };
+        match o.debug_location() {
+            Some(at) => format!("{what} at {at}"),
+            None => what,
+        }
     }
 }
 
