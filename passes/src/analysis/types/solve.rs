@@ -15,6 +15,22 @@ use std::collections::{HashMap, HashSet};
 /// instruction; trees are bounded, so this is only a guard against a slow climb).
 const MAX_ROUNDS: usize = 200;
 
+/// The work all fixed points of one analysis may do together, in tree entries visited (each
+/// round counts the entries of every tree): a bound on time that a count of rounds is not, as
+/// rounds over climbing trees get ever slower. The heaviest analysis of the test suite does
+/// about 36 million (Eigen at -O1 without LLVM's passes); past this, the analysis stops
+/// unsettled, and what needs its answers is refused with the analysis named.
+const MAX_WORK: usize = 150_000_000;
+
+/// Rounds before widening starts ([`widen_climbing`]): types cross a few levels of calls first.
+const WIDEN_FROM_ROUND: usize = 20;
+
+/// Steps of the same size a tree's extent must take ([`widen_climbing`]) before it is widened.
+const CLIMB_STEPS: usize = 8;
+
+/// Rounds without growth after which a tree's steps start again from none.
+const IDLE_ROUNDS: usize = 4;
+
 /// Rounds of specialisation: each may give the call sites of helpers whose parameters
 /// conflict their own contexts (a helper calling a helper needs one round per level).
 const MAX_SPLIT_ROUNDS: usize = 4;
@@ -54,9 +70,10 @@ pub fn analyze(
         .map(|s| (s.call, s))
         .collect();
     let (mut rounds, mut early, mut budget) = (0, 0, MAX_TOTAL_ROUNDS);
+    let mut work = MAX_WORK;
     loop {
         let split_early = early < MAX_EARLY_SPLITS;
-        let (mut r, cut, used) = fixed_point(
+        let (mut r, cut, used, worked) = fixed_point(
             m,
             funcs,
             seed,
@@ -66,9 +83,15 @@ pub fn analyze(
             Limits {
                 split_early,
                 budget,
+                work,
             },
         );
         budget -= used;
+        work = work.saturating_sub(worked);
+        if work == 0 {
+            // Out of work: every answer is a lower bound (`converged` is false).
+            return r;
+        }
         let (cut, restless) = match cut {
             Some(restless) => (true, restless),
             None => (false, HashSet::new()),
@@ -100,10 +123,61 @@ pub fn analyze(
     }
 }
 
+/// Widens ([`Tree::widen`]) the trees whose extent keeps growing by the same step: `growth`
+/// keeps each tree's extent, its last step, how many times in a row it grew by that step and
+/// for how many rounds it has not grown (a climb through a cycle of calls may take a step every
+/// other round; [`IDLE_ROUNDS`] without one end it). Such a climb (a pointer taken to be one
+/// `step` bytes further into its own memory gains a period each time, up to
+/// [`super::tree::MAX_OFFSET`]) then ends at its limit at once, where it took hundreds of ever
+/// slower rounds.
+fn widen_climbing(info: &mut TypeResults, growth: &mut HashMap<(bool, u32, Val), Growth>) {
+    let trees = info.trees.iter_mut().map(|(&(c, v), t)| ((false, c, v), t));
+    let returns = info
+        .returns
+        .iter_mut()
+        .map(|(&(c, f), t)| ((true, c, f), t));
+    for (key, t) in trees.chain(returns) {
+        let e = t.extent();
+        let g = growth.entry(key).or_insert(Growth {
+            extent: e,
+            ..Growth::default()
+        });
+        match e.saturating_sub(g.extent) {
+            0 => {
+                g.idle += 1;
+                if g.idle >= IDLE_ROUNDS {
+                    g.steps = 0;
+                }
+            }
+            d => {
+                g.steps = if d == g.step { g.steps + 1 } else { 1 };
+                g.step = d;
+                g.idle = 0;
+            }
+        }
+        g.extent = e;
+        if g.steps >= CLIMB_STEPS && e >= super::tree::WIDEN_MIN_EXTENT && t.widen(e, g.step) {
+            g.steps = 0;
+            g.extent = t.extent();
+        }
+    }
+}
+
+/// How one tree's extent has grown ([`widen_climbing`]).
+#[derive(Clone, Copy, Default)]
+struct Growth {
+    extent: u64,
+    step: u64,
+    steps: usize,
+    idle: usize,
+}
+
 /// What one fixed point may do: stop early to specialise, and take at most `budget` rounds.
 struct Limits {
     split_early: bool,
     budget: usize,
+    /// What is left of [`MAX_WORK`].
+    work: usize,
 }
 
 /// The fixed point over every context of every function, with the call sites' contexts given.
@@ -119,11 +193,13 @@ fn fixed_point(
     contexts: HashMap<Val, u32>,
     requests: HashMap<Val, RequestSite>,
     limits: Limits,
-) -> (TypeResults, Option<HashSet<(Val, u32)>>, usize) {
+) -> (TypeResults, Option<HashSet<(Val, u32)>>, usize, usize) {
     let Limits {
         split_early,
         budget,
+        work,
     } = limits;
+    let mut worked = 0usize;
     let mut a = Analysis {
         m,
         info: TypeResults {
@@ -151,6 +227,7 @@ fn fixed_point(
             .map(|(key, _)| key)
             .collect();
     }
+    let mut growth = HashMap::new();
     for round in 0..MAX_ROUNDS.min(budget) {
         a.changed = false;
         if round >= SETTLE_ROUNDS && !a.shared.is_empty() {
@@ -166,16 +243,33 @@ fn fixed_point(
                 }
             }
         }
+        // The round's work: what it carried, the size of every tree (rounds over bigger
+        // trees take longer, so a count of rounds alone bounds no time).
+        worked += a.info.trees.values().map(Tree::size).sum::<usize>();
+        if a.changed && worked >= work {
+            return (a.info, None, round + 1, worked);
+        }
+        // Climbs that contexts of their own can end (a helper returning its parameter to
+        // callers at different offsets) are split first, precisely ([`specialise`]): while
+        // that may still happen, widening waits for it.
+        let widen_from = if split_early {
+            SETTLE_ROUNDS
+        } else {
+            WIDEN_FROM_ROUND
+        };
+        if a.changed && round >= widen_from {
+            widen_climbing(&mut a.info, &mut growth);
+        }
         if !a.changed {
             a.info.converged = true;
-            return (a.info, None, round + 1);
+            return (a.info, None, round + 1, worked);
         }
         let restless = a.restless.take().unwrap_or_default();
         if !restless.is_empty() {
-            return (a.info, Some(restless), round + 1);
+            return (a.info, Some(restless), round + 1, worked);
         }
     }
-    (a.info, None, MAX_ROUNDS.min(budget))
+    (a.info, None, MAX_ROUNDS.min(budget), worked)
 }
 
 /// The call sites to give contexts of their own: every direct call of a function context

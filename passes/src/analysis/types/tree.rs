@@ -8,6 +8,8 @@ use std::fmt;
 /// Offsets at or beyond this are dropped: trees must stay finite for the fixed point to end
 /// (a pointer bumped in a loop would otherwise grow its offsets forever).
 pub const MAX_OFFSET: u64 = 1 << 12;
+/// Widening ([`Tree::widen`]) applies only to trees reaching this far.
+pub const WIDEN_MIN_EXTENT: u64 = 128;
 /// Pointee trees nest at most this deep (recursive structures such as linked lists).
 pub const MAX_DEPTH: usize = 4;
 
@@ -466,6 +468,37 @@ impl Tree {
         })
     }
 
+    /// How many entries this tree and the trees it points to hold.
+    pub fn size(&self) -> usize {
+        self.at.len() + self.pointee.as_deref().map_or(0, Tree::size)
+    }
+
+    /// The highest offset this tree or any tree it points to says anything about.
+    pub fn extent(&self) -> u64 {
+        let own = self.at.last_key_value().map_or(0, |(&o, _)| o);
+        own.max(self.pointee.as_deref().map_or(0, Tree::extent))
+    }
+
+    /// Widening, for a tree whose extent has grown by the same `step` round after round (a
+    /// pointer taken to be also a pointer `step` bytes further into its own memory, such as a
+    /// control block and the object inside it, which a virtual destructor's candidates
+    /// confuse): every level of it, here or in the trees it points to, that reaches the
+    /// extent `top` (the climbing ones) is folded to period `step`, the limit the climb was
+    /// heading to. Folding joins the kinds of each period, so what the analysis answers stays
+    /// an over-approximation. Returns true when something changed.
+    pub fn widen(&mut self, top: u64, step: u64) -> bool {
+        let mut changed = false;
+        let own = self.at.last_key_value().map_or(0, |(&o, _)| o);
+        if self.stride.is_none() && step > 0 && own + step > top {
+            *self = self.with_stride(step);
+            changed = true;
+        }
+        if let Some(t) = self.pointee.as_deref_mut() {
+            changed |= t.widen(top, step);
+        }
+        changed
+    }
+
     /// True when some byte, here or in memory this tree points to, conflicts.
     pub fn has_conflict(&self) -> bool {
         self.at.values().any(|&k| k == Kind::Conflict)
@@ -726,5 +759,33 @@ mod tests {
             t = n.pointee;
         }
         assert!(depth <= MAX_DEPTH);
+    }
+
+    #[test]
+    fn widening_folds_the_climbing_level_to_its_step() {
+        // A control block taken to be also the object 16 bytes into it: its header repeats
+        // every 16 bytes, the object's double rides on top. Widened with step 16, the level
+        // that reaches the top folds (the double joins the header's integer: floats win);
+        // the pointer to it, which does not climb, keeps its exact offsets.
+        let mut block = Tree::default();
+        for k in 0..12u64 {
+            block.at.insert(16 * k, Kind::Pointer);
+            block.at.insert(16 * k + 8, Kind::Integer);
+        }
+        block.at.insert(16 * 12 + 8, D);
+        let mut holder = Tree::pointer_to(block);
+        holder.at.insert(40, Kind::Integer);
+        let top = holder.extent();
+        assert_eq!(top, 200);
+        assert!(holder.widen(top, 16));
+        assert_eq!(holder.stride, None);
+        assert_eq!(holder.get(40), Some(Kind::Integer));
+        let folded = holder.pointee.as_deref().expect("pointee");
+        assert_eq!(folded.stride, Some(16));
+        assert_eq!(folded.get(0), Some(Kind::Pointer));
+        assert_eq!(folded.get(8), Some(D));
+        // The limit: merging the tree seen 16 bytes on changes nothing any more.
+        let mut limit = folded.clone();
+        assert!(!limit.merge(&folded.shift_up(16)));
     }
 }
