@@ -172,6 +172,9 @@ struct Growth {
     idle: usize,
 }
 
+/// The function contexts a fixed point cut short found still climbing ([`fixed_point`]).
+type Restless = Option<HashSet<(Val, u32)>>;
+
 /// What one fixed point may do: stop early to specialise, and take at most `budget` rounds.
 struct Limits {
     split_early: bool,
@@ -193,7 +196,7 @@ fn fixed_point(
     contexts: HashMap<Val, u32>,
     requests: HashMap<Val, RequestSite>,
     limits: Limits,
-) -> (TypeResults, Option<HashSet<(Val, u32)>>, usize, usize) {
+) -> (TypeResults, Restless, usize, usize) {
     let Limits {
         split_early,
         budget,
