@@ -973,10 +973,13 @@ fn describe_object(o: Val) -> String {
         format!("@{}", o.name())
     } else if !o.name().is_empty() {
         format!("%{}", o.name())
+    } else if !o.is_instruction() {
+        // A constant (an address made from an integer, as AddressSanitizer's shadow).
+        o.print()
     } else {
         // Not the instruction printed: printing numbers the whole module (its debug metadata
         // included) each time, which in a large module is most of the compilation.
-        let what = match o.called_function() {
+        let what = match o.is_call().then(|| o.called_function()).flatten() {
             Some(f) => format!("the result of '{}'", f.name()),
             None => format!(
                 "an unnamed '{}'",
