@@ -237,7 +237,7 @@ fn object_offset(m: crate::ir::Module, p: Val) -> Option<i64> {
             }
             Opcode::LLVMGetElementPtr => {
                 let base = walk(m, p.operand(0), visiting)?;
-                base.checked_add(const_gep_offset(m, p)?)
+                base.checked_add(m.const_gep_offset(p)?)
             }
             Opcode::LLVMPHI | Opcode::LLVMSelect => {
                 // A cycle through a phi (a pointer stepped in a loop) has no one offset.
@@ -739,33 +739,13 @@ fn starts_element(m: Module, p: Val, elem: Ty, stride: u64) -> bool {
             let aligned = if p.gep_source_type() == elem && p.num_operands() == 2 {
                 true
             } else {
-                const_gep_offset(m, p).is_some_and(|o| o.rem_euclid(stride as i64) == 0)
+                m.const_gep_offset(p)
+                    .is_some_and(|o| o.rem_euclid(stride as i64) == 0)
             };
             aligned && starts_element(m, p.operand(0), elem, stride)
         }
         _ => true,
     }
-}
-
-/// The constant byte offset a GEP adds to its base, when all its indices are constants.
-fn const_gep_offset(m: Module, g: Val) -> Option<i64> {
-    let mut ty = g.gep_source_type();
-    let mut off = m.alloc_size(ty) as i64 * g.operand(1).const_int_sext()?;
-    for k in 2..g.num_operands() {
-        let idx = g.operand(k).const_int_sext()?;
-        match ty.kind() {
-            TyKind::Struct => {
-                off += m.field_offset(ty, idx as u32) as i64;
-                ty = ty.struct_fields()[idx as usize];
-            }
-            TyKind::Array | TyKind::Vector => {
-                ty = ty.element();
-                off += m.alloc_size(ty) as i64 * idx;
-            }
-            _ => return None,
-        }
-    }
-    Some(off)
 }
 
 /// The byte offsets of the pointer and floating-point scalars in `t` (placed at `at`).

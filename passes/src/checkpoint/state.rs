@@ -28,7 +28,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::analysis::objects::underlying_objects;
 use crate::diag::{Error, Result};
-use crate::ir::{Builder, Module, Opcode, Ty, TyKind, Val};
+use crate::ir::{Builder, Module, Opcode, Ty, Val};
 use crate::rules::user::UserRules;
 
 use super::{CHECKED_ATTR, FIXED_PARAMS, REFUSE_ATTR};
@@ -288,40 +288,13 @@ fn base_offset(m: Module, p: Val) -> (Val, Option<i64>) {
             Opcode::LLVMBitCast | Opcode::LLVMAddrSpaceCast => v = v.operand(0),
             Opcode::LLVMGetElementPtr => {
                 off = off
-                    .zip(gep_offset(m, v))
+                    .zip(m.const_gep_offset(v))
                     .and_then(|(a, b)| a.checked_add(b));
                 v = v.operand(0);
             }
             _ => return (v, off),
         }
     }
-}
-
-/// The byte offset a GEP with constant indices adds.
-fn gep_offset(m: Module, g: Val) -> Option<i64> {
-    let mut ty = g.gep_source_type();
-    if g.num_operands() < 2 {
-        return Some(0);
-    }
-    let mut off = g
-        .operand(1)
-        .const_int_sext()?
-        .checked_mul(m.alloc_size(ty) as i64)?;
-    for k in 2..g.num_operands() {
-        let idx = g.operand(k).const_int_sext()?;
-        match ty.kind() {
-            TyKind::Struct => {
-                off = off.checked_add(m.field_offset(ty, u32::try_from(idx).ok()?) as i64)?;
-                ty = *ty.struct_fields().get(usize::try_from(idx).ok()?)?;
-            }
-            TyKind::Array | TyKind::Vector => {
-                ty = ty.element();
-                off = off.checked_add(idx.checked_mul(m.alloc_size(ty) as i64)?)?;
-            }
-            _ => return None,
-        }
-    }
-    Some(off)
 }
 
 /// One access of the step tree: the instruction and where it may reach.

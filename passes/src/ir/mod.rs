@@ -193,6 +193,44 @@ impl Module {
         unsafe { sys::target::LLVMOffsetOfElement(self.data_layout(), ty.0, k) }
     }
 
+    /// The byte offset a getelementptr (instruction or constant expression) adds to its base,
+    /// when every index is a constant and every type stepped over has a fixed size; `None`
+    /// otherwise, for a vector of addresses, and on overflow.
+    pub fn const_gep_offset(self, gep: Val) -> Option<i64> {
+        if !gep.ty().is_ptr() {
+            return None;
+        }
+        let fixed_size = |t: Ty| {
+            (!t.is_scalable_vector() && !t.is_void())
+                .then(|| i64::try_from(self.alloc_size(t)).ok())?
+        };
+        let mut ty = gep.gep_source_type();
+        if gep.num_operands() < 2 {
+            return Some(0);
+        }
+        let mut off = gep
+            .operand(1)
+            .const_int_sext()?
+            .checked_mul(fixed_size(ty)?)?;
+        for k in 2..gep.num_operands() {
+            let idx = gep.operand(k).const_int_sext()?;
+            match ty.kind() {
+                TyKind::Struct => {
+                    let field = u32::try_from(idx).ok()?;
+                    let next = *ty.struct_fields().get(field as usize)?;
+                    off = off.checked_add(i64::try_from(self.field_offset(ty, field)).ok()?)?;
+                    ty = next;
+                }
+                TyKind::Array | TyKind::Vector => {
+                    ty = ty.element();
+                    off = off.checked_add(idx.checked_mul(fixed_size(ty)?)?)?;
+                }
+                _ => return None,
+            }
+        }
+        Some(off)
+    }
+
     /// The integer type as wide as a pointer (`i64` on the usual targets).
     pub fn intptr_ty(self) -> Ty {
         Ty(unsafe { sys::target::LLVMIntPtrTypeInContext(self.context(), self.data_layout()) })

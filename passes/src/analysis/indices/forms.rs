@@ -395,7 +395,10 @@ impl Forms {
             if next.opcode() != Opcode::LLVMGetElementPtr || next.operand(0) != v {
                 return None;
             }
-            (const_gep_offset(self.m, next)?, next.gep_inbounds())
+            (
+                i128::from(self.m.const_gep_offset(next)?),
+                next.gep_inbounds(),
+            )
         } else {
             let c = match next.opcode() {
                 Opcode::LLVMAdd if next.operand(0) == v => next.operand(1).const_int_sext()?,
@@ -639,31 +642,4 @@ fn uniform_const(v: Val) -> Option<i64> {
 
 fn alloc_size(m: Module, ty: crate::ir::Ty) -> Option<i128> {
     (!ty.is_scalable_vector() && !ty.is_void()).then(|| m.alloc_size(ty) as i128)
-}
-
-/// The constant byte offset of a GEP with constant indices.
-fn const_gep_offset(m: Module, g: Val) -> Option<i128> {
-    let mut ty = g.gep_source_type();
-    let mut off = 0i128;
-    for k in 1..g.num_operands() {
-        let idx = g.operand(k).const_int_sext()? as i128;
-        if k == 1 {
-            off += idx * alloc_size(m, ty)?;
-            continue;
-        }
-        match ty.kind() {
-            TyKind::Struct => {
-                let f = u32::try_from(idx).ok()?;
-                let field = *ty.struct_fields().get(f as usize)?;
-                off += m.field_offset(ty, f) as i128;
-                ty = field;
-            }
-            TyKind::Array => {
-                ty = ty.element();
-                off += idx * alloc_size(m, ty)?;
-            }
-            _ => return None,
-        }
-    }
-    Some(off)
 }

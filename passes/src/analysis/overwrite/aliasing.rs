@@ -137,7 +137,7 @@ impl Oracle<'_> {
                     v = v.operand(0)
                 }
                 Some(Opcode::LLVMGetElementPtr) => {
-                    off = off.checked_add(self.gep_offset(v)?)?;
+                    off = off.checked_add(self.m.const_gep_offset(v)?)?;
                     v = v.operand(0);
                 }
                 _ => {
@@ -149,37 +149,6 @@ impl Oracle<'_> {
             }
         }
         None
-    }
-
-    /// The constant byte offset a GEP adds, if all its indices are constant.
-    pub(super) fn gep_offset(&self, gep: Val) -> Option<i64> {
-        if !gep.ty().is_ptr() {
-            return None;
-        }
-        let mut ty = gep.gep_source_type();
-        let n = gep.num_operands();
-        if n < 2 {
-            return Some(0);
-        }
-        let first = gep.operand(1).const_int_sext()?;
-        let mut off = first.checked_mul(fixed_alloc_size(self.m, ty)? as i64)?;
-        for k in 2..n {
-            let idx = gep.operand(k).const_int_sext()?;
-            match ty.kind() {
-                TyKind::Struct => {
-                    let field = *ty.struct_fields().get(usize::try_from(idx).ok()?)?;
-                    off = off.checked_add(self.m.field_offset(ty, idx as u32) as i64)?;
-                    ty = field;
-                }
-                TyKind::Array => {
-                    ty = ty.element();
-                    off =
-                        off.checked_add(idx.checked_mul(fixed_alloc_size(self.m, ty)? as i64)?)?;
-                }
-                _ => return None,
-            }
-        }
-        Some(off)
     }
 
     // ----- escapes -----

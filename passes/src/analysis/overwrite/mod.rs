@@ -70,7 +70,7 @@
 use super::cfg::reverse_post_order;
 use super::indices::Indices;
 pub use super::objects::underlying_objects;
-use crate::ir::{Block, Module, Opcode, Ty, TyKind, Val};
+use crate::ir::{Block, Module, Opcode, Ty, Val};
 use crate::rules::user::UserRules;
 use crate::rules::{self, Hidden, Rule};
 pub use caller::CallerWrites;
@@ -998,10 +998,6 @@ fn describe_object(o: Val) -> String {
 /// Store size of `ty`, unless it is not a constant.
 fn fixed_size(m: Module, ty: Ty) -> Option<u64> {
     (!ty.is_scalable_vector() && !ty.is_void()).then(|| m.store_size(ty))
-}
-
-fn fixed_alloc_size(m: Module, ty: Ty) -> Option<u64> {
-    (!ty.is_scalable_vector() && !ty.is_void()).then(|| m.alloc_size(ty))
 }
 
 #[cfg(test)]
