@@ -5,8 +5,13 @@
 //!   ones);
 //! - a load from a global with an initializer (a table of functions): the functions stored in
 //!   the initializer;
-//! - a load through a loaded pointer (a vtable slot, Itanium ABI): the functions stored in the
-//!   module's vtables (`_ZTV*`);
+//! - a load through a loaded pointer (a vtable slot, Itanium ABI): the functions in that slot
+//!   of the module's vtables (`_ZTV*`), the slot being the load's constant offset from the
+//!   loaded pointer and counted from each address point the module takes of a vtable (what
+//!   constructors store into objects); every function of a vtable when the offset is not
+//!   constant or the vtable's address points are not all known. A virtual destructor's call
+//!   thus reaches destructors, not also `std::shared_ptr`'s `_M_dispose` of the same type (a
+//!   control block taken for a model: the type analysis climbed on that for minutes);
 //! - a load from a local variable or array (an `alloca`): the targets of every value stored into
 //!   it, and the functions of every constant table copied into it (`memcpy`/`memmove` from a
 //!   global with an initializer, or from another such local); `memset` writes null. That set is
@@ -20,7 +25,7 @@
 //! address-taken functions of the call's type, [`super::open`]) cannot stand in. Null and
 //! `undef` pointers add no target: a call through them never runs.
 
-use crate::ir::{Opcode, Val};
+use crate::ir::{Module, Opcode, TyKind, Val};
 use std::collections::HashSet;
 
 /// The possible targets of a call through `callee`, in order of discovery without repeats (any
@@ -29,7 +34,7 @@ pub(super) fn possible_targets(callee: Val) -> Result<Vec<Val>, &'static str> {
     let mut t = Targets {
         found: Vec::new(),
         seen: HashSet::new(),
-        vtables_added: false,
+        slots_added: HashSet::new(),
     };
     t.value(callee)?;
     Ok(t.found)
@@ -39,7 +44,8 @@ struct Targets {
     found: Vec<Val>,
     /// Values and memory already visited (phis may form cycles).
     seen: HashSet<Val>,
-    vtables_added: bool,
+    /// The vtable slots (byte offsets from an address point; `None`: any) already added.
+    slots_added: HashSet<Option<i64>>,
 }
 
 /// Strips getelementptrs (instructions or constant expressions) off pointer `p`.
@@ -127,6 +133,16 @@ impl Targets {
     /// The targets of a function pointer loaded from (somewhere in) the memory at `p`.
     fn memory(&mut self, p: Val) -> Result<(), &'static str> {
         let base = strip_geps(p);
+        // The byte offset from `base`, when all the getelementptrs are constant.
+        let offset = |m: Module| {
+            let mut off = 0i64;
+            let mut q = p;
+            while q != base {
+                off = off.checked_add(m.const_gep_offset(q)?)?;
+                q = q.operand(0);
+            }
+            Some(off)
+        };
         if base.is_global_variable() {
             return match base.initializer() {
                 Some(init) => {
@@ -141,7 +157,9 @@ impl Targets {
         }
         match base.opcode() {
             Opcode::LLVMLoad => {
-                self.vtables(base);
+                if let Some(m) = base.parent_function().map(|f| f.module()) {
+                    self.vtable_slot(m, offset(m));
+                }
                 Ok(())
             }
             Opcode::LLVMAlloca => self.local(base),
@@ -166,19 +184,26 @@ impl Targets {
         }
     }
 
-    /// A vtable slot: every function in the module's vtables.
-    fn vtables(&mut self, at: Val) {
-        if std::mem::replace(&mut self.vtables_added, true) {
+    /// Vtable slot `slot` (a byte offset from an address point; `None`: unknown): the functions
+    /// there in the module's vtables.
+    fn vtable_slot(&mut self, m: Module, slot: Option<i64>) {
+        if !self.slots_added.insert(slot) {
             return;
         }
-        let Some(m) = at.parent_function().map(|f| f.module()) else {
-            return;
-        };
         for g in m.globals() {
-            if g.name().starts_with("_ZTV") {
-                if let Some(init) = g.initializer() {
-                    functions_in(init, &mut self.found);
+            let Some(init) = g.initializer().filter(|_| g.name().starts_with("_ZTV")) else {
+                continue;
+            };
+            match slot.zip(address_points(m, g)) {
+                Some((slot, points)) => {
+                    for a in points {
+                        if let Some(entry) = a.checked_add(slot).and_then(|o| entry_at(m, init, o))
+                        {
+                            functions_in(entry, &mut self.found);
+                        }
+                    }
                 }
+                None => functions_in(init, &mut self.found),
             }
         }
     }
@@ -296,4 +321,52 @@ fn address_param(f: Val, depth: u32) -> Option<usize> {
         }
     }
     which
+}
+
+/// The address points the module takes of vtable `g`: the byte offsets of the constant
+/// getelementptrs on it (what constructors store into objects, and what a VTT holds); `None`
+/// when `g` has another use, or none, so that where objects point into it is not known.
+fn address_points(m: Module, g: Val) -> Option<Vec<i64>> {
+    let mut points = Vec::new();
+    for u in g.users() {
+        let is_gep = u.is_constant_expr()
+            && u.const_opcode() == Opcode::LLVMGetElementPtr
+            && u.operand(0) == g;
+        let a = is_gep.then(|| m.const_gep_offset(u)).flatten()?;
+        if !points.contains(&a) {
+            points.push(a);
+        }
+    }
+    (!points.is_empty()).then_some(points)
+}
+
+/// The element of constant aggregate `c` that starts at byte `offset` and is a pointer (a
+/// vtable entry), if any.
+fn entry_at(m: Module, c: Val, offset: i64) -> Option<Val> {
+    let ty = c.ty();
+    let offset = u64::try_from(offset).ok()?;
+    if offset >= m.alloc_size(ty) {
+        return None;
+    }
+    match ty.kind() {
+        TyKind::Ptr => (offset == 0).then_some(c),
+        TyKind::Struct => {
+            let fields = ty.struct_fields().len() as u32;
+            let k = (0..fields)
+                .rev()
+                .find(|&k| m.field_offset(ty, k) <= offset)?;
+            let rest = offset - m.field_offset(ty, k);
+            entry_at(m, c.aggregate_element(k)?, i64::try_from(rest).ok()?)
+        }
+        TyKind::Array => {
+            let size = m.alloc_size(ty.element());
+            let k = u32::try_from(offset / size.max(1)).ok()?;
+            entry_at(
+                m,
+                c.aggregate_element(k)?,
+                i64::try_from(offset % size.max(1)).ok()?,
+            )
+        }
+        _ => None,
+    }
 }
