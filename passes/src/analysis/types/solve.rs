@@ -72,7 +72,11 @@ pub fn analyze(
     let (mut rounds, mut early, mut budget) = (0, 0, MAX_TOTAL_ROUNDS);
     let mut work = MAX_WORK;
     loop {
-        let split_early = early < MAX_EARLY_SPLITS;
+        // Splitting early stops while the rounds left still allow one fixed point to run to the
+        // end with widening (a climb that splitting does not end, such as a `std::deque`
+        // iterator's node pointer at -O0, would otherwise be cut and split again until no
+        // rounds are left).
+        let split_early = early < MAX_EARLY_SPLITS && budget >= SETTLE_ROUNDS + MAX_ROUNDS;
         let (mut r, cut, used, worked) = fixed_point(
             m,
             funcs,
@@ -98,6 +102,15 @@ pub fn analyze(
         };
         if cut {
             early += 1;
+        } else if !r.converged && split_early && budget > 0 {
+            // Out of rounds while widening waited for specialisation, and nothing to specialise
+            // turned up (a pointer stepped through memory it points into, such as a
+            // `std::deque`'s node pointer, climbs a few bytes every few rounds): again, with
+            // widening from early on.
+            (callees, contexts) = (r.callees, r.contexts);
+            requests = r.requests;
+            early = MAX_EARLY_SPLITS;
+            continue;
         } else {
             rounds += 1;
             if !r.converged || rounds > MAX_SPLIT_ROUNDS {
@@ -123,47 +136,53 @@ pub fn analyze(
     }
 }
 
-/// Widens ([`Tree::widen`]) the trees whose extent keeps growing by the same step: `growth`
-/// keeps each tree's extent, its last step, how many times in a row it grew by that step and
-/// for how many rounds it has not grown (a climb through a cycle of calls may take a step every
-/// other round; [`IDLE_ROUNDS`] without one end it). Such a climb (a pointer taken to be one
+/// Widens ([`Tree::widen_level`]) the levels of trees whose extent keeps growing by the same
+/// step: `growth` keeps each level's extent, its last step, how many times in a row it grew by
+/// that step and for how many rounds it has not grown (a climb through a cycle of calls may
+/// take a step every other round; [`IDLE_ROUNDS`] without one end it). Levels are watched one
+/// by one: a level below a bigger one (a `std::deque`'s map of node pointers, above the nodes'
+/// 512 bytes) climbs unseen in the whole tree's extent. Such a climb (a pointer taken to be one
 /// `step` bytes further into its own memory gains a period each time, up to
 /// [`super::tree::MAX_OFFSET`]) then ends at its limit at once, where it took hundreds of ever
 /// slower rounds.
-fn widen_climbing(info: &mut TypeResults, growth: &mut HashMap<(bool, u32, Val), Growth>) {
+fn widen_climbing(info: &mut TypeResults, growth: &mut HashMap<(bool, u32, Val, usize), Growth>) {
     let trees = info.trees.iter_mut().map(|(&(c, v), t)| ((false, c, v), t));
     let returns = info
         .returns
         .iter_mut()
         .map(|(&(c, f), t)| ((true, c, f), t));
-    for (key, t) in trees.chain(returns) {
-        let e = t.extent();
-        let g = growth.entry(key).or_insert(Growth {
-            extent: e,
-            ..Growth::default()
-        });
-        match e.saturating_sub(g.extent) {
-            0 => {
-                g.idle += 1;
-                if g.idle >= IDLE_ROUNDS {
-                    g.steps = 0;
+    for ((is_return, c, v), t) in trees.chain(returns) {
+        for (depth, e) in t.level_extents().into_iter().enumerate() {
+            let g = growth.entry((is_return, c, v, depth)).or_insert(Growth {
+                extent: e,
+                ..Growth::default()
+            });
+            match e.saturating_sub(g.extent) {
+                0 => {
+                    g.idle += 1;
+                    if g.idle >= IDLE_ROUNDS {
+                        g.steps = 0;
+                    }
+                }
+                d => {
+                    g.steps = if d == g.step { g.steps + 1 } else { 1 };
+                    g.step = d;
+                    g.idle = 0;
                 }
             }
-            d => {
-                g.steps = if d == g.step { g.steps + 1 } else { 1 };
-                g.step = d;
-                g.idle = 0;
+            g.extent = e;
+            if g.steps >= CLIMB_STEPS
+                && e >= super::tree::WIDEN_MIN_EXTENT
+                && t.widen_level(depth, g.step)
+            {
+                g.steps = 0;
+                g.extent = 0;
             }
-        }
-        g.extent = e;
-        if g.steps >= CLIMB_STEPS && e >= super::tree::WIDEN_MIN_EXTENT && t.widen(e, g.step) {
-            g.steps = 0;
-            g.extent = t.extent();
         }
     }
 }
 
-/// How one tree's extent has grown ([`widen_climbing`]).
+/// How one level of a tree has grown ([`widen_climbing`]).
 #[derive(Clone, Copy, Default)]
 struct Growth {
     extent: u64,

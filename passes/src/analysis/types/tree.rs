@@ -8,7 +8,7 @@ use std::fmt;
 /// Offsets at or beyond this are dropped: trees must stay finite for the fixed point to end
 /// (a pointer bumped in a loop would otherwise grow its offsets forever).
 pub const MAX_OFFSET: u64 = 1 << 12;
-/// Widening ([`Tree::widen`]) applies only to trees reaching this far.
+/// Widening ([`Tree::widen_level`]) applies only to levels reaching this far.
 pub const WIDEN_MIN_EXTENT: u64 = 128;
 /// Pointee trees nest at most this deep (recursive structures such as linked lists).
 pub const MAX_DEPTH: usize = 4;
@@ -473,30 +473,38 @@ impl Tree {
         self.at.len() + self.pointee.as_deref().map_or(0, Tree::size)
     }
 
-    /// The highest offset this tree or any tree it points to says anything about.
-    pub fn extent(&self) -> u64 {
-        let own = self.at.last_key_value().map_or(0, |(&o, _)| o);
-        own.max(self.pointee.as_deref().map_or(0, Tree::extent))
+    /// The highest offset each level says anything about: this tree's own, then the tree it
+    /// points to, and so on ([`Tree::widen_level`] folds one of them).
+    pub fn level_extents(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        let mut t = Some(self);
+        while let Some(level) = t {
+            out.push(level.at.last_key_value().map_or(0, |(&o, _)| o));
+            t = level.pointee.as_deref();
+        }
+        out
     }
 
-    /// Widening, for a tree whose extent has grown by the same `step` round after round (a
-    /// pointer taken to be also a pointer `step` bytes further into its own memory, such as a
-    /// control block and the object inside it, which a virtual destructor's candidates
-    /// confuse): every level of it, here or in the trees it points to, that reaches the
-    /// extent `top` (the climbing ones) is folded to period `step`, the limit the climb was
-    /// heading to. Folding joins the kinds of each period, so what the analysis answers stays
-    /// an over-approximation. Returns true when something changed.
-    pub fn widen(&mut self, top: u64, step: u64) -> bool {
-        let mut changed = false;
-        let own = self.at.last_key_value().map_or(0, |(&o, _)| o);
-        if self.stride.is_none() && step > 0 && own + step > top {
-            *self = self.with_stride(step);
-            changed = true;
+    /// Widening, for a level (`depth` pointers down from this tree) whose extent has grown by
+    /// the same `step` round after round (a pointer taken to be also a pointer `step` bytes
+    /// further into its own memory: a control block and the object inside it, which a virtual
+    /// destructor's candidates confused; a `std::deque`'s node pointer stepped through its
+    /// map): the level is folded to period `step`, the limit the climb was heading to. Folding
+    /// joins the kinds of each period, so what the analysis answers stays an
+    /// over-approximation. Returns true when something changed.
+    pub fn widen_level(&mut self, depth: usize, step: u64) -> bool {
+        let mut t = self;
+        for _ in 0..depth {
+            match t.pointee.as_deref_mut() {
+                Some(p) => t = p,
+                None => return false,
+            }
         }
-        if let Some(t) = self.pointee.as_deref_mut() {
-            changed |= t.widen(top, step);
+        if t.stride.is_some() || step == 0 {
+            return false;
         }
-        changed
+        *t = t.with_stride(step);
+        true
     }
 
     /// True when some byte, here or in memory this tree points to, conflicts.
@@ -775,9 +783,8 @@ mod tests {
         block.at.insert(16 * 12 + 8, D);
         let mut holder = Tree::pointer_to(block);
         holder.at.insert(40, Kind::Integer);
-        let top = holder.extent();
-        assert_eq!(top, 200);
-        assert!(holder.widen(top, 16));
+        assert_eq!(holder.level_extents(), vec![40, 200]);
+        assert!(holder.widen_level(1, 16));
         assert_eq!(holder.stride, None);
         assert_eq!(holder.get(40), Some(Kind::Integer));
         let folded = holder.pointee.as_deref().expect("pointee");
@@ -787,5 +794,31 @@ mod tests {
         // The limit: merging the tree seen 16 bytes on changes nothing any more.
         let mut limit = folded.clone();
         assert!(!limit.merge(&folded.shift_up(16)));
+    }
+
+    #[test]
+    fn widening_folds_a_level_below_a_bigger_one() {
+        // A std::deque's node pointer: it points into the map of node pointers, which climbs
+        // 8 bytes at a time, and each node holds 64 doubles, so the whole tree's extent (512)
+        // hides the map's climb. Only the map's level folds, to period 8.
+        let mut node = Tree::default();
+        for k in 0..64u64 {
+            node.at.insert(8 * k, D);
+        }
+        let mut map = Tree::pointer_to(node);
+        for k in 1..21u64 {
+            map.at.insert(8 * k, Kind::Pointer);
+        }
+        let mut holder = Tree::pointer_to(map);
+        assert_eq!(holder.level_extents(), vec![0, 160, 504]);
+        assert!(holder.widen_level(1, 8));
+        let map = holder.pointee.as_deref().expect("map");
+        assert_eq!(map.stride, Some(8));
+        assert_eq!(map.get(0), Some(Kind::Pointer));
+        let node = map.pointee.as_deref().expect("node");
+        assert_eq!((node.stride, node.get(504)), (None, Some(D)));
+        // Folded once, a level stays so.
+        assert!(!holder.widen_level(1, 8));
+        assert!(!holder.widen_level(3, 8));
     }
 }
