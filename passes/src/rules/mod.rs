@@ -13,6 +13,8 @@
 //!   allocators (Enzyme's `__enzyme_allocation_like` registrations);
 //! - [`rbtree`]: libstdc++'s red-black tree functions behind `std::map` and `std::set`
 //!   (insertion, erasure, iteration), applied to the shadow tree too;
+//! - [`list`]: libstdc++'s list node functions behind `std::list` (hooking, unhooking,
+//!   splicing, reversing, swapping), applied to the shadow list too;
 //! - [`julia`]: the Julia runtime's array and memory allocators;
 //! - [`blas`]: BLAS levels 1-3 (`dot`, `nrm2`, `axpy`, `scal`, `copy`, `gemv`, `ger`, `gemm`),
 //!   CBLAS and Fortran interfaces, single and double precision, each routine's layout declared
@@ -46,6 +48,7 @@ pub mod inactive;
 pub mod instructions;
 pub mod julia;
 pub mod linear;
+pub mod list;
 pub mod math;
 pub mod memory;
 pub mod openmp;
@@ -100,6 +103,7 @@ pub fn all() -> impl Iterator<Item = &'static Rule> {
         .chain(allocation_like::RULES)
         .chain(sort::RULES)
         .chain(rbtree::RULES)
+        .chain(list::RULES)
         .chain(julia::RULES)
         .chain(blas::rules())
         .chain(fortran::RULES)

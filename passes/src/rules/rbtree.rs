@@ -85,7 +85,7 @@ pub static RULES: &[Rule] = &[
 
 /// Reverse mode: the augmented sweep runs the primal call and the forward half on the shadows;
 /// nothing moves floats, so the adjoint sweep has nothing to do and nothing is taped.
-static SAME_ON_SHADOW: CustomReverse = CustomReverse {
+pub(super) static SAME_ON_SHADOW: CustomReverse = CustomReverse {
     augment: same_on_shadow_augment,
     adjoint: no_adjoint,
     needs: CustomNeeds {
@@ -119,6 +119,7 @@ fn insert_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
         c,
         &[1, 2, 3],
         "the new node, its parent and the tree's header",
+        "std::map/std::set",
     )?
     else {
         return Ok(None);
@@ -137,7 +138,13 @@ fn insert_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 /// syncing the colours it reads; its result (the node to free) has the shadow result.
 fn erase_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
     let [z, header] = pointer_args::<2>(c, &[0, 1])?;
-    let Some(s) = shadows(c, &[0, 1], "the erased node and the tree's header")? else {
+    let Some(s) = shadows(
+        c,
+        &[0, 1],
+        "the erased node and the tree's header",
+        "std::map/std::set",
+    )?
+    else {
         return Ok(None);
     };
     let f = callee(c)?;
@@ -199,7 +206,12 @@ fn pointer_args<const N: usize>(c: &ForwardCall, ptrs: &[usize]) -> Result<[Val;
 /// The shadows of the pointer arguments at `ptrs`: all of them, or `None` when none has one
 /// (the tree carries no derivatives). Some but not all is an error: the shadow tree could not
 /// follow the primal one.
-fn shadows(c: &ForwardCall, ptrs: &[usize], what: &str) -> Result<Option<Vec<Val>>> {
+pub(super) fn shadows(
+    c: &ForwardCall,
+    ptrs: &[usize],
+    what: &str,
+    container: &str,
+) -> Result<Option<Vec<Val>>> {
     let got: Vec<Option<Val>> = ptrs.iter().map(|&k| c.tangents[k]).collect();
     if got.iter().all(Option::is_none) {
         return Ok(None);
@@ -213,17 +225,20 @@ fn shadows(c: &ForwardCall, ptrs: &[usize], what: &str) -> Result<Option<Vec<Val
         return Err(Error::at(
             c.src,
             format!(
-                "cannot differentiate the call to '{name}': of {what}, some have a shadow and some do not, so the shadow tree cannot follow the tree (is the std::map/std::set in a global or in memory passed as const?)"
+                "cannot differentiate the call to '{name}': of {what}, some have a shadow and some do not, so the shadow {container} cannot follow the primal one (is the {container} in a global or in memory passed as const?)"
             ),
         ));
     }
     Ok(Some(got.into_iter().flatten().collect()))
 }
 
-fn callee(c: &ForwardCall) -> Result<Val> {
-    c.call
-        .called_function()
-        .ok_or_else(|| Error::at(c.src, "internal error: a tree rule at an indirect call"))
+pub(super) fn callee(c: &ForwardCall) -> Result<Val> {
+    c.call.called_function().ok_or_else(|| {
+        Error::at(
+            c.src,
+            "internal error: a container rule at an indirect call",
+        )
+    })
 }
 
 /// Runs `emit` positioned before the primal call, then continues after it.

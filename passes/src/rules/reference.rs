@@ -30,6 +30,7 @@ fn area_name(a: Area) -> &'static str {
         Area::Sort => "sort",
         Area::Fortran => "fortran",
         Area::Tree => "rbtree",
+        Area::List => "list",
     }
 }
 

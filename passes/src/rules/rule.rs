@@ -36,6 +36,8 @@ pub enum Area {
     Fortran,
     /// `rules/rbtree.rs`
     Tree,
+    /// `rules/list.rs`
+    List,
 }
 
 /// Partial derivatives of a scalar function: given the builder, the primal arguments and the
