@@ -72,9 +72,17 @@ fn candidates(i: Val, rules: &UserRules) -> Result<(Vec<Val>, bool), String> {
     };
     found.retain(|&f| f.function_type() == fty && (!f.is_declaration() || has_rule(f, rules)));
     if found.is_empty() {
-        return Err(
-            "none of the functions it may be (from the tables, vtables or values it comes from) has the call's type".into(),
-        );
+        // What the origin suggested does not fit (a pointer loaded through a loaded pointer is
+        // taken for a vtable slot, but a recursive std::function's invoker, read through the
+        // reference its lambda captured, is a field): the open set, which holds every function
+        // a pointer made in this module can be, stands in.
+        let m = i.parent_function().expect("in a function").module();
+        return match open::address_taken(m, fty, rules) {
+            Ok(found) => Ok((found, true)),
+            Err(none) => Err(format!(
+                "none of the functions it may be (from the tables, vtables or values it comes from) has the call's type; {none}"
+            )),
+        };
     }
     Ok((found, false))
 }
