@@ -1,8 +1,8 @@
 // RUN: %clang -O0 -g -c -emit-llvm %s -o %t0.bc
-// RUN: not %umbra %t0.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=SHIFTED
+// RUN: not %umbra %t0.bc -o %t.o 2>&1 | FileCheck %s --check-prefixes=SHIFTED,NOTBAA
 // RUN: %clang -O2 -g -c -emit-llvm %s -o %t2.bc
-// RUN: not %umbra %t2.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=SHIFTED
-// RUN: not %clang -O2 -g -c -fpass-plugin=%plugin %s -o %t.o 2>&1 | FileCheck %s --check-prefix=SHIFTED
+// RUN: not %umbra %t2.bc -o %t.o 2>&1 | FileCheck %s --check-prefixes=SHIFTED,TBAA
+// RUN: not %clang -O2 -g -c -fpass-plugin=%plugin %s -o %t.o 2>&1 | FileCheck %s --check-prefixes=SHIFTED,TBAA
 // RUN: %clang -O0 -g -DREINTERPRET -c -emit-llvm %s -o %t3.bc
 // RUN: not %umbra %t3.bc -o %t.o 2>&1 | FileCheck %s --check-prefix=REINTERPRET
 // RUN: %clang -O2 -g -DREINTERPRET -c -emit-llvm %s -o %t4.bc
@@ -23,6 +23,10 @@ __attribute__((noinline)) static void shifted_copy(void *dst, const void *src, u
   for (unsigned long k = 0; k + 1 < n; k++) d[k] = s[k + 1];
 }
 // SHIFTED: byte-copy.c:[[@LINE-2]]:{{[0-9]+}}: in function 'shifted_copy': copies differentiable memory through an integer ('{{.*}}load i8{{.*}}', i8), which may hold floating-point data or only part of it; {{.*}}reverse mode can only move whole floats (copy with memcpy or typed loads
+// Compiling with TBAA is suggested only where the code has none (at -O2 it had, and the
+// suggestion misled).
+// NOTBAA-SAME: , or compile with TBAA, i.e. -O1 or higher without -fno-strict-aliasing)
+// TBAA-NOT: compile with TBAA
 
 void loss(const double *in, double *out) {
   double tmp[4];

@@ -265,8 +265,21 @@ pub(super) fn check_integer_copy(
         Some(k) => format!("the type analysis found {k} data there"),
         None => "the type analysis cannot tell what it holds".to_string(),
     };
+    // Compiling with TBAA helps only code that has none: at -O2 the suggestion misled.
+    let has_tbaa = store.parent_function().is_some_and(|f| {
+        f.blocks().iter().any(|b| {
+            b.instructions()
+                .iter()
+                .any(|i| i.tbaa_access_type().is_some())
+        })
+    });
+    let tbaa = if has_tbaa {
+        ""
+    } else {
+        ", or compile with TBAA, i.e. -O1 or higher without -fno-strict-aliasing"
+    };
     Err(Error::at(
         store,
-        format!("copies differentiable memory through an integer ('{}', {}), which may hold floating-point data or only part of it; {found}, and reverse mode can only move whole floats (copy with memcpy or typed loads, or compile with TBAA, i.e. -O1 or higher without -fno-strict-aliasing)", short(v), v.ty().print()),
+        format!("copies differentiable memory through an integer ('{}', {}), which may hold floating-point data or only part of it; {found}, and reverse mode can only move whole floats (copy with memcpy or typed loads{tbaa})", short(v), v.ty().print()),
     ))
 }
