@@ -45,16 +45,20 @@ pub fn underlying_objects(p: Val) -> HashSet<Val> {
 
 /// True for a pointer to constant data through which no derivative can be read: a function;
 /// a constant global without floating-point data whose pointers are all such pointers (a
-/// table of functions, a vtable); the C++ ABI's vtables and type information (`_ZTV`, `_ZTI`,
-/// `_ZTS`, which hold no user data even when defined elsewhere); getelementptrs into them.
+/// table of functions, a vtable); the C++ ABI's vtables, construction vtables, VTTs and type
+/// information (`_ZTV`, `_ZTC`, `_ZTT`, `_ZTI`, `_ZTS`, which hold no user data even when
+/// defined elsewhere); getelementptrs into them.
 /// Such a pointer may stand in as its own shadow.
 pub fn is_code_only_constant(v: Val) -> bool {
     code_only(v, &mut Vec::new())
 }
 
 /// True for a `select` or `phi` that picks among [`is_code_only_constant`] pointers (and
-/// null or undef) only, through other such choices: a function pointer chosen at run time.
-/// Like those constants it stands in as its own shadow (its primal copy).
+/// null or undef) only, through other such choices: a function pointer chosen at run time;
+/// and for a pointer loaded from such a constant, directly or through a parameter every caller
+/// passes one for (a vtable address point read from the VTT that a constructor of a class
+/// with virtual bases receives). Like those constants it stands in as its own shadow (its
+/// primal copy).
 pub fn is_code_only_choice(v: Val) -> bool {
     fn choice(v: Val, seen: &mut Vec<Val>) -> bool {
         if !v.is_instruction() {
@@ -67,10 +71,41 @@ pub fn is_code_only_choice(v: Val) -> bool {
         match v.opcode() {
             Opcode::LLVMSelect => choice(v.operand(1), seen) && choice(v.operand(2), seen),
             Opcode::LLVMPHI => v.incoming().into_iter().all(|(x, _)| choice(x, seen)),
+            Opcode::LLVMLoad => loaded_from_code_only(v.operand(0)),
             _ => false,
         }
     }
     v.is_instruction() && v.ty().is_ptr() && choice(v, &mut Vec::new())
+}
+
+/// True when address `p` (offset by getelementptrs) is in an [`is_code_only_constant`]
+/// global, or is a parameter of a function only ever called directly, each call passing such
+/// a constant there: every pointer in that memory is code-only too.
+fn loaded_from_code_only(mut p: Val) -> bool {
+    while (p.is_instruction() && p.opcode() == Opcode::LLVMGetElementPtr)
+        || (p.is_constant_expr() && p.const_opcode() == Opcode::LLVMGetElementPtr)
+    {
+        p = p.operand(0);
+    }
+    if is_code_only_constant(p) {
+        return true;
+    }
+    let Some(f) = p.is_argument().then(|| p.parent_function()).flatten() else {
+        return false;
+    };
+    let Some(k) = f.params().iter().position(|&q| q == p) else {
+        return false;
+    };
+    let users = f.users();
+    !users.is_empty()
+        && users.iter().all(|&u| {
+            (u.is_call() || u.is_invoke())
+                && u.called_function() == Some(f)
+                && !u.call_args().contains(&f)
+                && u.call_args()
+                    .get(k)
+                    .is_some_and(|&a| is_code_only_constant(a))
+        })
 }
 
 fn code_only(v: Val, seen: &mut Vec<Val>) -> bool {
@@ -84,7 +119,10 @@ fn code_only(v: Val, seen: &mut Vec<Val>) -> bool {
         return false;
     }
     let name = v.name();
-    if ["_ZTV", "_ZTI", "_ZTS"].iter().any(|p| name.starts_with(p)) {
+    if ["_ZTV", "_ZTI", "_ZTS", "_ZTT", "_ZTC"]
+        .iter()
+        .any(|p| name.starts_with(p))
+    {
         return true;
     }
     if seen.contains(&v) {
