@@ -255,8 +255,13 @@ fn call_is_active(call: Val, set: &ActiveSet, rules: &UserRules) -> bool {
         Callee::Inactive | Callee::Unknown => false,
         // A callee that uses a global with a user shadow carries its derivative without
         // active arguments.
+        // A returned pointer may point to memory that will carry derivatives (a fresh block
+        // from an allocating wrapper), unless it is one of the arguments again (a string's
+        // `_M_replace` returns `*this`): then it has their activity, none here.
         Callee::Defined(g) => {
-            any_arg || call.ty().contains_ptr() || rules.reaches_shadowed_global(g)
+            any_arg
+                || (call.ty().contains_ptr() && !returns_only_parameters(g))
+                || rules.reaches_shadowed_global(g)
         }
         Callee::User(_) => any_arg || call.ty().contains_ptr(),
         Callee::Rule(r) => match r.kind {
@@ -272,6 +277,70 @@ fn call_is_active(call: Val, set: &ActiveSet, rules: &UserRules) -> bool {
     }
 }
 
+/// True when every value `f` returns is one of its parameters, or null, possibly offset by
+/// getelementptrs, loaded from memory such a value points into, chosen by phis and selects
+/// among such values, or returned by a call of a function that itself returns only its
+/// parameters (`operator+=` returning what `append` returns, `*this`). Called with inactive
+/// arguments, such a function returns an inactive pointer.
+fn returns_only_parameters(f: Val) -> bool {
+    returned_parameters(f, 0).is_some()
+}
+
+/// The parameters of `f` that [`returns_only_parameters`] finds returned (their indices), or
+/// `None` when `f` may return anything else; `depth` bounds the calls followed.
+fn returned_parameters(f: Val, depth: u32) -> Option<Vec<usize>> {
+    use crate::ir::Opcode::*;
+    if f.is_declaration() || depth > 8 {
+        return None;
+    }
+    let params = f.params();
+    let mut found = Vec::new();
+    let mut seen = HashSet::new();
+    let mut work = Vec::new();
+    for t in f.blocks().into_iter().filter_map(|b| b.terminator()) {
+        if t.opcode() == LLVMRet {
+            work.push((t.num_operands() == 1).then(|| t.operand(0))?);
+        }
+    }
+    if work.is_empty() {
+        return None;
+    }
+    while let Some(v) = work.pop() {
+        if !seen.insert(v) || v.is_null_constant() {
+            continue;
+        }
+        if v.is_argument() {
+            found.push(params.iter().position(|&p| p == v)?);
+            continue;
+        }
+        let op = if v.is_instruction() {
+            v.opcode()
+        } else if v.is_constant_expr() {
+            v.const_opcode()
+        } else {
+            return None;
+        };
+        match op {
+            // A pointer loaded from memory an argument points into (`c_str()` returns the
+            // buffer pointer its string holds) is as active as that argument, as loads are.
+            LLVMGetElementPtr | LLVMBitCast | LLVMAddrSpaceCast | LLVMLoad => {
+                work.push(v.operand(0))
+            }
+            LLVMSelect => work.extend([v.operand(1), v.operand(2)]),
+            LLVMPHI => work.extend(v.incoming().into_iter().map(|(x, _)| x)),
+            LLVMCall | LLVMInvoke => {
+                let g = v.called_function()?;
+                let args = v.call_args();
+                for k in returned_parameters(g, depth + 1)? {
+                    work.push(*args.get(k)?);
+                }
+            }
+            _ => return None,
+        }
+    }
+    Some(found)
+}
+
 /// True when only the primal uses object `o` (an alloca or a fresh block), given what `set`
 /// holds so far ([`super::primal_objects`]).
 fn primal_only(o: Val, set: &ActiveSet, rules: &UserRules) -> bool {
@@ -281,6 +350,7 @@ fn primal_only(o: Val, set: &ActiveSet, rules: &UserRules) -> bool {
             active: &|v| set.contains(v),
             arg_carries: &|call, k, a| set.arg_carries(call, k, a),
             callee: &|call| rules::classify(call, rules),
+            reaches_shadowed_global: &|g| rules.reaches_shadowed_global(g),
         },
     )
 }

@@ -21,9 +21,11 @@
 //!   ([`Callee::Inactive`]: the rule table's primal-only rows, user-declared inactive functions,
 //!   intrinsics that touch no floating point), or a rule or an unknown callee (a declaration
 //!   without a rule, an indirect call) none of whose arguments carries a derivative, unless the
-//!   rule allocates (`posix_memalign` stores a block with a shadow through it). A function
-//!   Umbra differentiates, or a user rule, keeps the object active: its body may store
-//!   derivatives into it (from a global with a shadow, say).
+//!   rule allocates (`posix_memalign` stores a block with a shadow through it); or a function
+//!   with a body none of whose arguments carries a derivative and which, with the bodies it
+//!   calls, uses no global with a shadow: no derivative can enter it to be stored (a label
+//!   `std::string` built with `operator+` and `std::to_string`). A user rule keeps the object
+//!   active.
 //!
 //! An address turned into an integer is followed to the pointers made back from it
 //! (`inttoptr`); stored as that integer into memory with a shadow, it keeps the object active,
@@ -48,6 +50,8 @@ pub struct Facts<'a> {
     pub arg_carries: &'a dyn Fn(Val, usize, Val) -> bool,
     /// What a call calls.
     pub callee: &'a dyn Fn(Val) -> Callee,
+    /// True when a function with a body, or one it calls, uses a global with a shadow.
+    pub reaches_shadowed_global: &'a dyn Fn(Val) -> bool,
 }
 
 /// True when no derivative can reach the memory of `object` (an `alloca`, or the fresh block an
@@ -154,7 +158,18 @@ fn walk(object: Val, facts: &Facts) -> Walk {
                                 return Walk::Active;
                             }
                         }
-                        Callee::Defined(_) | Callee::User(_) => return Walk::Active,
+                        // A function with a body can store a derivative into the object only
+                        // if one enters it: through an argument, or from a global with a shadow
+                        // read in its body or the bodies it calls (a string's `operator+` and
+                        // `std::to_string`, given a label and integers, cannot).
+                        Callee::Defined(g) => {
+                            if (facts.reaches_shadowed_global)(g)
+                                || (0..args.len()).any(|k| (facts.arg_carries)(u, k, args[k]))
+                            {
+                                return Walk::Active;
+                            }
+                        }
+                        Callee::User(_) => return Walk::Active,
                     }
                     // It may return the address it was given (`stream >> x` returns the stream).
                     if u.ty().contains_ptr() {
