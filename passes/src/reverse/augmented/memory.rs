@@ -161,28 +161,43 @@ pub(super) fn copied_right_after(v: Val, store: Val) -> bool {
     })
 }
 
-/// True when `addr` is, through a GEP with constant indices into a struct, a field whose
-/// declared type is the integer type `v` has (`v` loaded from or stored to it).
+/// True when `addr` is, through a GEP into a struct or an array (struct fields chosen by
+/// constant indices, array elements by any), a field or element whose declared type is the
+/// integer type `v` has (`v` loaded from or stored to it). An address at the start of an
+/// aggregate is that of its first scalar: at -O0 Umbra's clean-up folds the zero indices of
+/// `&mesh[e].n0` away, leaving the address of the array element `mesh[e]`.
 pub(super) fn declared_integer_field(addr: Val, v: Val) -> bool {
     let g = addr;
     if !(g.is_instruction() && g.opcode() == Opcode::LLVMGetElementPtr) {
         return false;
     }
     let mut ty = g.gep_source_type();
-    if ty.kind() != TyKind::Struct || g.num_operands() < 3 {
+    if !matches!(ty.kind(), TyKind::Struct | TyKind::Array) || g.num_operands() < 3 {
         return false;
     }
     for k in 2..g.num_operands() {
-        let Some(idx) = g.operand(k).const_int_value() else {
-            return false;
-        };
         ty = match ty.kind() {
-            TyKind::Struct => match ty.struct_fields().get(idx as usize) {
+            TyKind::Struct => {
+                let Some(idx) = g.operand(k).const_int_value() else {
+                    return false;
+                };
+                match ty.struct_fields().get(idx as usize) {
+                    Some(&f) => f,
+                    None => return false,
+                }
+            }
+            TyKind::Array => ty.element(),
+            _ => return false,
+        };
+    }
+    loop {
+        ty = match ty.kind() {
+            TyKind::Struct => match ty.struct_fields().first() {
                 Some(&f) => f,
                 None => return false,
             },
-            TyKind::Array => ty.element(),
-            _ => return false,
+            TyKind::Array if ty.array_len() > 0 => ty.element(),
+            _ => break,
         };
     }
     ty.is_int() && ty == v.ty()
@@ -262,6 +277,7 @@ pub(super) fn check_integer_copy(
         return Ok(IntegerCopy::Plain);
     }
     let found = match session.types().kind(m, v) {
+        Some(types::Kind::Integer) => "the type analysis saw only integer accesses there, which without TBAA or a field declared integer do not rule out a float's bits".to_string(),
         Some(k) => format!("the type analysis found {k} data there"),
         None => "the type analysis cannot tell what it holds".to_string(),
     };
