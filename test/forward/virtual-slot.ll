@@ -4,7 +4,9 @@
 ; it is no candidate (before, every function of the right type in any vtable was one: a
 ; destructor's call reached std::shared_ptr's `_M_dispose` too, and the type analysis took the
 ; control block for the model). A vtable whose address points are not known (no constructor
-; in this module) keeps all its functions.
+; in this module) keeps all its functions. The slot counts getelementptrs past a `select` of
+; two objects' vtable pointers too (`g`): before, their offset was dropped there, and the call
+; reached slot 0.
 ; RUN: %opt-umbra -passes=umbra %s | FileCheck %s
 ; RUN: %umbra %s --emit=llvm-ir -O0 -o - | FileCheck %s
 
@@ -65,6 +67,24 @@ define double @f(ptr %obj, double %x) {
   ret double %r
 }
 
+; (c ? a : b)->scale(x), the optimiser having chosen between the two vtable pointers.
+define double @g(ptr %a, ptr %b, i1 %c, double %x) {
+  %vta = load ptr, ptr %a
+  %vtb = load ptr, ptr %b
+  %vtable = select i1 %c, ptr %vta, ptr %vtb
+  %slot = getelementptr inbounds i8, ptr %vtable, i64 8
+  %fn = load ptr, ptr %slot
+  %obj = select i1 %c, ptr %a, ptr %b
+  %r = call double %fn(ptr %obj, double %x)
+  ret double %r
+}
+
+define double @caller_g(ptr %a, ptr %b, i1 %c, double %x) {
+  %const = load i32, ptr @enzyme_const
+  %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @g, i32 %const, ptr %a, i32 %const, ptr %b, i32 %const, i1 %c, double %x, double 1.0)
+  ret double %r
+}
+
 define double @caller(ptr %obj, double %x) {
   %const = load i32, ptr @enzyme_const
   %r = call double (ptr, ...) @__enzyme_fwddiff(ptr @f, i32 %const, ptr %obj, double %x, double 1.0)
@@ -79,3 +99,11 @@ define double @caller(ptr %obj, double %x) {
 ; CHECK-NOT:     @B_other
 ; CHECK:       }
 ; CHECK-NOT:   @fwddiffe.B_other
+
+; CHECK-LABEL: define internal double @umbra.dispatch.g.{{[0-9]+}}(
+; CHECK:         icmp eq ptr %2, @A_scale
+; CHECK:         icmp eq ptr %2, @B_scale
+; CHECK:         icmp eq ptr %2, @C_other
+; CHECK:         icmp eq ptr %2, @C_scale
+; CHECK-NOT:     @B_other
+; CHECK:       }

@@ -132,10 +132,17 @@ impl Targets {
 
     /// The targets of a function pointer loaded from (somewhere in) the memory at `p`.
     fn memory(&mut self, p: Val) -> Result<(), &'static str> {
+        self.memory_at(p, Some(0))
+    }
+
+    /// [`Targets::memory`] at `p` plus `extra` bytes (`None`: unknown), the offset that
+    /// getelementptrs past a `select` or `phi` of addresses add to each of its operands: a vtable
+    /// slot counts it.
+    fn memory_at(&mut self, p: Val, extra: Option<i64>) -> Result<(), &'static str> {
         let base = strip_geps(p);
         // The byte offset from `base`, when all the getelementptrs are constant.
         let offset = |m: Module| {
-            let mut off = 0i64;
+            let mut off = extra?;
             let mut q = p;
             while q != base {
                 off = off.checked_add(m.const_gep_offset(q)?)?;
@@ -143,6 +150,8 @@ impl Targets {
             }
             Some(off)
         };
+        let module = base.parent_function().map(|f| f.module());
+        let offset = module.and_then(offset);
         if base.is_global_variable() {
             return match base.initializer() {
                 Some(init) => {
@@ -157,25 +166,26 @@ impl Targets {
         }
         match base.opcode() {
             Opcode::LLVMLoad => {
-                if let Some(m) = base.parent_function().map(|f| f.module()) {
-                    self.vtable_slot(m, offset(m));
+                if let Some(m) = module {
+                    self.vtable_slot(m, offset);
                 }
                 Ok(())
             }
             Opcode::LLVMAlloca => self.local(base),
             Opcode::LLVMCall => match address_argument(base) {
-                // An element's address computed by a function (`std::array::operator[]`).
-                Some(a) => self.memory(a),
+                // An element's address computed by a function (`std::array::operator[]`), at an
+                // offset not followed.
+                Some(a) => self.memory_at(a, None),
                 None => Err("it is loaded from an address returned by a function that does more than compute it"),
             },
             Opcode::LLVMSelect => {
-                self.memory(base.operand(1))?;
-                self.memory(base.operand(2))
+                self.memory_at(base.operand(1), offset)?;
+                self.memory_at(base.operand(2), offset)
             }
             Opcode::LLVMPHI => {
                 for (x, _) in base.incoming() {
                     if self.seen.insert(x) {
-                        self.memory(x)?;
+                        self.memory_at(x, offset)?;
                     }
                 }
                 Ok(())
