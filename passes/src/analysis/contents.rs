@@ -325,10 +325,14 @@ pub fn layout_from_types(info: TypeInfo, m: Module, copy: Val) -> Result<Pointer
                 if let Some(n) = integer_prefix(&t) {
                     return Ok(PointerLayout::IntegersUpTo(n));
                 }
+                if let Some(elements) = float_run(&t) {
+                    elements
+                } else {
                 return Err(Error::at(
                     copy,
                     format!("cannot tell what type of data this call moves: no access to the same memory in this function, and the type analysis knows only {t} about it, not what repeats over a length that is not a constant; reverse mode needs it to add adjoints (copy with typed loads, or a constant length)"),
                 ));
+                }
             }
         },
     };
@@ -418,6 +422,34 @@ fn untyped_bytes(known: &std::collections::BTreeMap<u64, Kind>, stride: u64) -> 
 /// `None` unless integer data starts at offset 0 and something else follows: without that
 /// bound (a pattern that repeats, or nothing past the integers) a longer copy could move
 /// anything.
+/// The elements of a copy of run-time length over memory known only as an unbroken run of
+/// one float format from offset 0 (`{0: double, 8: double, 16: double, 24: double}`: a
+/// `std::vector<double>` of constant size whose every access the optimiser unrolled, copied
+/// by a row's copy constructor with `end - begin` bytes): floats of that format, repeating.
+/// At least two floats, and nothing else known (a pointer, an integer or a gap after the run
+/// says the memory is not one array); `None` otherwise. Integers get the same reading
+/// ([`integer_prefix`]); as there, what no analysed function accesses is not seen.
+fn float_run(t: &super::types::tree::Tree) -> Option<(super::types::tree::Tree, u64)> {
+    // Formats whose array elements are their size apart (not `x86_fp80`, 10 bytes in 16).
+    let Some(&Kind::Float(
+        f @ (FloatKind::Half | FloatKind::BFloat | FloatKind::Float | FloatKind::Double),
+    )) = t.at.get(&0)
+    else {
+        return None;
+    };
+    let size = f.size();
+    let dense = t.stride.is_none()
+        && t.at.len() >= 2
+        && t.at
+            .iter()
+            .enumerate()
+            .all(|(i, (&o, &k))| k == Kind::Float(f) && o == i as u64 * size);
+    if !dense {
+        return None;
+    }
+    t.periodic(size).map(|p| (p, size))
+}
+
 fn integer_prefix(t: &super::types::tree::Tree) -> Option<u64> {
     if t.stride.is_some() || t.at.get(&0) != Some(&Kind::Integer) {
         return None;
@@ -814,7 +846,8 @@ pub fn tbaa_struct_layout(m: Module, copy: Val) -> Option<Option<PointerLayout>>
 
 #[cfg(test)]
 mod tests {
-    use super::untyped_bytes;
+    use super::{float_run, untyped_bytes};
+    use crate::analysis::types::tree::Tree;
     use crate::analysis::types::{FloatKind, Kind};
     use std::collections::BTreeMap;
 
@@ -846,5 +879,29 @@ mod tests {
         ];
         assert_eq!(untyped_bytes(&known(&eigen), 48), None);
         assert_eq!(untyped_bytes(&known(&[]), 48), None);
+    }
+
+    #[test]
+    fn an_unbroken_run_of_one_float_format_is_an_array() {
+        use Kind::*;
+        let d = Float(FloatKind::Double);
+        let tree = |e: &[(u64, Kind)]| Tree {
+            at: known(e),
+            ..Tree::default()
+        };
+        let run = tree(&[(0, d), (8, d), (16, d), (24, d)]);
+        let (elements, size) = float_run(&run).expect("a row of doubles");
+        assert_eq!(
+            (elements.stride, elements.get(0), size),
+            (Some(8), Some(d), 8)
+        );
+        // A gap, another format, another kind after the run, or a single float: not one array.
+        assert!(float_run(&tree(&[(0, d), (16, d)])).is_none());
+        assert!(float_run(&tree(&[(0, d), (8, Float(FloatKind::Float))])).is_none());
+        assert!(float_run(&tree(&[(0, d), (8, d), (16, Integer)])).is_none());
+        assert!(float_run(&tree(&[(0, d), (8, d), (16, Pointer)])).is_none());
+        assert!(float_run(&tree(&[(0, d)])).is_none());
+        let fp80 = Float(FloatKind::X86Fp80);
+        assert!(float_run(&tree(&[(0, fp80), (10, fp80)])).is_none());
     }
 }

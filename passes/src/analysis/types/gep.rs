@@ -120,6 +120,13 @@ impl Analysis {
         for &o in &offsets {
             seen.merge(&gt.shift_up(o));
         }
+        // A few elements from the first (`A[i]` for i < 4): what the result points to, the
+        // first element's pointer does too, as what the result sees lies in every element
+        // (shifting dropped it; a `std::vector` of rows then reached a callee given the
+        // matrix without what its rows hold).
+        if !exact && offsets.first() == Some(&0) {
+            seen.pointee = gt.pointee.clone();
+        }
         // A field or element address (`gep T, p, 0, ...`) says what lies inside the `T` it
         // addresses, not past it: the same constructor taking `const T&` to two fields of one
         // object (libstdc++'s `__normal_iterator` on `_M_start` and `_M_finish` at -O0) merges

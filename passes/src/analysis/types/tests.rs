@@ -748,3 +748,38 @@ fn a_length_parameter_is_a_multiple_of_what_every_call_passes() {
         });
     });
 }
+
+#[test]
+fn the_first_of_a_few_elements_keeps_what_its_pointer_points_to() {
+    // Rows of a matrix (`std::vector<std::vector<double>>` with 4 rows, -O1): row pointers
+    // loaded at a bounded index, doubles stored through them. What the first row holds reaches
+    // the matrix itself, so a callee given the matrix knows its rows hold doubles.
+    with_module(
+        r#"
+        %row = type { ptr, ptr, ptr }
+        define void @fill(ptr %A, double %x) {
+        entry:
+          br label %outer
+        outer:
+          %i = phi i64 [ 0, %entry ], [ %i1, %outer ]
+          %slot = getelementptr inbounds %row, ptr %A, i64 %i
+          %r = load ptr, ptr %slot
+          %e = getelementptr inbounds double, ptr %r, i64 %i
+          store double %x, ptr %e
+          %i1 = add nuw nsw i64 %i, 1
+          %done = icmp eq i64 %i1, 4
+          br i1 %done, label %exit, label %outer
+        exit:
+          ret void
+        }
+        "#,
+        |m, info| {
+            let fill = m.function("fill").unwrap();
+            let rows = info.pointee(m, fill.params()[0]);
+            assert_eq!(rows.get(0), Some(Kind::Pointer), "{rows}");
+            let first = rows.pointee();
+            assert_eq!(first.get(0), Some(D), "{rows}");
+            assert_eq!(first.get(24), Some(D), "{rows}");
+        },
+    );
+}
