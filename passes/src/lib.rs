@@ -34,12 +34,14 @@ pub(crate) mod derive;
 pub(crate) mod devirt;
 pub mod diag;
 pub(crate) mod distinct_args;
+pub(crate) mod fixed_arity;
 pub(crate) mod forward;
 pub(crate) mod grad_log;
 pub mod inspect;
 pub mod ir;
 #[cfg(test)]
 mod layers;
+pub(crate) mod mixed_returns;
 pub(crate) mod openmp;
 pub(crate) mod openmp_float;
 pub(crate) mod openmp_reduce;

@@ -33,6 +33,8 @@ pub fn canonicalize_reachable(
 ) -> Result<HashSet<Val>> {
     let mut seen = HashSet::new();
     let mut stack: Vec<Val> = requests.iter().map(|r| r.function).collect();
+    let mut copies = crate::mixed_returns::Copies::default();
+    let mut fixed = crate::fixed_arity::Copies::default();
     loop {
         let mut canonical = Vec::new();
         while let Some(f) = stack.pop() {
@@ -40,6 +42,13 @@ pub fn canonicalize_reachable(
                 continue;
             }
             canonicalize(f)?;
+            // Variadic helpers that ignore their variable arguments become fixed-arity copies,
+            // and structs of pointers and floats returned by value go through memory (a second
+            // round folds what the rewrite leaves, an `extractvalue` of a struct just built).
+            let redirected = crate::fixed_arity::redirect_calls(f, &mut fixed);
+            if crate::mixed_returns::split_mixed_values(f, &mut copies, rules) || redirected {
+                canonicalize(f)?;
+            }
             canonical.push(f);
             stack.extend(callees(f));
         }

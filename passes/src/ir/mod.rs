@@ -21,7 +21,10 @@ mod values;
 
 pub use builder::{intrinsic_declaration, inverse_pred, swapped_pred, Builder, IntPred, RealPred};
 pub use defined::with_defined_mask;
-pub use function_copy::{copy_function, copyable, fresh_name};
+pub use function_copy::{
+    copy_fixed_arity, copy_function, copy_returning_through_memory, copyable, fresh_name,
+    ignores_variable_arguments, path_alignment, scalar_paths,
+};
 pub use types::{Ty, TyKind};
 pub use values::{new_alias_scopes, AliasScope, Block, Opcode, Val};
 
@@ -181,6 +184,11 @@ impl Module {
     /// Allocation size of `ty` in bytes under this module's data layout.
     pub fn alloc_size(self, ty: Ty) -> u64 {
         unsafe { sys::target::LLVMABISizeOfType(self.data_layout(), ty.0) }
+    }
+
+    /// ABI alignment of `ty` in bytes under this module's data layout.
+    pub fn abi_alignment(self, ty: Ty) -> u32 {
+        unsafe { sys::target::LLVMABIAlignmentOfType(self.data_layout(), ty.0) }
     }
 
     /// Store size of `ty` in bytes (what a load or store of it touches).

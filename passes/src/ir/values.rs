@@ -254,18 +254,37 @@ impl Val {
     /// Copies every call-site attribute, the calling convention and the debug location of call
     /// or invoke `from` onto `self` (a call or invoke of the same callee and arguments).
     pub fn copy_call_site(self, from: Val) {
+        self.copy_call_site_shifted(from, 0)
+    }
+    /// [`Val::copy_call_site`] onto a call whose arguments are `from`'s from index `shift` on
+    /// (the return value's attributes are dropped when `shift` is not 0: the call returns
+    /// something else).
+    pub fn copy_call_site_shifted(self, from: Val, shift: u32) {
+        self.copy_call_site_args(from, shift, from.num_call_args())
+    }
+    /// [`Val::copy_call_site_shifted`] for `from`'s first `count` arguments only (a call that
+    /// passes fewer).
+    pub fn copy_call_site_args(self, from: Val, shift: u32, count: u32) {
         unsafe {
             let mut indices = vec![0, FUNCTION_INDEX];
-            indices.extend(1..=from.num_call_args());
+            indices.extend(1..=count.min(from.num_call_args()));
             for idx in indices {
+                if idx == 0 && shift != 0 {
+                    continue;
+                }
                 let n = c::LLVMGetCallSiteAttributeCount(from.0, idx) as usize;
                 if n == 0 {
                     continue;
                 }
+                let to = if idx == 0 || idx == FUNCTION_INDEX {
+                    idx
+                } else {
+                    idx + shift
+                };
                 let mut attrs = vec![std::ptr::null_mut(); n];
                 c::LLVMGetCallSiteAttributes(from.0, idx, attrs.as_mut_ptr());
                 for a in attrs {
-                    c::LLVMAddCallSiteAttribute(self.0, idx, a);
+                    c::LLVMAddCallSiteAttribute(self.0, to, a);
                 }
             }
             c::LLVMSetInstructionCallConv(self.0, c::LLVMGetInstructionCallConv(from.0));

@@ -1,0 +1,157 @@
+//! Structs holding both pointers and floating-point data, returned by value, become memory
+//! before differentiation. The x86-64 ABI returns a 16-byte struct of a double and a pointer
+//! as the value `{ double, ptr }`; at `-O0` C++ returns its small classes that way
+//! (`std::valarray`'s expression closures, expression-template nodes holding a reference and
+//! a scalar). Reverse mode gives a value either an adjoint or a shadow, not both, and refuses
+//! such a value; in memory, its double and its pointer are two slots, each with its own kind.
+//!
+//! A call, in a function the requests reach, of a function with a body that returns such a
+//! struct, whose result only `extractvalue` reads (what clang emits), becomes a call of a
+//! copy of the callee that stores what it returned into a slot of the caller's frame
+//! ([`crate::ir::copy_returning_through_memory`]); each `extractvalue` becomes a load of that
+//! slot. A load of such a struct that only `extractvalue` reads becomes loads of its fields.
+//!
+//! Guarantees: the program computes what it computed (the same callee body, the same values
+//! read back); the original functions stay as they are for every other caller; calls whose
+//! result is used any other way, calls of functions without a body and of inactive ones, and
+//! callees the copy cannot reproduce ([`crate::ir::copyable`]) are left alone, and reverse
+//! mode still refuses what is left of such values with its message.
+
+use crate::ir::{
+    copy_returning_through_memory, copyable, fresh_name, path_alignment, Builder, Opcode, Ty,
+    TyKind, Val,
+};
+use crate::rules::user::UserRules;
+use std::collections::HashMap;
+
+/// True for a struct or array type holding both floating-point data and pointers.
+fn mixed(t: Ty) -> bool {
+    matches!(t.kind(), TyKind::Struct | TyKind::Array) && t.contains_float() && t.contains_ptr()
+}
+
+/// The copies made so far, by original callee, so that each callee is copied once.
+#[derive(Default)]
+pub struct Copies(HashMap<Val, Val>);
+
+/// Rewrites `f`'s calls and loads of mixed structs (module doc). True when `f` changed.
+pub fn split_mixed_values(f: Val, copies: &mut Copies, rules: &UserRules) -> bool {
+    let mut changed = false;
+    for b in f.blocks() {
+        for i in b.instructions() {
+            let rewritten = if i.is_call() {
+                returns_through_memory(i, copies, rules)
+            } else {
+                i.opcode() == Opcode::LLVMLoad && load_fields(i)
+            };
+            changed |= rewritten;
+        }
+    }
+    changed
+}
+
+/// True when every user of `v` is an `extractvalue` of it.
+fn only_extracted(v: Val) -> bool {
+    let users = v.users();
+    !users.is_empty()
+        && users
+            .iter()
+            .all(|u| u.opcode() == Opcode::LLVMExtractValue && u.operand(0) == v)
+}
+
+/// Replaces each `extractvalue` user of `v` (of type `ty`) by a load from `slot`, memory laid
+/// out as `ty` and aligned for it.
+fn extracts_to_loads(b: &mut Builder, v: Val, ty: Ty, slot: Val) {
+    let m = b.module();
+    let i32_ty = Ty::int(m.context(), 32);
+    for u in v.users() {
+        let path = u.aggregate_indices();
+        b.position_before(u);
+        let mut idx = vec![i32_ty.int_const(0)];
+        idx.extend(path.iter().map(|&k| i32_ty.int_const(k as u64)));
+        let at = b.gep(ty, slot, &idx, true);
+        let field = b.load(u.ty(), at, path_alignment(m, ty, &path));
+        field.copy_debug_location(u);
+        u.replace_all_uses_with(field);
+        u.erase();
+    }
+}
+
+/// Rewrites call `call` to return through a slot of its caller's frame, when it qualifies.
+fn returns_through_memory(call: Val, copies: &mut Copies, rules: &UserRules) -> bool {
+    let ty = call.ty();
+    let Some(callee) = call.called_function() else {
+        return false;
+    };
+    let qualifies = mixed(ty)
+        && !callee.is_declaration()
+        && callee.function_type().return_type() == ty
+        && !rules.is_inactive(&callee.name())
+        && !call.is_musttail()
+        && copyable(callee)
+        && only_extracted(call);
+    if !qualifies {
+        return false;
+    }
+    let copy = *copies.0.entry(callee).or_insert_with(|| {
+        let name = fresh_name(callee, &format!("{}.umbra.out", callee.name()));
+        copy_returning_through_memory(callee, &name)
+    });
+    let f = call.parent_block().parent();
+    let m = f.module();
+    let mut b = Builder::new(m);
+    let Some(first) = f.entry_block().first_instruction() else {
+        return false;
+    };
+    b.position_before(first);
+    let slot = b.alloca(ty, "umbra.returned");
+    slot.set_alignment(m.abi_alignment(ty));
+    b.position_before(call);
+    let mut args = vec![slot];
+    args.extend(call.call_args());
+    let new_call = if call.is_invoke() {
+        b.invoke(
+            copy.function_type(),
+            copy,
+            &args,
+            call.normal_dest(),
+            call.unwind_dest(),
+        )
+    } else {
+        b.call(copy.function_type(), copy, &args)
+    };
+    new_call.copy_call_site_shifted(call, 1);
+    // Loads after the call: each `extractvalue` is where the value was read, past the call
+    // (and, for an `invoke`, in or below its normal destination).
+    extracts_to_loads(&mut b, call, ty, slot);
+    call.erase();
+    true
+}
+
+/// Splits load `ld` of a mixed struct that only `extractvalue` reads into loads of the
+/// fields read.
+fn load_fields(ld: Val) -> bool {
+    let ty = ld.ty();
+    if !mixed(ty) || ld.is_volatile() || ld.is_atomic_access() || !only_extracted(ld) {
+        return false;
+    }
+    let mut b = Builder::new(ld.parent_block().parent().module());
+    // The fields are read where the struct was: the memory may change after it.
+    let i32_ty = Ty::int(b.module().context(), 32);
+    let m = b.module();
+    let whole = ld.alignment();
+    for u in ld.users() {
+        let path = u.aggregate_indices();
+        b.position_before(ld);
+        let mut idx = vec![i32_ty.int_const(0)];
+        idx.extend(path.iter().map(|&k| i32_ty.int_const(k as u64)));
+        let at = b.gep(ty, ld.operand(0), &idx, true);
+        let align = path_alignment(m, ty, &path).min(whole.max(1));
+        let field = b.load(u.ty(), at, align);
+        field.copy_debug_location(ld);
+        u.replace_all_uses_with(field);
+        u.erase();
+    }
+    ld.erase();
+    true
+}
+
