@@ -154,4 +154,3 @@ fn load_fields(ld: Val) -> bool {
     ld.erase();
     true
 }
-

@@ -19,7 +19,10 @@ pub enum DiType {
     Array(Box<DiType>, u64, u64),
     /// Members at byte offsets.
     Struct(Vec<(u64, DiType)>),
-    /// Anything else (integers, enums, unions, functions): nothing to compare.
+    /// An integer of this many bytes (`int`, `unsigned long`, `char`, `bool`): what a
+    /// reference to one reads is integer data.
+    Integer(u64),
+    /// Anything else (enums, unions, functions): nothing to compare.
     Other,
 }
 
@@ -153,6 +156,21 @@ unsafe fn binding(rec: sys::prelude::LLVMDbgRecordRef, v: Val) -> Option<DiBindi
     })
 }
 
+/// True when basic type `md` is encoded as an integer (`DW_ATE_signed`, `_unsigned`, their
+/// `_char` kinds, `_boolean`, `_UTF`); the C API has no getter for the encoding, so it is read
+/// from the node's printed form.
+unsafe fn integer_encoding(ctx: sys::prelude::LLVMContextRef, md: LLVMMetadataRef) -> bool {
+    let printed = take_message(c::LLVMPrintValueToString(c::LLVMMetadataAsValue(ctx, md)));
+    [
+        "DW_ATE_signed",
+        "DW_ATE_unsigned",
+        "DW_ATE_boolean",
+        "DW_ATE_UTF",
+    ]
+    .iter()
+    .any(|e| printed.contains(&format!("encoding: {e}")))
+}
+
 /// Operand `k` of the metadata node `md`, when present.
 unsafe fn operand(
     ctx: sys::prelude::LLVMContextRef,
@@ -209,6 +227,7 @@ unsafe fn read(ctx: sys::prelude::LLVMContextRef, md: LLVMMetadataRef, depth: us
             let bytes = di::LLVMDITypeGetSizeInBits(md) / 8;
             match name.as_str() {
                 "float" | "double" | "long double" => DiType::Float(bytes),
+                _ if integer_encoding(ctx, md) => DiType::Integer(bytes),
                 _ => DiType::Other,
             }
         }

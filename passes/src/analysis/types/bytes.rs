@@ -64,7 +64,15 @@ pub fn byte_copy(store: Val) -> Option<ByteCopy> {
     if run_between(v, store)?.into_iter().any(writes_memory) {
         return None;
     }
-    let width = store.parent_block().parent().module().store_size(ty);
+    let f = store.parent_block().parent();
+    let width = f.module().store_size(ty);
+    // Read through a reference or pointer declared to an integer of the load's width (an
+    // `int &` stored into a `std::variant<double, int>` at -O0): an integer moved, not bytes
+    // of whatever the destination holds. Taken for a byte copy, it made the `int` the
+    // destination's `double`, and was refused as a copy of part of one.
+    if ty.is_int() && super::debug::declared_integer_target(f, v.operand(0), width) {
+        return None;
+    }
     Some(ByteCopy {
         load: v,
         dst,

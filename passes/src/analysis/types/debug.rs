@@ -32,6 +32,18 @@ pub fn declared_pointee(f: Val, v: Val) -> Tree {
     t
 }
 
+/// True when a variable bound to pointer `p` (in function `f`) is declared to point to an
+/// integer of `bytes` bytes (`const int &v`, `long *n`, or a local `int` kept in memory):
+/// what an integer load of that width reads there is integer data, as an integer TBAA type
+/// would say (`-O0` has none). Unions and anything else say nothing.
+pub fn declared_integer_target(f: Val, p: Val, bytes: u64) -> bool {
+    bindings_of(f, p).into_iter().any(|b| match b {
+        DiBinding::Declare(DiType::Integer(n)) => n == bytes,
+        DiBinding::Value(DiType::Pointer(Some(d))) => *d == DiType::Integer(bytes),
+        _ => false,
+    })
+}
+
 /// The tree of a value of the declared type `d`: its floats and pointers at their offsets (a
 /// pointer at offset 0 keeps what it points to).
 pub fn tree_of(d: &DiType) -> Tree {

@@ -28,6 +28,7 @@ mod solve;
 mod transfer;
 pub mod tree;
 
+pub use debug::declared_integer_target;
 pub use gep::length_multiplier;
 pub use hints::{check as check_hints, Hint, HINT_PREFIX};
 pub use queries::{

@@ -783,3 +783,42 @@ fn the_first_of_a_few_elements_keeps_what_its_pointer_points_to() {
         },
     );
 }
+
+#[test]
+fn an_integer_narrower_than_a_float_carries_none_of_it() {
+    // A `std::variant<double, int>`'s storage: a double stored at offset 0, and an `int`
+    // copied there from an `int &` (read as `int`: no byte copy). The int is not half of the
+    // double: the memory it came from stays free of doubles.
+    with_module(
+        r#"
+        define void @store_int(ptr %storage, ptr %i) {
+        entry:
+          %v = load i32, ptr %i, !tbaa !1
+          store i32 %v, ptr %storage
+          ret void
+        }
+        define void @store_double(ptr %storage, double %d) {
+        entry:
+          store double %d, ptr %storage
+          ret void
+        }
+        define void @both(ptr %storage, ptr %i, double %d) {
+        entry:
+          call void @store_double(ptr %storage, double %d)
+          call void @store_int(ptr %storage, ptr %i)
+          ret void
+        }
+        !0 = !{!"int", !2, i64 0}
+        !1 = !{!0, !0, i64 0}
+        !2 = !{!"omnipotent char", !3, i64 0}
+        !3 = !{!"Simple C/C++ TBAA"}
+        "#,
+        |m, info| {
+            let f = m.function("both").unwrap();
+            let storage = info.pointee(m, f.params()[0]);
+            assert_eq!(storage.get(0), Some(D), "{storage}");
+            let int = info.pointee(m, f.params()[1]);
+            assert_ne!(int.get(0), Some(D), "{int}");
+        },
+    );
+}

@@ -108,7 +108,16 @@ impl Analysis {
         }
         vt.merge(&self.get(v).prefix(size));
         self.add(v, &vt);
-        let from_memory = self.get(p).pointee().prefix(size);
+        let mut from_memory = self.get(p).pointee().prefix(size);
+        // An integer narrower than the float the memory holds there carries no float, only
+        // some of its bits (an `int` stored into a `std::variant<double, int>`'s storage at
+        // -O0): taken for one, the `int` it came from became a `double` too.
+        if ty.is_int() {
+            from_memory.at.retain(|&o, k| match k {
+                Kind::Float(f) => o + f.size() <= size,
+                _ => true,
+            });
+        }
         self.add(v, &from_memory);
         // A vector access without TBAA may be the vectorizer reading several fields at once,
         // lanes it never uses included (a pointer read as the second lane of a double pair):

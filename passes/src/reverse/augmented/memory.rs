@@ -269,6 +269,16 @@ pub(super) fn check_integer_copy(
     {
         return Ok(IntegerCopy::Plain);
     }
+    // Read through a pointer or reference declared to an integer of its width (debug
+    // information, `-g`): integer data too when the type analysis agrees.
+    if v.ty().is_int()
+        && store
+            .parent_function()
+            .is_some_and(|f| types::declared_integer_target(f, v.operand(0), m.store_size(v.ty())))
+        && session.types().kind(m, v) == Some(types::Kind::Integer)
+    {
+        return Ok(IntegerCopy::Plain);
+    }
     // Stored into such a field (a `std::pair<double, int>` built at -O0 from an `int&`):
     // integer data when the type analysis agrees.
     if declared_integer_field(store.operand(1), v)
