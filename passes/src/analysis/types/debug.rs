@@ -35,8 +35,13 @@ pub fn declared_pointee(f: Val, v: Val) -> Tree {
 /// True when a variable bound to pointer `p` (in function `f`) is declared to point to an
 /// integer of `bytes` bytes (`const int &v`, `long *n`, or a local `int` kept in memory):
 /// what an integer load of that width reads there is integer data, as an integer TBAA type
-/// would say (`-O0` has none). Unions and anything else say nothing.
+/// would say (`-O0` has none): the language's aliasing rules let no `int` lvalue read a
+/// `double`. Not for one-byte integers: `char` and `unsigned char` lvalues may read any
+/// object (the byte-wise copies of [`super::bytes`]). Unions and anything else say nothing.
 pub fn declared_integer_target(f: Val, p: Val, bytes: u64) -> bool {
+    if bytes < 2 {
+        return false;
+    }
     bindings_of(f, p).into_iter().any(|b| match b {
         DiBinding::Declare(DiType::Integer(n)) => n == bytes,
         DiBinding::Value(DiType::Pointer(Some(d))) => *d == DiType::Integer(bytes),
