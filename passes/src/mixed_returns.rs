@@ -13,8 +13,9 @@
 //!
 //! Guarantees: the program computes what it computed (the same callee body, the same values
 //! read back); the original functions stay as they are for every other caller; calls whose
-//! result is used any other way, calls of functions without a body and of inactive ones, and
-//! callees the copy cannot reproduce ([`crate::ir::copyable`]) are left alone, and reverse
+//! result is used any other way, calls of functions without a body or with a rule (the
+//! user's, or inactive: rules go by name, which a copy does not have), and callees the copy
+//! cannot reproduce ([`crate::ir::copyable`]) are left alone, and reverse
 //! mode still refuses what is left of such values with its message.
 
 use crate::ir::{
@@ -22,6 +23,7 @@ use crate::ir::{
     TyKind, Val,
 };
 use crate::rules::user::UserRules;
+use crate::rules::Callee;
 use std::collections::HashMap;
 
 /// True for a struct or array type holding both floating-point data and pointers.
@@ -82,13 +84,18 @@ fn returns_through_memory(call: Val, copies: &mut Copies, rules: &UserRules) -> 
     let Some(callee) = call.called_function() else {
         return false;
     };
+    // Only a callee differentiated from its body: a rule (the user's, or inactive) is looked
+    // up by the callee's name, which the copy does not have.
     let qualifies = mixed(ty)
-        && !callee.is_declaration()
+        && matches!(crate::rules::classify(call, rules), Callee::Defined(_))
         && callee.function_type().return_type() == ty
-        && !rules.is_inactive(&callee.name())
         && !call.is_musttail()
         && copyable(callee)
         && only_extracted(call);
+    let f = call.parent_block().parent();
+    let Some(first) = f.entry_block().first_instruction() else {
+        return false;
+    };
     if !qualifies {
         return false;
     }
@@ -96,12 +103,8 @@ fn returns_through_memory(call: Val, copies: &mut Copies, rules: &UserRules) -> 
         let name = fresh_name(callee, &format!("{}.umbra.out", callee.name()));
         copy_returning_through_memory(callee, &name)
     });
-    let f = call.parent_block().parent();
     let m = f.module();
     let mut b = Builder::new(m);
-    let Some(first) = f.entry_block().first_instruction() else {
-        return false;
-    };
     b.position_before(first);
     let slot = b.alloca(ty, "umbra.returned");
     slot.set_alignment(m.abi_alignment(ty));

@@ -45,7 +45,7 @@ pub fn canonicalize_reachable(
             // Variadic helpers that ignore their variable arguments become fixed-arity copies,
             // and structs of pointers and floats returned by value go through memory (a second
             // round folds what the rewrite leaves, an `extractvalue` of a struct just built).
-            let redirected = crate::fixed_arity::redirect_calls(f, &mut fixed);
+            let redirected = crate::fixed_arity::redirect_calls(f, &mut fixed, rules);
             if crate::mixed_returns::split_mixed_values(f, &mut copies, rules) || redirected {
                 canonicalize(f)?;
             }
