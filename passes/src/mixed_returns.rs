@@ -20,7 +20,7 @@
 
 use crate::ir::{
     copy_returning_through_memory, copyable, fresh_name, path_alignment, Builder, Opcode, Ty,
-    TyKind, Val,
+    TyKind, Val, WRITES_NO_MEMORY,
 };
 use crate::rules::user::UserRules;
 use crate::rules::Callee;
@@ -123,6 +123,9 @@ fn returns_through_memory(call: Val, copies: &mut Copies, rules: &UserRules) -> 
         b.call(copy.function_type(), copy, &args)
     };
     new_call.copy_call_site_shifted(call, 1);
+    for attr in WRITES_NO_MEMORY {
+        new_call.remove_call_fn_attr(attr);
+    }
     // Loads after the call: each `extractvalue` is where the value was read, past the call
     // (and, for an `invoke`, in or below its normal destination).
     extracts_to_loads(&mut b, call, ty, slot);

@@ -78,6 +78,11 @@ pub fn copy_returning_through_memory(f: Val, name: &str) -> Val {
     params.extend(f.function_type().param_types());
     let ty = super::Ty::function(super::Ty::void(ctx), &params, false);
     let copy = copy_with_type(f, name, ty, 1);
+    // The copy writes memory `f` may have been known not to (`memory(argmem: read)` on a
+    // helper at -O2): with that attribute kept, the optimiser dropped its stores.
+    for attr in WRITES_NO_MEMORY {
+        copy.set_fn_attr(attr, false);
+    }
     let out = copy.params()[0];
     out.set_name("out");
     let i32_ty = super::Ty::int(ctx, 32);
@@ -104,6 +109,10 @@ pub fn copy_returning_through_memory(f: Val, name: &str) -> Val {
     }
     copy
 }
+
+/// Function attributes that say a function writes no memory (or may run where it was not
+/// called): wrong for a copy that stores what the original returned.
+pub const WRITES_NO_MEMORY: [&str; 4] = ["memory", "readnone", "readonly", "speculatable"];
 
 /// The alignment a scalar at `path` inside memory of type `t` aligned for `t` has (what a
 /// packed struct leaves of it included).

@@ -26,7 +26,9 @@ typedef struct {
 
 enum { N = 4 };
 
-static scaled_row pick(const double *x, int i) {
+// Not inlined: at -O1 and above the copy of it must not keep its `memory(argmem: read)`
+// (the optimiser then dropped the copy's stores, and the primal computed NaN).
+__attribute__((noinline)) static scaled_row pick(const double *x, int i) {
   scaled_row r = {x + i, 0.5 + x[(i + 1) % N] * x[i]};
   return r;
 }

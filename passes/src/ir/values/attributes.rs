@@ -48,6 +48,15 @@ impl Val {
             }
         }
     }
+    /// Removes the enum attribute `name` from call `self`'s function attributes.
+    pub fn remove_call_fn_attr(self, name: &str) {
+        unsafe {
+            let kind = c::LLVMGetEnumAttributeKindForName(name.as_ptr() as *const _, name.len());
+            if kind != 0 {
+                c::LLVMRemoveCallSiteEnumAttribute(self.0, FUNCTION_INDEX, kind);
+            }
+        }
+    }
     /// Sets the enum attribute `name` with integer `value` on function `self` (`memory` with
     /// its effect bits, two per location: argument memory first, `1` reads, `2` writes).
     pub fn set_fn_attr_value(self, name: &str, value: u64) {
