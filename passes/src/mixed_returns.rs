@@ -15,12 +15,13 @@
 //! read back); the original functions stay as they are for every other caller; calls whose
 //! result is used any other way, calls of functions without a body or with a rule (the
 //! user's, or inactive: rules go by name, which a copy does not have), and callees the copy
-//! cannot reproduce ([`crate::ir::copyable`]) are left alone, and reverse
+//! cannot reproduce ([`crate::ir::copyable`], [`crate::ir::copyable_with_another_signature`]:
+//! no `musttail` call, which must stay the last thing before `ret`) are left alone, and reverse
 //! mode still refuses what is left of such values with its message.
 
 use crate::ir::{
-    copy_returning_through_memory, copyable, fresh_name, path_alignment, Builder, Opcode, Ty,
-    TyKind, Val, WRITES_NO_MEMORY,
+    copy_returning_through_memory, copyable, copyable_with_another_signature, fresh_name,
+    path_alignment, Builder, Opcode, Ty, TyKind, Val, WRITES_NO_MEMORY,
 };
 use crate::rules::user::UserRules;
 use crate::rules::Callee;
@@ -91,6 +92,7 @@ fn returns_through_memory(call: Val, copies: &mut Copies, rules: &UserRules) -> 
         && callee.function_type().return_type() == ty
         && !call.is_musttail()
         && copyable(callee)
+        && copyable_with_another_signature(callee)
         && only_extracted(call);
     let f = call.parent_block().parent();
     let Some(first) = f.entry_block().first_instruction() else {

@@ -48,13 +48,25 @@ pub fn copy_function(f: Val, name: &str) -> Val {
 /// function computes the same with the extra arguments dropped.
 pub fn ignores_variable_arguments(f: Val) -> bool {
     f.function_type().is_var_arg()
-        && copyable_body(f)
+        && copyable_with_another_signature(f)
         && f.blocks().into_iter().all(|b| {
             b.instructions().into_iter().all(|i| {
                 !i.is_call()
                     || i.called_function()
                         .is_none_or(|g| !g.name().starts_with("llvm.va_start"))
             })
+        })
+}
+
+/// True when `f` has a body a copy with another signature reproduces: [`copyable`] but for
+/// being variadic, and no `musttail` call (whose caller must return its result, with a
+/// matching prototype).
+pub fn copyable_with_another_signature(f: Val) -> bool {
+    copyable_body(f)
+        && !f.blocks().into_iter().any(|b| {
+            b.instructions()
+                .into_iter()
+                .any(|i| i.is_call() && i.is_musttail())
         })
 }
 
@@ -66,8 +78,8 @@ pub fn copy_fixed_arity(f: Val, name: &str) -> Val {
     copy_with_type(f, name, ty, 0)
 }
 
-/// A copy of `f` (which must be [`copyable`]) named `name`, with internal linkage, that
-/// returns nothing and takes first a pointer to where it stores what `f` returns (a struct
+/// A copy of `f` (which must be [`copyable`] and [`copyable_with_another_signature`]) named
+/// `name`, with internal linkage, that returns nothing and takes first a pointer to where it stores what `f` returns (a struct
 /// returned through memory, as `sret` does). Each `ret %v` becomes stores of `%v`'s scalars
 /// ([`scalar_paths`]) into that memory, laid out as `f`'s return type, and `ret void`.
 pub fn copy_returning_through_memory(f: Val, name: &str) -> Val {

@@ -22,8 +22,9 @@ mod values;
 pub use builder::{intrinsic_declaration, inverse_pred, swapped_pred, Builder, IntPred, RealPred};
 pub use defined::with_defined_mask;
 pub use function_copy::{
-    copy_fixed_arity, copy_function, copy_returning_through_memory, copyable, fresh_name,
-    ignores_variable_arguments, path_alignment, scalar_paths, WRITES_NO_MEMORY,
+    copy_fixed_arity, copy_function, copy_returning_through_memory, copyable,
+    copyable_with_another_signature, fresh_name, ignores_variable_arguments, path_alignment,
+    scalar_paths, WRITES_NO_MEMORY,
 };
 pub use types::{Ty, TyKind};
 pub use values::{new_alias_scopes, AliasScope, Block, Opcode, Val};
