@@ -50,17 +50,7 @@ fn fixed_arity(call: Val, copies: &mut Copies, rules: &UserRules) -> bool {
     let args: Vec<Val> = call.call_args().into_iter().take(n).collect();
     let mut b = Builder::new(callee.module());
     b.position_before(call);
-    let new_call = if call.is_invoke() {
-        b.invoke(
-            copy.function_type(),
-            copy,
-            &args,
-            call.normal_dest(),
-            call.unwind_dest(),
-        )
-    } else {
-        b.call(copy.function_type(), copy, &args)
-    };
+    let new_call = b.call_like(call, copy, &args);
     new_call.copy_call_site_args(call, 0, n as u32);
     if !call.ty().is_void() {
         let name = call.name();

@@ -113,17 +113,7 @@ fn returns_through_memory(call: Val, copies: &mut Copies, rules: &UserRules) -> 
     b.position_before(call);
     let mut args = vec![slot];
     args.extend(call.call_args());
-    let new_call = if call.is_invoke() {
-        b.invoke(
-            copy.function_type(),
-            copy,
-            &args,
-            call.normal_dest(),
-            call.unwind_dest(),
-        )
-    } else {
-        b.call(copy.function_type(), copy, &args)
-    };
+    let new_call = b.call_like(call, copy, &args);
     new_call.copy_call_site_shifted(call, 1);
     for attr in WRITES_NO_MEMORY {
         new_call.remove_call_fn_attr(attr);

@@ -380,6 +380,17 @@ impl Builder {
     pub fn resume(&mut self, exn: Val) -> Val {
         Val(unsafe { c::LLVMBuildResume(self.raw, exn.0) })
     }
+    /// A call of function `callee` with `args`, made as call or invoke `like` is: an `invoke`
+    /// with its normal and unwind destinations when `like` is one (a call redirected to
+    /// another callee).
+    pub fn call_like(&mut self, like: Val, callee: Val, args: &[Val]) -> Val {
+        if like.is_invoke() {
+            let (normal, unwind) = (like.normal_dest(), like.unwind_dest());
+            self.invoke(callee.function_type(), callee, args, normal, unwind)
+        } else {
+            self.call_function(callee, args)
+        }
+    }
     /// Calls a function value directly.
     pub fn call_function(&mut self, f: Val, args: &[Val]) -> Val {
         self.call(f.function_type(), f, args)
