@@ -14,6 +14,11 @@ test, reads its `// RUN:` lines as that README describes:
     -disable-llvm-passes`;
   * `%loadClangEnzyme` / `%newLoadClangEnzyme` (Enzyme's clang plugin) become Umbra's clang
     plugin, `-fplugin=build/plugin/libUmbraClang.so`;
+  * Enzyme's options on its `%opt` stage with an Umbra equivalent are kept too
+    (`--enzyme-load-inactive-file=F` is `--inactive-file=F`), and RUN lines that only write
+    files (`echo "f" > %t.list`) run before each build, `%t` a path in its directory;
+  * C tests get `-Wno-error=` for the two diagnostics clang 22 made errors
+    (C_WARNINGS_NOT_ERRORS);
   * the test is built and run by test/integration/enzyme-test.sh (clang -> umbra -> link, or
     clang with the pass plugin), and its output goes to FileCheck where the RUN line pipes the
     program's output there.
@@ -62,6 +67,11 @@ LLVM_VERSION = 22
 # runtime/include.
 EXTRA_INCLUDES = ["-I" + SUITE, "-I/usr/include/eigen3",
                   "-I" + os.path.join(ROOT, "runtime", "include")]
+# Enzyme's C tests were written for clangs that only warned of these; clang 22 makes them errors
+# (blas_lacpy.c calls `fabs` without <math.h> and passes `double (*)[N]` for `double *`). Kept
+# warnings, as there: they say nothing of differentiation.
+C_WARNINGS_NOT_ERRORS = ["-Wno-error=implicit-function-declaration",
+                         "-Wno-error=incompatible-pointer-types"]
 # System headers some tests need (the suite's README): without them the test is skipped.
 NEEDS = [(r"#\s*include\s*[<\"]boost/", "/usr/include/boost", "libboost-dev")]
 
@@ -71,7 +81,28 @@ NEEDS = [(r"#\s*include\s*[<\"]boost/", "/usr/include/boost", "libboost-dev")]
 # `-mllvm -enzyme-*` option is dropped.
 UMBRA_EQUIVALENTS = {
     "enzyme-truncate-all": "truncate-all",
+    "enzyme-load-inactive-file": "inactive-file",
 }
+
+# A RUN line that only writes files the others read (`echo "f" > %t.list; ...`): run before
+# each build of the test, with `%t` standing for a path in that build's directory.
+SETUP_STEP = re.compile(r'\s*echo\s+(?:"[^"$`]*"|[\w.-]+)\s*>\s*%t[\w.-]*\s*')
+
+
+def setup_steps(line):
+    """The `echo ... > %t...` commands of a setup RUN line, or None for any other line."""
+    steps = [c for c in line.split(";") if c.strip()]
+    if steps and "%clang" not in line and all(SETUP_STEP.fullmatch(c) for c in steps):
+        return [c.strip() for c in steps]
+    return None
+
+
+def enzyme_option(token, umbra_options):
+    """Keeps Umbra's equivalent of an Enzyme option (`-enzyme-NAME=VALUE`, given to clang's
+    `-mllvm` or to Enzyme's opt stage) in `umbra_options`; other Enzyme options are dropped."""
+    name, _, value = token.lstrip("-").partition("=")
+    if name in UMBRA_EQUIVALENTS:
+        umbra_options.append((UMBRA_EQUIVALENTS[name], value))
 
 
 class Variant:
@@ -97,6 +128,7 @@ class Test:
         self.skip = None  # why the whole test is not a compatibility test
         self.variants = []
         self.skipped_lines = []  # reasons for RUN lines left out
+        self.setup = []  # setup commands (`echo ... > %t.list`) run before each build
 
 
 def llvmver_holds(cond):
@@ -180,9 +212,7 @@ def classify(line, src):
         elif t in ("%loadClangEnzyme", "%newLoadClangEnzyme"):
             flags.append("-fplugin=" + CLANG_PLUGIN)
         elif t == "-mllvm" and re.match(r"--?enzyme", nxt):
-            name, _, value = nxt.lstrip("-").partition("=")
-            if name in UMBRA_EQUIVALENTS:
-                umbra_options.append((UMBRA_EQUIVALENTS[name], value))
+            enzyme_option(nxt, umbra_options)
             i += 1
         elif t.startswith("-Rpass=enzyme"):
             pass
@@ -198,6 +228,15 @@ def classify(line, src):
         i += 1
     if level is None:
         level = "O0"
+    # Enzyme's options on its opt stage (`%opt - %OPloadEnzyme %enzyme -enzyme-NAME=VALUE`).
+    for stage in stages:
+        words = shlex.split(stage)
+        if words and words[0] == "%opt":
+            for w in words[1:]:
+                if re.match(r"--?enzyme-", w):
+                    enzyme_option(w, umbra_options)
+    if not cxx:
+        flags += C_WARNINGS_NOT_ERRORS
     return Variant(level, flags + EXTRA_INCLUDES, cxx, filecheck, umbra_options), None
 
 
@@ -221,6 +260,10 @@ def parse(folder, name):
             return test
     seen = set()
     for line in run_lines(text):
+        steps = setup_steps(line)
+        if steps is not None:
+            test.setup += steps
+            continue
         variant, reason = classify(line, path)
         if variant is not None:
             if variant.key() not in seen:
@@ -297,6 +340,14 @@ def first_run_error(lines, step):
 
 def run_variant(test, variant, index, mode, timeout):
     work = os.path.join(WORK, mode, test.folder, f"{os.path.splitext(test.name)[0]}.{index}")
+    os.makedirs(work, exist_ok=True)
+    # lit's %t: a path of this build's own, for the files the setup lines write.
+    lit_t = os.path.join(work, "t")
+    for step in test.setup:
+        done = subprocess.run(["bash", "-c", step.replace("%t", shlex.quote(lit_t))], cwd=work)
+        if done.returncode != 0:
+            return {"ok": False, "error": f"setup step failed: {step}", "secs": 0}
+    umbra_options = [(name, value.replace("%t", lit_t)) for name, value in variant.umbra_options]
     env = dict(os.environ)
     env["CLANG"] = "clang++-22" if variant.cxx else "clang-22"
     if variant.filecheck is not None:
@@ -306,11 +357,11 @@ def run_variant(test, variant, index, mode, timeout):
     # Umbra's equivalents of the RUN line's Enzyme options: driver flags, or the plugin's
     # options (`;` between truncations becomes `:`, as `;` separates the plugin's settings).
     env["UMBRA_DRIVER_FLAGS"] = " ".join(
-        shlex.quote(f"--{name}={value}") for name, value in variant.umbra_options)
-    if variant.umbra_options:
+        shlex.quote(f"--{name}={value}") for name, value in umbra_options)
+    if umbra_options:
         env["UMBRA_OPTIONS"] = " ".join(
             [env.get("UMBRA_OPTIONS", "")] +
-            [f"{name}={value.replace(';', ':')}" for name, value in variant.umbra_options]
+            [f"{name}={value.replace(';', ':')}" for name, value in umbra_options]
         ).strip()
     cflags = list(variant.cflags)
     if mode == "driver" and "-fplugin=" + CLANG_PLUGIN in cflags:
@@ -540,6 +591,13 @@ there (`test/integration/enzyme-test.sh`).
 | Enzyme's option | driver mode | plugin mode |
 |---|---|---|
 | `-mllvm --enzyme-truncate-all=SPEC` | `umbra --truncate-all=SPEC` | `UMBRA_OPTIONS=truncate-all=SPEC` (`;` in SPEC becomes `:`) |
+| `--enzyme-load-inactive-file=FILE` (on Enzyme's `opt` stage) | `umbra --inactive-file=FILE` | `UMBRA_OPTIONS=inactive-file=FILE` |
+
+RUN lines that only write files for the others (`echo "mysin" > %t.list`) run before each
+build, with lit's `%t` a path in that build's directory. C tests are compiled with
+`-Wno-error=implicit-function-declaration -Wno-error=incompatible-pointer-types`: the clangs
+Enzyme's tests were written for only warned of these, clang 22 rejects them (`blas_lacpy.c`
+calls `fabs` without `<math.h>`), and they say nothing of differentiation.
 
 Skipped, with the reason in the table: RUN lines that check Enzyme's own IR or diagnostics
 (`FileCheck` on the compiler's output, `-Xclang -verify`, a compile expected to fail), its LTO
@@ -558,12 +616,11 @@ What still fails, and why: `blas.cpp`, `blas_runtime.cpp` and `cublas.cpp` defin
 routines as call-recording shims and compare the calls Enzyme's adjoints make (its cache
 copies through a non-standard `cblas_dlacpy` included); Umbra's BLAS rules apply to calls of
 the library, and it refuses the shims' stores of pointers into a global container.
-`blas_lacpy.c`, `Sparse/cloth_simple.cpp` and `Sparse/elastic.cpp` are rejected by clang-22
-itself. `fbuff.cpp` is never run upstream, and its check is wrong (d/dx (2x)^2 at 2.1 is the
+`Sparse/cloth_simple.cpp` and `Sparse/elastic.cpp` are rejected by clang-22 itself (an
+overloaded function template passed where a parameter pack deduces its type).
+`fbuff.cpp` is never run upstream, and its check is wrong (d/dx (2x)^2 at 2.1 is the
 16.8 Umbra computes). `notypeanalysis.c` stores a derivative through a pointer loaded from a
-global without a shadow: Enzyme drops it, Umbra refuses. `ForwardMode/activity.c` checks
-Enzyme's `-enzyme-load-inactive-file` and its messages (Umbra's `--inactive` and `--rules` do
-the same). In plugin mode `customglob.cpp` at -O0 does not link: the unoptimised primal loads an
+global without a shadow: Enzyme drops it, Umbra refuses. In plugin mode `customglob.cpp` at -O0 does not link: the unoptimised primal loads an
 `extern` global the program never defines (`lli`, which Enzyme's RUN lines use, resolves
 symbols lazily).
 

@@ -52,6 +52,11 @@ pub struct Args {
     #[arg(long, value_name = "NAME[,NAME...]", value_delimiter = ',')]
     pub inactive: Vec<String>,
 
+    /// File of inactive functions, one name per line (Enzyme's `--enzyme-load-inactive-file`;
+    /// `#` starts a comment line). Repeatable
+    #[arg(long, value_name = "FILE")]
+    pub inactive_file: Vec<PathBuf>,
+
     /// Rules file (TOML: `inactive`, `inactive_globals`, `[function_like]`). Repeatable
     #[arg(long, value_name = "FILE")]
     pub rules: Vec<PathBuf>,

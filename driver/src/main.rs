@@ -169,6 +169,11 @@ fn run(args: &Args) -> Result<()> {
             .iter()
             .map(|p| p.to_string_lossy().into_owned())
             .collect(),
+        inactive_files: args
+            .inactive_file
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect(),
     };
     let summary = umbra_passes::differentiate_module(raw, &options).map_err(passes_error)?;
     for line in &summary.report {

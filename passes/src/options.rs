@@ -25,6 +25,9 @@ pub struct Options {
     pub reoptimize: Option<u8>,
     /// Rules files (`--rules FILE`, TOML) to read before differentiating.
     pub rules_files: Vec<String>,
+    /// Files naming inactive functions, one per line (`--inactive-file FILE`, Enzyme's
+    /// `--enzyme-load-inactive-file`): read with the rules files.
+    pub inactive_files: Vec<String>,
     /// The Rust sysroot whose rlibs' bitcode supplies bodies of `alloc`/`core` functions a
     /// crate only declares ([`crate::rustlib`]); `None`: `RUST_SYSROOT`, else `rustc --print
     /// sysroot`.
@@ -61,6 +64,9 @@ impl Options {
                         .map(str::to_string),
                 ),
                 "rules" if !value.is_empty() => self.rules_files.push(value.to_string()),
+                "inactive-file" if !value.is_empty() => {
+                    self.inactive_files.push(value.to_string())
+                }
                 "rust-sysroot" if !value.is_empty() => self.rust_sysroot = Some(value.to_string()),
                 // `:` between truncations: `;` ends the setting.
                 "truncate-all" => self.truncate_all = value.to_string(),
@@ -82,7 +88,7 @@ impl Options {
                 }
                 _ => {
                     return Err(Error::general(format!(
-                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], rules=FILE, rust-sysroot=DIR, reopt=O0..O3, truncate-all=SPEC, print-activity, print-types, tape-stats, tape-report, debug-checks)"
+                    "unknown umbra option '{item}' (known: inactive=NAME[:NAME...], inactive-file=FILE, rules=FILE, rust-sysroot=DIR, reopt=O0..O3, truncate-all=SPEC, print-activity, print-types, tape-stats, tape-report, debug-checks)"
                 )))
                 }
             }
@@ -103,11 +109,14 @@ mod tests {
         let o = Options::parse("  --inactive=a   reopt=3 ").unwrap();
         assert_eq!(o.inactive, vec!["a"]);
         assert_eq!(o.reoptimize, Some(3));
+        let o = Options::parse("inactive-file=/tmp/a.list --inactive-file=b.list").unwrap();
+        assert_eq!(o.inactive_files, vec!["/tmp/a.list", "b.list"]);
     }
 
     #[test]
     fn rejects_unknown_options() {
         assert!(Options::parse("bogus=1").is_err());
         assert!(Options::parse("reopt=O7").is_err());
+        assert!(Options::parse("inactive-file=").is_err());
     }
 }
