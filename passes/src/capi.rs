@@ -54,7 +54,13 @@ pub unsafe extern "C" fn umbra_differentiate_module(
         ),
     };
     if !error.is_null() {
-        *error = CString::new(message.replace('\0', " "))
+        // One line, as the driver prints it: a message quoting IR may span several.
+        let one_line: Vec<&str> = message
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .collect();
+        *error = CString::new(one_line.join("; ").replace('\0', " "))
             .unwrap_or_default()
             .into_raw();
     }

@@ -55,7 +55,7 @@ impl Location {
             .string_md(INLINED_FROM)
             .or_else(|| inst.parent_function().map(|f| shown(f).name()));
         let instruction = if source.is_none() {
-            Some(inst.print())
+            Some(ir_text(inst))
         } else {
             None
         };
@@ -163,7 +163,7 @@ impl Error {
         Error {
             kind: ErrorKind::Unsupported,
             location: Location {
-                instruction: Some(v.print()),
+                instruction: Some(ir_text(v)),
                 ..Location::default()
             },
             message: message.into(),
@@ -189,9 +189,15 @@ impl Error {
     }
 }
 
-/// A value's IR text, cut short for messages.
+/// A value's IR text on one line: LLVM prints an `invoke` (`to label %a unwind label %b`) and
+/// a `switch` (one line per case) over several, and an error is one line.
+pub fn ir_text(v: Val) -> String {
+    v.print().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A value's IR text, on one line and cut short for messages.
 pub fn short(v: Val) -> String {
-    let s = v.print();
+    let s = ir_text(v);
     if s.chars().count() > 80 {
         format!("{}...", s.chars().take(77).collect::<String>())
     } else {
