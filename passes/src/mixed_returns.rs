@@ -10,6 +10,10 @@
 //! copy of the callee that stores what it returned into a slot of the caller's frame
 //! ([`crate::ir::copy_returning_through_memory`]); each `extractvalue` becomes a load of that
 //! slot. A load of such a struct that only `extractvalue` reads becomes loads of its fields.
+//! A phi or select of such structs that only `extractvalue` reads (at -O1 and above clang
+//! merges two calls' results, `c ? f(a) : g(b)`, before taking the fields) becomes one phi or
+//! select per field read, of fields taken where the merged values come from; the calls merged
+//! are then rewritten as above.
 //!
 //! Guarantees: the program computes what it computed (the same callee body, the same values
 //! read back); the original functions stay as they are for every other caller; calls whose
@@ -38,7 +42,8 @@ pub struct Copies(HashMap<Val, Val>);
 
 /// Rewrites `f`'s calls and loads of mixed structs (module doc). True when `f` changed.
 pub fn split_mixed_values(f: Val, copies: &mut Copies, rules: &UserRules) -> bool {
-    let mut changed = false;
+    // Merges first, so that the calls they merged are then read by `extractvalue` alone.
+    let mut changed = split_merges(f);
     for b in f.blocks() {
         for i in b.instructions() {
             let rewritten = if i.is_call() {
@@ -50,6 +55,99 @@ pub fn split_mixed_values(f: Val, copies: &mut Copies, rules: &UserRules) -> boo
         }
     }
     changed
+}
+
+/// Splits `f`'s phis and selects of mixed structs read only by `extractvalue` into one per
+/// field read, until none is left (a phi merging another phi qualifies once that one is
+/// split). True when `f` changed.
+fn split_merges(f: Val) -> bool {
+    let mut changed = false;
+    loop {
+        let merges: Vec<Val> = f
+            .blocks()
+            .into_iter()
+            .flat_map(|b| b.instructions())
+            .filter(|i| {
+                matches!(i.opcode(), Opcode::LLVMPHI | Opcode::LLVMSelect)
+                    && mixed(i.ty())
+                    && only_extracted(*i)
+                    && !merges_an_invoke(*i)
+            })
+            .collect();
+        if merges.is_empty() {
+            return changed;
+        }
+        for m in merges {
+            split_merge(m);
+        }
+        changed = true;
+    }
+}
+
+/// True for a phi with an incoming value that its incoming block's terminator defines (an
+/// `invoke` whose result reaches the phi on its normal edge): its fields cannot be taken in
+/// that block, so the phi is left whole (and refused).
+fn merges_an_invoke(m: Val) -> bool {
+    m.opcode() == Opcode::LLVMPHI
+        && m.incoming()
+            .into_iter()
+            .any(|(v, pred)| pred.terminator() == Some(v))
+}
+
+/// Field `path` of aggregate `v`, taken by `b` where it stands (a constant folds).
+fn field_of(b: &mut Builder, v: Val, path: &[u32]) -> Val {
+    path.iter().fold(v, |agg, &k| b.extract_value(agg, k))
+}
+
+/// Replaces phi or select `m` (only `extractvalue` reads it) by one phi or select per field
+/// path read: a phi's fields are taken at the end of each incoming block (once per block: a
+/// block reaching the phi by several edges gives one value), a select's before it.
+fn split_merge(m: Val) {
+    let mut b = Builder::new(m.parent_block().parent().module());
+    let mut by_path: HashMap<Vec<u32>, Val> = HashMap::new();
+    for u in m.users() {
+        let path = u.aggregate_indices();
+        let field = match by_path.get(&path) {
+            Some(&v) => v,
+            None => {
+                let v = if m.opcode() == Opcode::LLVMPHI {
+                    b.position_before(m);
+                    let phi = b.phi(u.ty());
+                    let mut taken: HashMap<crate::ir::Block, Val> = HashMap::new();
+                    for (v, pred) in m.incoming() {
+                        if v == m {
+                            // A loop carrying the struct unchanged carries each field.
+                            phi.add_incoming(phi, pred);
+                            continue;
+                        }
+                        let field = *taken.entry(pred).or_insert_with(|| {
+                            // A block with a phi always ends in a terminator.
+                            if let Some(t) = pred.terminator() {
+                                b.position_before(t);
+                            }
+                            field_of(&mut b, v, &path)
+                        });
+                        phi.add_incoming(field, pred);
+                    }
+                    phi
+                } else {
+                    b.position_before(m);
+                    let (x, y) = (
+                        field_of(&mut b, m.operand(1), &path),
+                        field_of(&mut b, m.operand(2), &path),
+                    );
+                    let v = b.select(m.operand(0), x, y);
+                    v.copy_debug_location(m);
+                    v
+                };
+                by_path.insert(path, v);
+                v
+            }
+        };
+        u.replace_all_uses_with(field);
+        u.erase();
+    }
+    m.erase();
 }
 
 /// True when every user of `v` is an `extractvalue` of it.

@@ -1,0 +1,106 @@
+; A phi or select of { double, ptr } structs (two helpers' results merged before the fields
+; are taken, as clang emits `c ? f(a) : g(b)` at -O1 and above) that only extractvalue reads
+; becomes one phi or select per field read, of fields taken in the incoming blocks (before
+; the select); the calls then return through memory (struct-return-mixed.ll). A loop phi
+; carrying the struct unchanged carries each field. Before, reverse mode refused the merged
+; value ("holds both pointers and floating-point data").
+; RUN: %opt-umbra -passes=umbra %s | FileCheck %s
+; RUN: %umbra %s --emit=llvm-ir -O0 -o - | FileCheck %s
+
+declare double @__enzyme_autodiff(ptr, ...)
+
+define { double, ptr } @f(ptr %p) noinline {
+  %x = load double, ptr %p
+  %s = fmul double %x, %x
+  %r = insertvalue { double, ptr } poison, double %s, 0
+  %r1 = insertvalue { double, ptr } %r, ptr %p, 1
+  ret { double, ptr } %r1
+}
+
+define { double, ptr } @g(ptr %p) noinline {
+  %q = getelementptr inbounds double, ptr %p, i64 1
+  %x = load double, ptr %p
+  %r = insertvalue { double, ptr } poison, double %x, 0
+  %r1 = insertvalue { double, ptr } %r, ptr %q, 1
+  ret { double, ptr } %r1
+}
+
+define double @merged(ptr %p, i1 %c) {
+entry:
+  br i1 %c, label %then, label %else
+then:
+  %a = call { double, ptr } @f(ptr %p)
+  br label %join
+else:
+  %b = call { double, ptr } @g(ptr %p)
+  br label %join
+join:
+  %m = phi { double, ptr } [ %a, %then ], [ %b, %else ]
+  %v = extractvalue { double, ptr } %m, 0
+  %q = extractvalue { double, ptr } %m, 1
+  %y = load double, ptr %q
+  %r = fmul double %v, %y
+  ret double %r
+}
+
+define double @selected(ptr %p, i1 %c) {
+  %a = call { double, ptr } @f(ptr %p)
+  %b = call { double, ptr } @g(ptr %p)
+  %m = select i1 %c, { double, ptr } %a, { double, ptr } %b
+  %v = extractvalue { double, ptr } %m, 0
+  %q = extractvalue { double, ptr } %m, 1
+  %y = load double, ptr %q
+  %r = fmul double %v, %y
+  ret double %r
+}
+
+define double @carried(ptr %p, i64 %n) {
+entry:
+  %a = call { double, ptr } @f(ptr %p)
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %s = phi double [ 0.0, %entry ], [ %s1, %loop ]
+  %m = phi { double, ptr } [ %a, %entry ], [ %m, %loop ]
+  %v = extractvalue { double, ptr } %m, 0
+  %s1 = fadd double %s, %v
+  %i1 = add i64 %i, 1
+  %done = icmp eq i64 %i1, %n
+  br i1 %done, label %exit, label %loop
+exit:
+  ret double %s1
+}
+
+define void @grads(ptr %p, ptr %dp, i1 %c, i64 %n) {
+  call double (ptr, ...) @__enzyme_autodiff(ptr @merged, ptr %p, ptr %dp, i1 %c)
+  call double (ptr, ...) @__enzyme_autodiff(ptr @selected, ptr %p, ptr %dp, i1 %c)
+  call double (ptr, ...) @__enzyme_autodiff(ptr @carried, ptr %p, ptr %dp, i64 %n)
+  ret void
+}
+
+; CHECK-LABEL: define double @merged(
+; CHECK: then:
+; CHECK: call void @f.umbra.out(ptr %[[SA:[^,]+]], ptr %p)
+; CHECK: else:
+; CHECK: call void @g.umbra.out(ptr %[[SB:[^,]+]], ptr %p)
+; CHECK: join:
+; CHECK-DAG: phi ptr
+; CHECK-DAG: phi double
+; CHECK-NOT: phi { double, ptr }
+; CHECK: ret double
+
+; CHECK-LABEL: define double @selected(
+; CHECK: call void @f.umbra.out(
+; CHECK: call void @g.umbra.out(
+; CHECK-DAG: select i1 %c, ptr
+; CHECK-DAG: select i1 %c, double
+; CHECK-NOT: select i1 %c, { double, ptr }
+; CHECK: ret double
+
+; CHECK-LABEL: define double @carried(
+; CHECK: call void @f.umbra.out(
+; CHECK-NOT: { double, ptr } %
+; CHECK: ret double
+
+; CHECK: define {{.*}}@f.umbra.out(
+; CHECK: define {{.*}}@g.umbra.out(
