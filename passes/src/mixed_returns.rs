@@ -71,7 +71,6 @@ fn split_merges(f: Val) -> bool {
                 matches!(i.opcode(), Opcode::LLVMPHI | Opcode::LLVMSelect)
                     && mixed(i.ty())
                     && only_extracted(*i)
-                    && !merges_an_invoke(*i)
             })
             .collect();
         if merges.is_empty() {
@@ -84,14 +83,54 @@ fn split_merges(f: Val) -> bool {
     }
 }
 
-/// True for a phi with an incoming value that its incoming block's terminator defines (an
-/// `invoke` whose result reaches the phi on its normal edge): its fields cannot be taken in
-/// that block, so the phi is left whole (and refused).
-fn merges_an_invoke(m: Val) -> bool {
-    m.opcode() == Opcode::LLVMPHI
-        && m.incoming()
-            .into_iter()
-            .any(|(v, pred)| pred.terminator() == Some(v))
+/// Phi `m`'s incoming values and blocks, after giving each value an `invoke` defines on its
+/// normal edge (C++ with a cleanup: `c ? f(a) : g(b)` merges the two invokes' results
+/// straight in the phi) a block of its own on that edge, where its fields can be taken: the
+/// invoke's block ends in the invoke, which defines it. The other phis of `m`'s block are
+/// rebuilt for the new edge (the C API cannot change a phi's incoming block).
+fn incoming_on_own_edges(m: Val, b: &mut Builder) -> Vec<(Val, crate::ir::Block)> {
+    let join = m.parent_block();
+    let f = join.parent();
+    let mut incoming = m.incoming();
+    for (v, pred) in incoming.iter_mut() {
+        let Some(invoke) = pred.terminator().filter(|t| t == v) else {
+            continue;
+        };
+        let edge = f.append_block("umbra.invoke.cont");
+        b.position_at_end(edge);
+        b.br(join);
+        // Successor 0 of an invoke is its normal destination.
+        invoke.set_successor(0, edge);
+        for phi in join.instructions() {
+            if phi.opcode() != Opcode::LLVMPHI {
+                break;
+            }
+            if phi != m {
+                retarget_phi(b, phi, *pred, edge);
+            }
+        }
+        *pred = edge;
+    }
+    incoming
+}
+
+/// Rebuilds `phi` with its value from block `from` coming from block `to` instead.
+fn retarget_phi(b: &mut Builder, phi: Val, from: crate::ir::Block, to: crate::ir::Block) {
+    let incoming = phi.incoming();
+    if !incoming.iter().any(|&(_, bb)| bb == from) {
+        return;
+    }
+    b.position_before(phi);
+    let new = b.phi(phi.ty());
+    for (v, bb) in incoming {
+        let v = if v == phi { new } else { v };
+        new.add_incoming(v, if bb == from { to } else { bb });
+    }
+    new.copy_debug_location(phi);
+    let name = phi.name();
+    phi.replace_all_uses_with(new);
+    phi.erase();
+    new.set_name(&name);
 }
 
 /// Field `path` of aggregate `v`, taken by `b` where it stands (a constant folds).
@@ -101,20 +140,27 @@ fn field_of(b: &mut Builder, v: Val, path: &[u32]) -> Val {
 
 /// Replaces phi or select `m` (only `extractvalue` reads it) by one phi or select per field
 /// path read: a phi's fields are taken at the end of each incoming block (once per block: a
-/// block reaching the phi by several edges gives one value), a select's before it.
+/// block reaching the phi by several edges gives one value; an invoke's result on a block of
+/// its own on the edge), a select's before it.
 fn split_merge(m: Val) {
     let mut b = Builder::new(m.parent_block().parent().module());
     let mut by_path: HashMap<Vec<u32>, Val> = HashMap::new();
+    // A phi's incoming values and blocks, once every invoke feeding it has its own edge.
+    let mut incoming: Option<Vec<(Val, crate::ir::Block)>> = None;
     for u in m.users() {
         let path = u.aggregate_indices();
         let field = match by_path.get(&path) {
             Some(&v) => v,
             None => {
                 let v = if m.opcode() == Opcode::LLVMPHI {
+                    let incoming = match &incoming {
+                        Some(i) => i,
+                        None => incoming.insert(incoming_on_own_edges(m, &mut b)),
+                    };
                     b.position_before(m);
                     let phi = b.phi(u.ty());
                     let mut taken: HashMap<crate::ir::Block, Val> = HashMap::new();
-                    for (v, pred) in m.incoming() {
+                    for &(v, pred) in incoming.iter() {
                         if v == m {
                             // A loop carrying the struct unchanged carries each field.
                             phi.add_incoming(phi, pred);

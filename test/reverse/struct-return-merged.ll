@@ -2,12 +2,16 @@
 ; are taken, as clang emits `c ? f(a) : g(b)` at -O1 and above) that only extractvalue reads
 ; becomes one phi or select per field read, of fields taken in the incoming blocks (before
 ; the select); the calls then return through memory (struct-return-mixed.ll). A loop phi
-; carrying the struct unchanged carries each field. Before, reverse mode refused the merged
-; value ("holds both pointers and floating-point data").
+; carrying the struct unchanged carries each field. An invoke's result merged on its normal
+; edge (C++ with a cleanup) gets a block of its own on that edge, where its fields are taken
+; (taken before the invoke, they were read from the slot before it was written), and the
+; block's other phis follow the new edge. Before, reverse mode refused the merged value
+; ("holds both pointers and floating-point data").
 ; RUN: %opt-umbra -passes=umbra %s | FileCheck %s
 ; RUN: %umbra %s --emit=llvm-ir -O0 -o - | FileCheck %s
 
 declare double @__enzyme_autodiff(ptr, ...)
+declare i32 @__gxx_personality_v0(...)
 
 define { double, ptr } @f(ptr %p) noinline {
   %x = load double, ptr %p
@@ -71,10 +75,28 @@ exit:
   ret double %s1
 }
 
+define double @invoked(ptr %p, i1 %c) personality ptr @__gxx_personality_v0 {
+entry:
+  %x = load double, ptr %p
+  br i1 %c, label %call, label %join
+call:
+  %a = invoke { double, ptr } @f(ptr %p) to label %join unwind label %lp
+join:
+  %k = phi double [ 2.0, %call ], [ %x, %entry ]
+  %m = phi { double, ptr } [ %a, %call ], [ { double 0.0, ptr null }, %entry ]
+  %v = extractvalue { double, ptr } %m, 0
+  %r = fmul double %v, %k
+  ret double %r
+lp:
+  %l = landingpad { ptr, i32 } cleanup
+  resume { ptr, i32 } %l
+}
+
 define void @grads(ptr %p, ptr %dp, i1 %c, i64 %n) {
   call double (ptr, ...) @__enzyme_autodiff(ptr @merged, ptr %p, ptr %dp, i1 %c)
   call double (ptr, ...) @__enzyme_autodiff(ptr @selected, ptr %p, ptr %dp, i1 %c)
   call double (ptr, ...) @__enzyme_autodiff(ptr @carried, ptr %p, ptr %dp, i64 %n)
+  call double (ptr, ...) @__enzyme_autodiff(ptr @invoked, ptr %p, ptr %dp, i1 %c)
   ret void
 }
 
@@ -101,6 +123,17 @@ define void @grads(ptr %p, ptr %dp, i1 %c, i64 %n) {
 ; CHECK: call void @f.umbra.out(
 ; CHECK-NOT: { double, ptr } %
 ; CHECK: ret double
+
+; CHECK-LABEL: define double @invoked(
+; CHECK: call:
+; CHECK-NEXT: invoke void @f.umbra.out(ptr %[[SLOT:[^,]+]], ptr %p)
+; CHECK-NEXT: to label %[[EDGE:[^ ]+]] unwind label %lp
+; CHECK: join:
+; CHECK-DAG: phi double [ 2.000000e+00, %[[EDGE]] ], [ %x, %entry ]
+; CHECK-DAG: phi double [ %[[V:[^,]+]], %[[EDGE]] ], [ 0.000000e+00, %entry ]
+; CHECK: [[EDGE]]:
+; CHECK-NEXT: %[[V]] = load double, ptr %[[SLOT]]
+; CHECK-NEXT: br label %join
 
 ; CHECK: define {{.*}}@f.umbra.out(
 ; CHECK: define {{.*}}@g.umbra.out(
