@@ -620,9 +620,9 @@ the library, and it refuses the shims' stores of pointers into a global containe
 overloaded function template passed where a parameter pack deduces its type).
 `fbuff.cpp` is never run upstream, and its check is wrong (d/dx (2x)^2 at 2.1 is the
 16.8 Umbra computes). `notypeanalysis.c` stores a derivative through a pointer loaded from a
-global without a shadow: Enzyme drops it, Umbra refuses. In plugin mode `customglob.cpp` at -O0 does not link: the unoptimised primal loads an
-`extern` global the program never defines (`lli`, which Enzyme's RUN lines use, resolves
-symbols lazily).
+global without a shadow: Enzyme drops it, Umbra refuses. In plugin mode `customglob.cpp` at
+-O0 does not link: the unoptimised primal loads an `extern` global the program never defines
+(`lli`, which Enzyme's RUN lines use, resolves symbols lazily).
 
 ## The table
 
