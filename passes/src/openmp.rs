@@ -153,6 +153,18 @@ const REVERSE_SUPPORTED: &[&str] = &[
     "__kmpc_for_static_init_8",
     "__kmpc_for_static_init_8u",
     "__kmpc_for_static_fini",
+    // Dynamic and guided schedules: the thread is handed chunks of iterations, writing only
+    // the loop's bound variables; the augmented sweep keeps the bounds of each chunk it ran
+    // (memory the next chunk overwrites), and the thread's adjoint runs them in reverse.
+    "__kmpc_dispatch_init_4",
+    "__kmpc_dispatch_init_4u",
+    "__kmpc_dispatch_init_8",
+    "__kmpc_dispatch_init_8u",
+    "__kmpc_dispatch_next_4",
+    "__kmpc_dispatch_next_4u",
+    "__kmpc_dispatch_next_8",
+    "__kmpc_dispatch_next_8u",
+    "__kmpc_dispatch_deinit",
     "__kmpc_reduce_nowait",
     "__kmpc_end_reduce_nowait",
     "__kmpc_global_thread_num",
@@ -164,9 +176,9 @@ const REVERSE_SUPPORTED: &[&str] = &[
     FORK,
 ];
 
-/// Reverse mode refuses OpenMP runtime calls it does not mirror: a barrier, a `critical`,
-/// `single` or `master` section, a dynamic schedule or a task orders the primal's threads,
-/// and the adjoint would run without that order (a data race, so a wrong gradient).
+/// Reverse mode refuses OpenMP runtime calls it does not mirror: an `ordered` section or a
+/// task orders the primal's threads, and the adjoint would run without that order (a data
+/// race, so a wrong gradient).
 pub fn check_reverse(call: Val) -> Result<()> {
     let Some(name) = call.called_function().map(|f| f.name()) else {
         return Ok(());
@@ -175,7 +187,7 @@ pub fn check_reverse(call: Val) -> Result<()> {
     if runtime && !REVERSE_SUPPORTED.contains(&name.as_str()) {
         return Err(Error::at(
             call,
-            format!("reverse mode cannot differentiate the OpenMP construct that calls '{name}' yet: parallel regions are differentiated with static schedules, barriers, critical, single, master and masked sections and reductions only (no dynamic schedules, ordered sections, tasks, copyprivate or locks)"),
+            format!("reverse mode cannot differentiate the OpenMP construct that calls '{name}' yet: parallel regions are differentiated with static, dynamic and guided schedules, barriers, critical, single, master and masked sections and reductions only (no ordered sections, tasks, copyprivate or locks)"),
         ));
     }
     Ok(())

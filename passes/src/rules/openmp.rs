@@ -17,8 +17,10 @@
 //!
 //! `__kmpc_fork_call` itself is not a rule: the sweeps call the outlined function's derivative
 //! through it (`forward/openmp.rs`, `reverse/openmp.rs`). Runtime calls not listed here stay
-//! errors (dynamic schedules, tasks, ...), and reverse mode refuses synchronisation it cannot
-//! mirror ([`crate::openmp::check_reverse`]).
+//! errors (tasks, ...) unless, as the dynamic schedules' `__kmpc_dispatch_*`, they touch only
+//! variables no derivative reaches, which get no shadow (`analysis::primal_objects`) and run in
+//! the primal only; reverse mode refuses synchronisation it cannot mirror
+//! ([`crate::openmp::check_reverse`]).
 
 use super::calls::{
     AdjointCall, ArgAdjoints, ArgNeeds, AugmentCall, Augmented, CustomNeeds, CustomReverse,

@@ -12,8 +12,8 @@
 // the outlined function), which no derivative reaches, so they get no shadow and the calls run
 // in the primal only (analysis/primal_objects.rs); each thread's tangents follow the chunks it
 // is handed. Before, the bound variables had shadows and the dispatch calls were refused ("no
-// derivative rule for '__kmpc_dispatch_next_4'"). Reverse mode still refuses these schedules
-// (test/errors/openmp-unsupported.c). 1, 2 and 3 threads, against finite differences.
+// derivative rule for '__kmpc_dispatch_next_4'"). Reverse mode: reverse/openmp-dynamic.c.
+// 1, 2 and 3 threads, against finite differences.
 #include "fdcheck.h"
 #include <omp.h>
 
