@@ -62,25 +62,22 @@ pub fn split_mixed_values(f: Val, copies: &mut Copies, rules: &UserRules) -> boo
 /// split). True when `f` changed.
 fn split_merges(f: Val) -> bool {
     let mut changed = false;
-    loop {
-        let merges: Vec<Val> = f
-            .blocks()
-            .into_iter()
-            .flat_map(|b| b.instructions())
-            .filter(|i| {
-                matches!(i.opcode(), Opcode::LLVMPHI | Opcode::LLVMSelect)
-                    && mixed(i.ty())
-                    && only_extracted(*i)
-            })
-            .collect();
-        if merges.is_empty() {
-            return changed;
-        }
-        for m in merges {
-            split_merge(m);
-        }
+    // One at a time, looking again after each: splitting a phi may rebuild the other phis of
+    // its block (`incoming_on_own_edges`), so a list made beforehand could name erased ones.
+    while let Some(m) = f
+        .blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .find(|i| {
+            matches!(i.opcode(), Opcode::LLVMPHI | Opcode::LLVMSelect)
+                && mixed(i.ty())
+                && only_extracted(*i)
+        })
+    {
+        split_merge(m);
         changed = true;
     }
+    changed
 }
 
 /// Phi `m`'s incoming values and blocks, after giving each value an `invoke` defines on its
@@ -91,11 +88,16 @@ fn split_merges(f: Val) -> bool {
 fn incoming_on_own_edges(m: Val, b: &mut Builder) -> Vec<(Val, crate::ir::Block)> {
     let join = m.parent_block();
     let f = join.parent();
-    let mut incoming = m.incoming();
-    for (v, pred) in incoming.iter_mut() {
-        let Some(invoke) = pred.terminator().filter(|t| t == v) else {
-            continue;
-        };
+    let invoked: Vec<(Val, crate::ir::Block)> = m
+        .incoming()
+        .into_iter()
+        .filter_map(|(v, pred)| {
+            let t = pred.terminator().filter(|&t| t == v)?;
+            Some((t, pred))
+        })
+        .collect();
+    let mut edges: HashMap<crate::ir::Block, crate::ir::Block> = HashMap::new();
+    for (invoke, pred) in invoked {
         let edge = f.append_block("umbra.invoke.cont");
         b.position_at_end(edge);
         b.br(join);
@@ -106,12 +108,16 @@ fn incoming_on_own_edges(m: Val, b: &mut Builder) -> Vec<(Val, crate::ir::Block)
                 break;
             }
             if phi != m {
-                retarget_phi(b, phi, *pred, edge);
+                retarget_phi(b, phi, pred, edge);
             }
         }
-        *pred = edge;
+        edges.insert(pred, edge);
     }
-    incoming
+    // Read after the rebuilding: a value of `m` may be one of the phis rebuilt.
+    m.incoming()
+        .into_iter()
+        .map(|(v, pred)| (v, edges.get(&pred).copied().unwrap_or(pred)))
+        .collect()
 }
 
 /// Rebuilds `phi` with its value from block `from` coming from block `to` instead.
@@ -127,6 +133,7 @@ fn retarget_phi(b: &mut Builder, phi: Val, from: crate::ir::Block, to: crate::ir
         new.add_incoming(v, if bb == from { to } else { bb });
     }
     new.copy_debug_location(phi);
+    new.add_fast_math_flags(phi.fast_math_flags());
     let name = phi.name();
     phi.replace_all_uses_with(new);
     phi.erase();

@@ -92,11 +92,31 @@ lp:
   resume { ptr, i32 } %l
 }
 
+; Two merges of one invoke's result in one block: splitting the first rebuilds the second for
+; the new edge (a list of merges made beforehand named the erased phi: a crash).
+define double @invoked_twice(ptr %p, i1 %c) personality ptr @__gxx_personality_v0 {
+entry:
+  br i1 %c, label %call, label %join
+call:
+  %a = invoke { double, ptr } @f(ptr %p) to label %join unwind label %lp
+join:
+  %m1 = phi { double, ptr } [ %a, %call ], [ { double 0.0, ptr null }, %entry ]
+  %m2 = phi { double, ptr } [ %a, %call ], [ { double 1.0, ptr null }, %entry ]
+  %v1 = extractvalue { double, ptr } %m1, 0
+  %v2 = extractvalue { double, ptr } %m2, 0
+  %r = fmul double %v1, %v2
+  ret double %r
+lp:
+  %l = landingpad { ptr, i32 } cleanup
+  resume { ptr, i32 } %l
+}
+
 define void @grads(ptr %p, ptr %dp, i1 %c, i64 %n) {
   call double (ptr, ...) @__enzyme_autodiff(ptr @merged, ptr %p, ptr %dp, i1 %c)
   call double (ptr, ...) @__enzyme_autodiff(ptr @selected, ptr %p, ptr %dp, i1 %c)
   call double (ptr, ...) @__enzyme_autodiff(ptr @carried, ptr %p, ptr %dp, i64 %n)
   call double (ptr, ...) @__enzyme_autodiff(ptr @invoked, ptr %p, ptr %dp, i1 %c)
+  call double (ptr, ...) @__enzyme_autodiff(ptr @invoked_twice, ptr %p, ptr %dp, i1 %c)
   ret void
 }
 
@@ -134,6 +154,15 @@ define void @grads(ptr %p, ptr %dp, i1 %c, i64 %n) {
 ; CHECK: [[EDGE]]:
 ; CHECK-NEXT: %[[V]] = load double, ptr %[[SLOT]]
 ; CHECK-NEXT: br label %join
+
+; CHECK-LABEL: define double @invoked_twice(
+; CHECK: invoke void @f.umbra.out(
+; CHECK-NEXT: to label %[[EDGE2:[^ ]+]] unwind label %lp
+; CHECK: join:
+; CHECK-DAG: phi double [ %{{[^,]+}}, %[[EDGE2]] ], [ 0.000000e+00, %entry ]
+; CHECK-DAG: phi double [ %{{[^,]+}}, %[[EDGE2]] ], [ 1.000000e+00, %entry ]
+; CHECK-NOT: phi { double, ptr }
+; CHECK: ret double
 
 ; CHECK: define {{.*}}@f.umbra.out(
 ; CHECK: define {{.*}}@g.umbra.out(
