@@ -80,12 +80,13 @@ fn split_merges(f: Val) -> bool {
     changed
 }
 
-/// Phi `m`'s incoming values and blocks, after giving each value an `invoke` defines on its
-/// normal edge (C++ with a cleanup: `c ? f(a) : g(b)` merges the two invokes' results
-/// straight in the phi) a block of its own on that edge, where its fields can be taken: the
-/// invoke's block ends in the invoke, which defines it. The other phis of `m`'s block are
-/// rebuilt for the new edge (the C API cannot change a phi's incoming block).
-fn incoming_on_own_edges(m: Val, b: &mut Builder) -> Vec<(Val, crate::ir::Block)> {
+/// Phi `m` (perhaps rebuilt) and its incoming values and blocks, after giving each value an
+/// `invoke` defines on its normal edge (C++ with a cleanup: `c ? f(a) : g(b)` merges the two
+/// invokes' results straight in the phi) a block of its own on that edge, where its fields can
+/// be taken: the invoke's block ends in the invoke, which defines it. The phis of `m`'s block,
+/// `m` among them, are rebuilt for the new edge ([`crate::unwind::rewrite_phi_edges`]: the C
+/// API cannot change a phi's incoming block).
+fn incoming_on_own_edges(m: Val, b: &mut Builder) -> (Val, Vec<(Val, crate::ir::Block)>) {
     let join = m.parent_block();
     let f = join.parent();
     let invoked: Vec<(Val, crate::ir::Block)> = m
@@ -96,48 +97,20 @@ fn incoming_on_own_edges(m: Val, b: &mut Builder) -> Vec<(Val, crate::ir::Block)
             Some((t, pred))
         })
         .collect();
-    let mut edges: HashMap<crate::ir::Block, crate::ir::Block> = HashMap::new();
+    let mut m = m;
     for (invoke, pred) in invoked {
         let edge = f.append_block("umbra.invoke.cont");
         b.position_at_end(edge);
         b.br(join);
         // Successor 0 of an invoke is its normal destination.
         invoke.set_successor(0, edge);
-        for phi in join.instructions() {
-            if phi.opcode() != Opcode::LLVMPHI {
-                break;
-            }
-            if phi != m {
-                retarget_phi(b, phi, pred, edge);
+        for (old, new) in crate::unwind::rewrite_phi_edges(join, pred, &[edge]) {
+            if old == m {
+                m = new;
             }
         }
-        edges.insert(pred, edge);
     }
-    // Read after the rebuilding: a value of `m` may be one of the phis rebuilt.
-    m.incoming()
-        .into_iter()
-        .map(|(v, pred)| (v, edges.get(&pred).copied().unwrap_or(pred)))
-        .collect()
-}
-
-/// Rebuilds `phi` with its value from block `from` coming from block `to` instead.
-fn retarget_phi(b: &mut Builder, phi: Val, from: crate::ir::Block, to: crate::ir::Block) {
-    let incoming = phi.incoming();
-    if !incoming.iter().any(|&(_, bb)| bb == from) {
-        return;
-    }
-    b.position_before(phi);
-    let new = b.phi(phi.ty());
-    for (v, bb) in incoming {
-        let v = if v == phi { new } else { v };
-        new.add_incoming(v, if bb == from { to } else { bb });
-    }
-    new.copy_debug_location(phi);
-    new.add_fast_math_flags(phi.fast_math_flags());
-    let name = phi.name();
-    phi.replace_all_uses_with(new);
-    phi.erase();
-    new.set_name(&name);
+    (m, m.incoming())
 }
 
 /// Field `path` of aggregate `v`, taken by `b` where it stands (a constant folds).
@@ -152,18 +125,19 @@ fn field_of(b: &mut Builder, v: Val, path: &[u32]) -> Val {
 fn split_merge(m: Val) {
     let mut b = Builder::new(m.parent_block().parent().module());
     let mut by_path: HashMap<Vec<u32>, Val> = HashMap::new();
-    // A phi's incoming values and blocks, once every invoke feeding it has its own edge.
-    let mut incoming: Option<Vec<(Val, crate::ir::Block)>> = None;
+    // A phi's incoming values and blocks, once every invoke feeding it has its own edge (the
+    // phi rebuilt for it).
+    let (m, incoming) = if m.opcode() == Opcode::LLVMPHI {
+        incoming_on_own_edges(m, &mut b)
+    } else {
+        (m, Vec::new())
+    };
     for u in m.users() {
         let path = u.aggregate_indices();
         let field = match by_path.get(&path) {
             Some(&v) => v,
             None => {
                 let v = if m.opcode() == Opcode::LLVMPHI {
-                    let incoming = match &incoming {
-                        Some(i) => i,
-                        None => incoming.insert(incoming_on_own_edges(m, &mut b)),
-                    };
                     b.position_before(m);
                     let phi = b.phi(u.ty());
                     let mut taken: HashMap<crate::ir::Block, Val> = HashMap::new();

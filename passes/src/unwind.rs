@@ -137,15 +137,17 @@ fn to_invoke(module: Module, call: Val, unwind: Block) -> (Val, Block) {
 
 /// Rewrites the phis of `block`: the incoming entry from `from` is replaced by one entry per
 /// block of `to` with the same value (none when `to` is empty). The C API cannot retarget an
-/// incoming edge, so each phi is rebuilt.
-pub fn rewrite_phi_edges(block: Block, from: Block, to: &[Block]) {
+/// incoming edge, so each phi is rebuilt (keeping its name, debug location and fast-math
+/// flags); returns each rebuilt phi with its replacement.
+pub fn rewrite_phi_edges(block: Block, from: Block, to: &[Block]) -> Vec<(Val, Val)> {
     let phis: Vec<Val> = block
         .instructions()
         .into_iter()
         .take_while(|i| i.opcode() == crate::ir::Opcode::LLVMPHI)
         .collect();
+    let mut rebuilt = Vec::new();
     if phis.is_empty() {
-        return;
+        return rebuilt;
     }
     let mut b = Builder::new(block.parent().module());
     for p in phis {
@@ -164,11 +166,15 @@ pub fn rewrite_phi_edges(block: Block, from: Block, to: &[Block]) {
                 q.add_incoming(v, blk);
             }
         }
+        q.copy_debug_location(p);
+        q.add_fast_math_flags(p.fast_math_flags());
         let name = p.name();
         p.replace_all_uses_with(q);
         p.erase();
         q.set_name(&name);
+        rebuilt.push((p, q));
     }
+    rebuilt
 }
 
 /// Ends the current block with a fatal run-time error: `message` on standard error, then
