@@ -66,6 +66,10 @@ pub struct AugmentCall<'a> {
     pub shadows: Vec<Option<Val>>,
     /// The rule's forward half, for rules whose shadow is built the same way in both modes.
     pub forward: ForwardRule,
+    /// Per argument: true for a pointer whose memory is provably unchanged until the call's
+    /// adjoint runs (the overwrite analysis), which the adjoint may then read in place rather
+    /// than from a copy.
+    pub in_place: Vec<bool>,
 }
 
 impl AugmentCall<'_> {

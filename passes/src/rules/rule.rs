@@ -126,7 +126,39 @@ pub struct Effects {
     /// Its pointer arguments receive floats of its first argument's type (libm's `modf`,
     /// `sincos`): what the type analysis learns from a call.
     pub float_outputs: bool,
+    /// For a routine that reads whole arrays and writes at most one, at positions that depend
+    /// on the call (BLAS, through CBLAS or the Fortran interface): finds them. The callee then
+    /// writes through its output array alone, none of its other pointer arguments, and the
+    /// overwrite analysis may prove its input arrays unchanged until the adjoint, which then
+    /// reads them in place (`analysis/overwrite/arrays.rs`).
+    pub arrays: Option<FindArrays>,
 }
+
+/// The arrays of a call to a routine with [`Effects::arrays`]: the positions of the input
+/// arrays its adjoint may read, and of the array it writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArrayArgs {
+    /// Input arrays the adjoint may need (a copy, unless it can read them in place).
+    pub inputs: Vec<usize>,
+    /// The array the routine writes, if any.
+    pub output: Option<usize>,
+}
+
+/// Finds a call's [`ArrayArgs`] (`None` when the call is not one the rule knows how to read).
+pub type ArrayArgsOf = fn(Val) -> Option<ArrayArgs>;
+
+/// An [`ArrayArgsOf`] in [`Effects`], compared by address (effects are compared to tell pure
+/// functions apart; two rows share a finder only when one family of routines shares it).
+#[derive(Clone, Copy, Debug)]
+pub struct FindArrays(ArrayArgsOf);
+
+impl PartialEq for FindArrays {
+    fn eq(&self, other: &FindArrays) -> bool {
+        std::ptr::fn_addr_eq(self.0, other.0)
+    }
+}
+
+impl Eq for FindArrays {}
 
 /// The bytes a callee accesses through one of its pointer arguments ([`Effects::writes_arg`],
 /// [`Effects::reads_arg`]).
@@ -178,6 +210,7 @@ impl Effects {
         inert: false,
         lifetime: false,
         float_outputs: false,
+        arrays: None,
     };
 
     /// True when the callee touches memory at all (reads, writes, allocates or frees).
@@ -252,6 +285,19 @@ impl Effects {
             float_outputs: true,
             ..self
         }
+    }
+
+    /// These effects, reading and writing the arrays `find` finds.
+    pub const fn with_arrays(self, find: ArrayArgsOf) -> Effects {
+        Effects {
+            arrays: Some(FindArrays(find)),
+            ..self
+        }
+    }
+
+    /// The arrays call `call` reads and writes, for a routine with array effects.
+    pub fn array_args(&self, call: Val) -> Option<ArrayArgs> {
+        self.arrays.and_then(|FindArrays(find)| find(call))
     }
 
     /// True for a callee that returns a fresh heap block and does nothing else: no reads,

@@ -65,6 +65,9 @@
 //!   calls in a region write only through their arguments). A global of local linkage (or clang's OpenMP lock) whose
 //!   address nothing captures is reached through its symbol alone.
 //!
+//! - *Arrays of BLAS calls* ([`arrays`]): the same proof, on whole objects, for the input
+//!   arrays a BLAS adjoint needs, which it then reads in place instead of a copy.
+//!
 //! Unsure means "not re-readable": a wrong "re-read" is a silently wrong gradient.
 
 use super::cfg::reverse_post_order;
@@ -78,6 +81,7 @@ use ordering::{reachability, Places};
 use std::collections::{HashMap, HashSet};
 
 mod aliasing;
+mod arrays;
 mod caller;
 mod ordering;
 mod regions;
@@ -107,6 +111,9 @@ pub struct Overwrites {
     ctx: OverwriteContext,
     /// Every analysed load → `Ok` (re-readable) or why not.
     loads: HashMap<Val, Result<(), String>>,
+    /// Every input array of a BLAS call, (call, argument position) → `Ok` (the adjoint may
+    /// read it in place) or why not ([`arrays`]).
+    arrays: HashMap<(Val, usize), Result<(), String>>,
     /// The re-readable loads some store could only be told apart from by index reasoning.
     by_index: HashSet<Val>,
     deferred: Vec<Val>,
@@ -232,6 +239,15 @@ impl Overwrites {
                 loads.insert(l, verdict);
             }
         }
+        // The input arrays BLAS calls read, which their adjoints may read in place.
+        let calls_in_f = blocks
+            .iter()
+            .flat_map(|b| b.instructions())
+            .filter(|i| i.is_call());
+        let arrays: HashMap<(Val, usize), Result<(), String>> =
+            arrays::verdicts(&mut o, &ctx, calls_in_f, &writes, &after)
+                .into_iter()
+                .collect();
         // The blocks given to a call whose adjoint reads them in place (a checkpointed loop's
         // runs the steps again): their frees wait for the adjoint too.
         let mut read_in_place: Vec<Val> = Vec::new();
@@ -272,12 +288,21 @@ impl Overwrites {
                         a.ty().contains_ptr() && o.objects(a).iter().any(|x| freed.contains(x))
                     })
             });
+            // The arrays read in place that this free would clobber.
+            let freed_arrays: Vec<(Val, usize)> = arrays
+                .iter()
+                .filter(|(_, v)| v.is_ok())
+                .map(|(&a, _)| a)
+                .filter(|&(c, k)| {
+                    after(c, call) && o.may_write_objects_of(c.call_args()[k], &Target::Anywhere(p))
+                })
+                .collect();
             let mut clobbers =
                 |l: Val| after(l, call) && o.may_clobber(l, call, &Target::Anywhere(p), &places);
             let wanted = loads
                 .iter()
                 .any(|(&l, v)| v.is_ok() && needed(l) && clobbers(l));
-            if wanted || handed {
+            if wanted || handed || !freed_arrays.is_empty() {
                 deferred.push(call);
             } else {
                 // Not deferred: it is a writer like any other, so the loads it may clobber are
@@ -357,6 +382,7 @@ impl Overwrites {
             f,
             ctx,
             loads,
+            arrays,
             by_index,
             deferred,
             writers,
@@ -482,6 +508,13 @@ impl Overwrites {
         self.loads.get(&load).is_some_and(Result::is_ok)
     }
 
+    /// True when the adjoint may read input array `arg` of BLAS call `call` in place instead
+    /// of a copy the augmented sweep takes ([`arrays`]; assuming, as for loads, that the
+    /// [`Overwrites::deferred_frees`] are deferred).
+    pub fn array_in_place(&self, call: Val, arg: usize) -> bool {
+        self.arrays.get(&(call, arg)).is_some_and(Result::is_ok)
+    }
+
     /// Why `load` is not re-readable (`None` when it is, or is not a load of the function).
     pub fn reason(&self, load: Val) -> Option<&str> {
         match self.loads.get(&load) {
@@ -500,7 +533,8 @@ impl Overwrites {
     }
 
     /// A report for lit tests: each load of `f` in reverse post-order, `re-read` or
-    /// `cached: <reason>`, then each deferred free.
+    /// `cached: <reason>`, and each input array of a BLAS call, `read in place` or
+    /// `copied: <reason>`; then each deferred free.
     pub fn describe(&self) -> Vec<String> {
         let mode = self.ctx.caller.describe();
         let mut out = vec![format!("overwrites of @{} ({mode}):", self.f.name())];
@@ -514,6 +548,16 @@ impl Overwrites {
                     Some(Ok(())) => out.push(format!("  {}: re-read", i.print())),
                     Some(Err(why)) => out.push(format!("  {}: cached: {why}", i.print())),
                     None => {}
+                }
+                let mut arrays: Vec<_> = self.arrays.iter().filter(|((c, _), _)| *c == i).collect();
+                arrays.sort_by_key(|((_, k), _)| *k);
+                for ((_, k), v) in arrays {
+                    match v {
+                        Ok(()) => out.push(format!("  {}: argument {k} read in place", i.print())),
+                        Err(why) => {
+                            out.push(format!("  {}: argument {k} copied: {why}", i.print()))
+                        }
+                    }
                 }
             }
         }
@@ -890,7 +934,15 @@ impl<'o> Oracle<'o> {
         if l.opcode() == Opcode::LLVMLoad && l.is_atomic_access() {
             return Err("atomic".into());
         }
-        let objs = self.objects(l.operand(0));
+        self.objects_verdict(l, l.operand(0), ctx)
+    }
+
+    /// The checks on the objects `p` may point into, read by `at` (a load, or a call reading
+    /// an array): none may be dead or collected when the adjoint runs, or written by the caller
+    /// before it.
+    fn objects_verdict(&mut self, at: Val, p: Val, ctx: &OverwriteContext) -> Result<(), String> {
+        let l = at;
+        let objs = self.objects(p);
         let mut any = false;
         for o in objs {
             match self.kind(o) {

@@ -889,3 +889,101 @@ define double @f(ptr %p) {
     // A global other modules may name: a parameter may point to it.
     stable(&body.replace("internal global", "global")).expect("v", false);
 }
+
+const BLAS: &str = r#"
+declare void @cblas_dgemv(i32, i32, i32, i32, double, ptr, i32, ptr, i32, double, ptr, i32)
+declare void @dgemv_(ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr, ptr)
+"#;
+
+/// The lines of the report about BLAS input arrays, without the call's text.
+fn array_lines(v: &Verdicts) -> Vec<String> {
+    v.report
+        .iter()
+        .filter_map(|l| {
+            l.split_once("): argument ")
+                .map(|(_, r)| format!("argument {r}"))
+        })
+        .collect()
+}
+
+/// A BLAS call writes its output array only: a load of its input after it is re-read, and the
+/// input itself is read in place; the Fortran interface's scalars (by pointer) are not written
+/// either.
+#[test]
+fn a_blas_call_writes_only_its_output() {
+    let v = stable(&format!(
+        r#"{BLAS}
+define double @f(ptr noalias %A, ptr noalias %x, ptr noalias %y, ptr noalias %m) {{
+  call void @cblas_dgemv(i32 102, i32 111, i32 2, i32 2, double 1.0, ptr %A, i32 2, ptr %x, i32 1, double 0.0, ptr %y, i32 1)
+  call void @dgemv_(ptr %m, ptr %m, ptr %m, ptr %m, ptr %A, ptr %m, ptr %x, ptr %m, ptr %m, ptr %y, ptr %m)
+  %a = load double, ptr %A
+  %k = load double, ptr %m
+  ret double %a
+}}"#
+    ));
+    v.expect("a", true);
+    v.expect("k", true);
+    assert_eq!(
+        array_lines(&v),
+        [
+            "argument 5 read in place",
+            "argument 7 read in place",
+            "argument 4 read in place",
+            "argument 6 read in place",
+        ]
+    );
+}
+
+/// In a loop whose output becomes the next iteration's input (two blocks swapped by phis), the
+/// vector is written by a later run of the same call and is copied; the matrix is not.
+#[test]
+fn a_blas_input_written_by_a_later_iteration_is_copied() {
+    let v = stable(&format!(
+        r#"{BLAS}
+define void @f(ptr noalias %A, i64 %n) {{
+entry:
+  %a0 = call ptr @malloc(i64 16)
+  %b0 = call ptr @malloc(i64 16)
+  br label %loop
+loop:
+  %i = phi i64 [0, %entry], [%i1, %loop]
+  %a = phi ptr [%a0, %entry], [%b, %loop]
+  %b = phi ptr [%b0, %entry], [%a, %loop]
+  call void @cblas_dgemv(i32 102, i32 111, i32 2, i32 2, double 1.0, ptr %A, i32 2, ptr %a, i32 1, double 0.0, ptr %b, i32 1)
+  %i1 = add i64 %i, 1
+  %c = icmp slt i64 %i1, %n
+  br i1 %c, label %loop, label %exit
+exit:
+  ret void
+}}"#
+    ));
+    assert_eq!(
+        array_lines(&v),
+        [
+            "argument 5 read in place",
+            "argument 7 copied: the call itself may write it",
+        ]
+    );
+}
+
+/// Without a stable caller, arguments may change before the adjoint: copied.
+#[test]
+fn a_blas_input_the_caller_may_write_is_copied() {
+    let v = analyze(
+        &format!(
+            r#"{BLAS}
+define void @f(ptr noalias %A, ptr noalias %x, ptr noalias %y) {{
+  call void @cblas_dgemv(i32 102, i32 111, i32 2, i32 2, double 1.0, ptr %A, i32 2, ptr %x, i32 1, double 0.0, ptr %y, i32 1)
+  ret void
+}}"#
+        ),
+        false,
+    );
+    assert_eq!(
+        array_lines(&v),
+        [
+            "argument 5 copied: the caller may write %A before the adjoint",
+            "argument 7 copied: the caller may write %x before the adjoint",
+        ]
+    );
+}

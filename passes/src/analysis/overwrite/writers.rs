@@ -144,6 +144,17 @@ impl Oracle<'_> {
                 // static schedule's bounds, a critical section's lock). What other threads write
                 // meanwhile is no write of the call: the analysis of a region counts every
                 // writer of the region as running after every load (regions.rs).
+                // A routine with array effects (BLAS) writes its output array and nothing else
+                // (its scalars, which the Fortran interface passes by pointer, and its input
+                // arrays are read only).
+                Some(r) if r.effects.array_args(call).is_some() => {
+                    let output = r.effects.array_args(call).and_then(|a| a.output);
+                    targets = output
+                        .and_then(|k| args.get(k).copied())
+                        .map(Target::Anywhere)
+                        .into_iter()
+                        .collect();
+                }
                 Some(r) if in_region && r.effects.synchronises && !r.effects.captures => {
                     let (t, hidden) = ptr_args(&|_| true);
                     targets = t;

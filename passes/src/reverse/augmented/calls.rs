@@ -174,6 +174,9 @@ impl AugmentedFn<'_> {
                 None
             });
         }
+        let in_place = (0..src_args.len())
+            .map(|k| self.plan.array_in_place(i, k))
+            .collect();
         let mut call = AugmentCall {
             b: &mut self.b,
             env: self.session,
@@ -181,6 +184,7 @@ impl AugmentedFn<'_> {
             args,
             shadows,
             forward,
+            in_place,
         };
         let out = (custom.augment)(&mut call)?;
         if let Some(r) = out.result {

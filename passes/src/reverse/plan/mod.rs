@@ -435,6 +435,12 @@ impl ReversePlan {
     }
 
     /// The `--print-types` lines about which loads are re-read or cached, and deferred frees.
+    /// True when the adjoint of BLAS call `call` may read its input array `arg` in place
+    /// rather than a copy ([`Overwrites::array_in_place`]).
+    pub fn array_in_place(&self, call: Val, arg: usize) -> bool {
+        self.overwrites.array_in_place(call, arg)
+    }
+
     pub fn describe_overwrites(&self) -> Vec<String> {
         self.overwrites.describe()
     }

@@ -61,7 +61,6 @@ pub(super) static RULES: &[Rule] = &[
     ),
 ];
 
-#[cfg(test)]
 pub(super) static SIGNATURES: &[&super::signature::Signature] = &[&DOT, &NRM2, &AXPY, &SCAL, &COPY];
 
 // ----- dot: r = x . y -----
@@ -93,7 +92,7 @@ fn dot_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn dot_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::new(&DOT, c.b.module(), c.src, &c.args);
+    let s = Site::augmenting(&DOT, c);
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     let n = v["n"];
@@ -121,14 +120,13 @@ fn dot_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     if let Some(dr) = c.d_result {
         let v = sv.scalars(b, &s);
         let (n, incx, incy) = (v["n"], v["incx"], v["incy"]);
-        let one = bl.int_c(1);
         if let Some(dx) = s.shadow(&c.shadows, "x") {
             let ys = sv.array(b, &s, "y");
-            bl.axpy(b, [n, dr, ys, one, dx, incx]);
+            bl.axpy(b, [n, dr, ys.at, ys.stride, dx, incx]);
         }
         if let Some(dy) = s.shadow(&c.shadows, "y") {
             let xs = sv.array(b, &s, "x");
-            bl.axpy(b, [n, dr, xs, one, dy, incy]);
+            bl.axpy(b, [n, dr, xs.at, xs.stride, dy, incy]);
         }
     }
     bl.free(b, sv.buf);
@@ -158,7 +156,7 @@ fn nrm2_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn nrm2_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::new(&NRM2, c.b.module(), c.src, &c.args);
+    let s = Site::augmenting(&NRM2, c);
     let call = c.primal_call();
     let b = &mut *c.b;
     let mut v = s.scalars(b, &[]);
@@ -177,7 +175,7 @@ fn nrm2_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         let v = sv.scalars(b, &s);
         let q = over_norm(b, dr, v[super::signature::RESULT]);
         let xs = sv.array(b, &s, "x");
-        bl.axpy(b, [v["n"], q, xs, bl.int_c(1), dx, v["incx"]]);
+        bl.axpy(b, [v["n"], q, xs.at, xs.stride, dx, v["incx"]]);
     }
     bl.free(b, sv.buf);
     Ok(Vec::new())
@@ -208,7 +206,7 @@ fn axpy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn axpy_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::new(&AXPY, c.b.module(), c.src, &c.args);
+    let s = Site::augmenting(&AXPY, c);
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     // x is needed only for alpha's adjoint.
@@ -234,7 +232,7 @@ fn axpy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
             let (n, incx, incy, alpha) = (v["n"], v["incx"], v["incy"], v["alpha"]);
             if a_active {
                 let xs = sv.array(b, &s, "x");
-                let da = bl.dot(b, [n, xs, bl.int_c(1), dy, incy]);
+                let da = bl.dot(b, [n, xs.at, xs.stride, dy, incy]);
                 s.give(b, &c.shadows, &mut out, "alpha", da);
             }
             if let Some(dx) = dx {
@@ -279,7 +277,7 @@ fn scal_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn scal_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::new(&SCAL, c.b.module(), c.src, &c.args);
+    let s = Site::augmenting(&SCAL, c);
     let b = &mut *c.b;
     let n = scal_len(&s, b);
     let v = s.scalars(b, &[("n", n)]);
@@ -306,7 +304,7 @@ fn scal_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
             let (n, incx, alpha) = (v["n"], v["incx"], v["alpha"]);
             if a_active {
                 let xs = sv.array(b, &s, "x");
-                let da = bl.dot(b, [n, xs, bl.int_c(1), dx, incx]);
+                let da = bl.dot(b, [n, xs.at, xs.stride, dx, incx]);
                 s.give(b, &c.shadows, &mut out, "alpha", da);
             }
             bl.scal(b, [n, alpha, dx, incx]);
@@ -338,7 +336,7 @@ fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn copy_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::new(&COPY, c.b.module(), c.src, &c.args);
+    let s = Site::augmenting(&COPY, c);
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     let buf = save(b, &s, &v, &[]);

@@ -3,7 +3,7 @@
 //!
 //! Guarantees: as for every BLAS rule (see the module overview); both storage orders and
 //! transposes are handled by passing them on to the BLAS, never by copying into another
-//! layout (only the adjoint's saved copies are contiguous).
+//! layout (only the adjoint's saved copies are contiguous; inputs read in place keep theirs).
 
 use super::emit::{flip, is, position_after, sel, storage, NO_TRANS, TRANS};
 use super::routines::{GEMV, GER};
@@ -37,7 +37,6 @@ pub(super) static RULES: &[Rule] = &[
     ),
 ];
 
-#[cfg(test)]
 pub(super) static SIGNATURES: &[&super::signature::Signature] = &[&GEMV, &GER];
 
 // ----- gemv: y = alpha op(A) x + beta y -----
@@ -90,7 +89,7 @@ fn gemv_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn gemv_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::new(&GEMV, c.b.module(), c.src, &c.args);
+    let s = Site::augmenting(&GEMV, c);
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     let (o, t, m, n) = (v["order"], v["trans"], v["m"], v["n"]);
@@ -132,37 +131,45 @@ fn gemv_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     let (o, t, m, n) = (v["order"], v["trans"], v["m"], v["n"]);
     let (lda, incx, incy, alpha, beta) = (v["lda"], v["incx"], v["incy"], v["alpha"], v["beta"]);
     let (_, ly) = gemv_lens(b, t, m, n);
-    let (len, _) = storage(b, o, m, n);
-    let lda_s = bl.ld_of(b, len);
     let (one, r1, r0) = (bl.int_c(1), bl.real_c(1.0), bl.real_c(0.0));
     if a_active {
         // d alpha = <dy, op(A) x>
         let (a_s, x_s) = (sv.array(b, &s, "A"), sv.array(b, &s, "x"));
         let len64 = bl.size64(b, ly);
         let tmp = bl.scratch(b, len64);
-        bl.gemv(b, [o, t, m, n, r1, a_s, lda_s, x_s, one, r0, tmp, one]);
+        bl.gemv(
+            b,
+            [
+                o, t, m, n, r1, a_s.at, a_s.stride, x_s.at, x_s.stride, r0, tmp, one,
+            ],
+        );
         let d = bl.dot(b, [ly, tmp, one, dy, incy]);
         bl.free(b, tmp);
         s.give(b, &c.shadows, &mut out, "alpha", d);
     }
     if b_active {
         let y_s = sv.array(b, &s, "y");
-        let d = bl.dot(b, [ly, y_s, one, dy, incy]);
+        let d = bl.dot(b, [ly, y_s.at, y_s.stride, dy, incy]);
         s.give(b, &c.shadows, &mut out, "beta", d);
     }
     if let Some(d_a) = d_a {
         // dA += alpha dy x^T, or alpha x dy^T when A is transposed.
         let x_s = sv.array(b, &s, "x");
         let plain = is(b, t, NO_TRANS);
-        let (u, incu) = (sel(b, plain, dy, x_s), sel(b, plain, incy, one));
-        let (w, incw) = (sel(b, plain, x_s, dy), sel(b, plain, one, incy));
+        let (u, incu) = (sel(b, plain, dy, x_s.at), sel(b, plain, incy, x_s.stride));
+        let (w, incw) = (sel(b, plain, x_s.at, dy), sel(b, plain, x_s.stride, incy));
         bl.ger(b, [o, m, n, alpha, u, incu, w, incw, d_a, lda]);
     }
     if let Some(dx) = dx {
         // dx += alpha op(A)^T dy
         let a_s = sv.array(b, &s, "A");
         let ft = flip(bl, b, t);
-        bl.gemv(b, [o, ft, m, n, alpha, a_s, lda_s, dy, incy, r1, dx, incx]);
+        bl.gemv(
+            b,
+            [
+                o, ft, m, n, alpha, a_s.at, a_s.stride, dy, incy, r1, dx, incx,
+            ],
+        );
     }
     bl.scal(b, [ly, beta, dy, incy]);
     bl.free(b, sv.buf);
@@ -198,7 +205,7 @@ fn ger_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn ger_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::new(&GER, c.b.module(), c.src, &c.args);
+    let s = Site::augmenting(&GER, c);
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     let out = s.shadow(&c.shadows, "A").is_some();
@@ -238,18 +245,29 @@ fn ger_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         let (x_s, y_s) = (sv.array(b, &s, "x"), sv.array(b, &s, "y"));
         let m64 = bl.size64(b, m);
         let tmp = bl.scratch(b, m64);
-        bl.gemv(b, [o, plain, m, n, r1, g, lda, y_s, one, r0, tmp, one]);
-        let d = bl.dot(b, [m, x_s, one, tmp, one]);
+        bl.gemv(
+            b,
+            [o, plain, m, n, r1, g, lda, y_s.at, y_s.stride, r0, tmp, one],
+        );
+        let d = bl.dot(b, [m, x_s.at, x_s.stride, tmp, one]);
         bl.free(b, tmp);
         s.give(b, &c.shadows, &mut out, "alpha", d);
     }
     if let Some(dx) = dx {
         let y_s = sv.array(b, &s, "y");
-        bl.gemv(b, [o, plain, m, n, alpha, g, lda, y_s, one, r1, dx, incx]);
+        bl.gemv(
+            b,
+            [
+                o, plain, m, n, alpha, g, lda, y_s.at, y_s.stride, r1, dx, incx,
+            ],
+        );
     }
     if let Some(dy) = dy {
         let x_s = sv.array(b, &s, "x");
-        bl.gemv(b, [o, tr, m, n, alpha, g, lda, x_s, one, r1, dy, incy]);
+        bl.gemv(
+            b,
+            [o, tr, m, n, alpha, g, lda, x_s.at, x_s.stride, r1, dy, incy],
+        );
     }
     bl.free(b, sv.buf);
     Ok(out)

@@ -27,7 +27,6 @@ pub(super) static RULES: &[Rule] = &[blas!(
     Effects::READS_WRITES
 )];
 
-#[cfg(test)]
 pub(super) static SIGNATURES: &[&super::signature::Signature] = &[&GEMM];
 
 // ----- gemm: C = alpha op(A) op(B) + beta C -----
@@ -81,7 +80,7 @@ fn gemm_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn gemm_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::new(&GEMM, c.b.module(), c.src, &c.args);
+    let s = Site::augmenting(&GEMM, c);
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     let (o, ta, tb) = (v["order"], v["transa"], v["transb"]);
@@ -127,13 +126,9 @@ fn gemm_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     let (o, ta, tb) = (v["order"], v["transa"], v["transb"]);
     let (m, n, k, lda, ldb, ldc) = (v["m"], v["n"], v["k"], v["lda"], v["ldb"], v["ldc"]);
     let (alpha, beta) = (v["alpha"], v["beta"]);
-    // Leading dimensions of the saved (contiguous) copies.
-    let (ra, ca) = stored(b, ta, m, k);
-    let (rb, cb) = stored(b, tb, k, n);
-    let (la, _) = storage(b, o, ra, ca);
-    let (lb, _) = storage(b, o, rb, cb);
+    // The leading dimension of contiguous m x n matrices (dC's copy, C's, the product).
     let (lc, nc) = storage(b, o, m, n);
-    let (lda_s, ldb_s, ldc_s) = (bl.ld_of(b, la), bl.ld_of(b, lb), bl.ld_of(b, lc));
+    let ldc_s = bl.ld_of(b, lc);
     let (one, r1, r0) = (bl.int_c(1), bl.real_c(1.0), bl.real_c(0.0));
     let (no, tr) = (bl.enum_c(NO_TRANS), bl.enum_c(TRANS));
     if a_active || b_active {
@@ -149,7 +144,7 @@ fn gemm_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
             bl.gemm(
                 b,
                 [
-                    o, ta, tb, m, n, k, r1, a_s, lda_s, b_s, ldb_s, r0, prod, ldc_s,
+                    o, ta, tb, m, n, k, r1, a_s.at, a_s.stride, b_s.at, b_s.stride, r0, prod, ldc_s,
                 ],
             );
             let d = bl.dot(b, [mn, gc, one, prod, one]);
@@ -157,8 +152,9 @@ fn gemm_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
             s.give(b, &c.shadows, &mut out, "alpha", d);
         }
         if b_active {
+            // C is the call's output, so always a contiguous copy (never read in place).
             let c_s = sv.array(b, &s, "C");
-            let d = bl.dot(b, [mn, gc, one, c_s, one]);
+            let d = bl.dot(b, [mn, gc, one, c_s.at, one]);
             s.give(b, &c.shadows, &mut out, "beta", d);
         }
         bl.free(b, gc);
@@ -171,8 +167,8 @@ fn gemm_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         let t1 = sel(b, plain, no, tb);
         let t2 = sel(b, plain, ftb, tr);
         let (d1, d2) = (sel(b, plain, m, k), sel(b, plain, k, m));
-        let (p, ldp) = (sel(b, plain, g, b_s), sel(b, plain, ldc, ldb_s));
-        let (q, ldq) = (sel(b, plain, b_s, g), sel(b, plain, ldb_s, ldc));
+        let (p, ldp) = (sel(b, plain, g, b_s.at), sel(b, plain, ldc, b_s.stride));
+        let (q, ldq) = (sel(b, plain, b_s.at, g), sel(b, plain, b_s.stride, ldc));
         bl.gemm(
             b,
             [o, t1, t2, d1, d2, n, alpha, p, ldp, q, ldq, r1, d_a, lda],
@@ -186,8 +182,8 @@ fn gemm_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         let t1 = sel(b, plain, fta, tr);
         let t2 = sel(b, plain, no, ta);
         let (d1, d2) = (sel(b, plain, k, n), sel(b, plain, n, k));
-        let (p, ldp) = (sel(b, plain, a_s, g), sel(b, plain, lda_s, ldc));
-        let (q, ldq) = (sel(b, plain, g, a_s), sel(b, plain, ldc, lda_s));
+        let (p, ldp) = (sel(b, plain, a_s.at, g), sel(b, plain, a_s.stride, ldc));
+        let (q, ldq) = (sel(b, plain, g, a_s.at), sel(b, plain, ldc, a_s.stride));
         bl.gemm(
             b,
             [o, t1, t2, d1, d2, m, alpha, p, ldp, q, ldq, r1, d_b, ldb],

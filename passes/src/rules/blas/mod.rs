@@ -17,11 +17,14 @@
 //!   here, so derivative code can be differentiated again (forward over reverse).
 //! - Missing shadows are zero tangents: their terms are skipped. Derivatives flowing into an
 //!   output without a shadow are a compile-time error naming the callee.
-//! - Reverse mode never reads the caller's memory in the adjoint sweep: the augmented sweep
-//!   saves, in one `malloc`'d buffer, every scalar argument and a contiguous copy of each input
-//!   array the adjoint will need (taken before the call when the call overwrites it); the
-//!   adjoint frees it. Which copies are taken is decided from shadows and from whether a scalar
-//!   argument is a constant, a superset of what the adjoint (which knows exact activity) uses.
+//! - The augmented sweep saves, in one `malloc`'d buffer, every scalar argument and, for each
+//!   input array the adjoint will need, either a contiguous copy (taken before the call when
+//!   the call overwrites it) or, when the overwrite analysis proves the array unchanged until
+//!   the adjoint (`analysis/overwrite/arrays.rs`: nothing after the call, the call itself
+//!   included, may write it, and the caller writes nothing before the adjoint), the array's
+//!   own address and stride, so the adjoint reads it in place; the adjoint frees the buffer.
+//!   Which arrays are kept is decided from shadows and from whether a scalar argument is a
+//!   constant, a superset of what the adjoint (which knows exact activity) uses.
 //!
 //! Emitted calls always use CBLAS (`cblas_d*`/`cblas_s*`) with `i32` enums and the integer
 //! type of the user's call (`i32` for Fortran calls, which pass `int *`), declared as clang-22
@@ -32,7 +35,7 @@
 //! Limitations: BLAS's aliasing rules are assumed (outputs overlap no input); products of
 //! dimensions (`m * n` for temporaries) are computed in the BLAS integer type.
 
-use crate::rules::rule::Rule;
+use crate::rules::rule::{ArrayArgs, Rule};
 
 /// A BLAS rule row: both interfaces and precisions share one forward rule and one reverse half.
 macro_rules! blas {
@@ -43,7 +46,9 @@ macro_rules! blas {
             libm_variants: false,
             area: Area::Blas,
             kind: RuleKind::Forward($fwd as ForwardRule, Reverse::Custom($rev)),
-            effects: $effects.hiding(crate::rules::rule::Hidden::None),
+            effects: $effects
+                .hiding(crate::rules::rule::Hidden::None)
+                .with_arrays(crate::rules::blas::array_args),
         }
     };
 }
@@ -77,4 +82,31 @@ pub fn rules() -> impl Iterator<Item = &'static Rule> {
         .iter()
         .chain(level2::RULES)
         .chain(level3::RULES)
+}
+
+/// The [`ArrayArgs`] of a call to a BLAS routine the module declares (every BLAS rule's
+/// [`Effects::arrays`](crate::rules::Effects::arrays)): its keepable input arrays and its
+/// output, at their positions in the call's interface. `None` for a routine the module defines
+/// (differentiated through its body) or a callee of another name.
+pub fn array_args(call: crate::ir::Val) -> Option<ArrayArgs> {
+    let f = call.called_function().filter(|f| f.is_declaration())?;
+    let name = f.name();
+    let rule = crate::rules::lookup(&name)?;
+    // `cblas_dgemv` (also `sgemv_`, ...): the routine is what follows the precision letter.
+    let routine = rule.name.strip_prefix("cblas_")?.get(1..)?;
+    let sig = level1::SIGNATURES
+        .iter()
+        .chain(level2::SIGNATURES)
+        .chain(level3::SIGNATURES)
+        .find(|s| s.name == routine)?;
+    let fortran = !name.starts_with("cblas_");
+    let pos = |p: &str| sig.position(p, fortran);
+    Some(ArrayArgs {
+        inputs: sig
+            .kept_arrays()
+            .filter(|&a| Some(a) != sig.output)
+            .map(pos)
+            .collect(),
+        output: sig.output.map(pos),
+    })
 }

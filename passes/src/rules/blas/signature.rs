@@ -119,6 +119,18 @@ impl Signature {
         }
     }
 
+    /// The position of parameter `name` in a call through the CBLAS interface or, when
+    /// `fortran`, the Fortran one (which has no order argument).
+    #[track_caller]
+    pub fn position(&self, name: &str, fortran: bool) -> usize {
+        let k = self.cblas_pos(name);
+        if fortran && self.has_order() {
+            k - 1
+        } else {
+            k
+        }
+    }
+
     #[track_caller]
     pub fn role(&self, name: &str) -> Role {
         self.params[self.cblas_pos(name)].role

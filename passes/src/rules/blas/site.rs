@@ -11,7 +11,7 @@ use super::emit::{Blas, COL_MAJOR, NO_TRANS, TRANS};
 use super::signature::{Role, Signature};
 use crate::diag::Error;
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
-use crate::rules::calls::ArgAdjoints;
+use crate::rules::calls::{ArgAdjoints, AugmentCall};
 use std::ops::Index;
 
 /// A BLAS call site: its routine's signature, its interface and its arguments.
@@ -19,6 +19,8 @@ pub(super) struct Site {
     pub sig: &'static Signature,
     fortran: bool,
     args: Vec<Val>,
+    /// Per argument: memory the adjoint may read in place (see [`Site::in_place`]).
+    in_place: Vec<bool>,
     pub blas: Blas,
 }
 
@@ -37,19 +39,31 @@ impl Site {
             sig,
             fortran,
             args: args.to_vec(),
+            in_place: Vec::new(),
             blas: Blas::new(module, single, int, name),
         }
+    }
+
+    /// The site of an augmented sweep's call, which knows which arrays are unchanged until
+    /// the adjoint.
+    pub fn augmenting(sig: &'static Signature, c: &AugmentCall) -> Site {
+        Site {
+            in_place: c.in_place.clone(),
+            ..Site::new(sig, c.b.module(), c.src, &c.args)
+        }
+    }
+
+    /// True when the adjoint may read input array `name` where it is: the overwrite analysis
+    /// proved its memory unchanged until then. Never the array the call writes.
+    #[track_caller]
+    pub fn in_place(&self, name: &str) -> bool {
+        Some(name) != self.sig.output && self.in_place.get(self.pos(name)) == Some(&true)
     }
 
     /// The position of parameter `name` in this call (Fortran has no order argument).
     #[track_caller]
     fn pos(&self, name: &str) -> usize {
-        let k = self.sig.cblas_pos(name);
-        if self.fortran && self.sig.has_order() {
-            k - 1
-        } else {
-            k
-        }
+        self.sig.position(name, self.fortran)
     }
 
     /// Argument `name` as passed (an array, or a Fortran scalar's pointer).

@@ -1,10 +1,13 @@
 //! The buffer a BLAS rule's augmented sweep saves for its adjoint, laid out from the routine's
 //! [`Signature`]: one 8-byte slot per saved scalar (flags, integers, reals, then the result if
-//! kept), one per keepable array (a pointer into the buffer, or null), then the array copies.
+//! kept), two per keepable array (where the adjoint reads it and its stride or leading
+//! dimension; a null pointer when it is not kept), then the array copies.
 //!
 //! Guarantees: the augmented sweep writes and the adjoint reads the same layout, both derived
-//! from the signature, so positions never have to agree by hand; the adjoint reads the
-//! caller's memory never, only this buffer (and the shadows), and frees it.
+//! from the signature, so positions never have to agree by hand. The adjoint reads the
+//! caller's memory only where the overwrite analysis proved an input array unchanged until
+//! then ([`crate::rules::AugmentCall::in_place`]); everything else it reads from this buffer
+//! (and the shadows), which it frees.
 
 use super::emit::{Blas, GeOp};
 use super::signature::RESULT;
@@ -21,8 +24,11 @@ pub(super) const NEEDS: CustomNeeds = CustomNeeds {
     shadows_only: ArgNeeds::None,
 };
 
-/// An input array copied for the adjoint sweep.
+/// An input array kept for the adjoint sweep: copied, or read in place.
 pub(super) enum Keep {
+    /// Read where it is, with its own stride or leading dimension: the caller's memory is
+    /// unchanged until the adjoint ([`Site::in_place`]).
+    InPlace { a: Val, stride: Val },
     /// `n` elements of stride `inc`, copied contiguously.
     Vector { n: Val, x: Val, inc: Val },
     /// A matrix in storage form (see [`storage`](super::emit::storage)), copied with leading
@@ -40,6 +46,12 @@ impl Keep {
     #[track_caller]
     pub fn vector(s: &Site, v: &Scalars, name: &str, n: Val) -> Keep {
         let inc = v[s.sig.stride_of(name)];
+        if s.in_place(name) {
+            return Keep::InPlace {
+                a: s.ptr(name),
+                stride: inc,
+            };
+        }
         Keep::Vector {
             n,
             x: s.ptr(name),
@@ -51,6 +63,12 @@ impl Keep {
     #[track_caller]
     pub fn matrix(s: &Site, v: &Scalars, name: &str, len: Val, count: Val) -> Keep {
         let ld = v[s.sig.stride_of(name)];
+        if s.in_place(name) {
+            return Keep::InPlace {
+                a: s.ptr(name),
+                stride: ld,
+            };
+        }
         Keep::Matrix {
             len,
             count,
@@ -59,8 +77,10 @@ impl Keep {
         }
     }
 
+    /// The elements its copy takes in the buffer (none when read in place).
     fn elements(&self, bl: &Blas, b: &mut Builder) -> Val {
         match *self {
+            Keep::InPlace { .. } => Ty::int(bl.int.context(), 64).zero(),
             Keep::Vector { n, .. } => bl.size64(b, n),
             Keep::Matrix { len, count, .. } => {
                 let (l, c) = (bl.size64(b, len), bl.size64(b, count));
@@ -69,12 +89,20 @@ impl Keep {
         }
     }
 
-    fn fill(&self, bl: &Blas, b: &mut Builder, dst: Val) {
+    /// Copies the array to `dst` (unless it is read in place); returns where the adjoint reads
+    /// it and with which stride or leading dimension.
+    fn fill(&self, bl: &Blas, b: &mut Builder, dst: Val) -> (Val, Val) {
         match *self {
-            Keep::Vector { n, x, inc } => bl.copy(b, [n, x, inc, dst, bl.int_c(1)]),
+            Keep::InPlace { a, stride } => (a, stride),
+            Keep::Vector { n, x, inc } => {
+                let one = bl.int_c(1);
+                bl.copy(b, [n, x, inc, dst, one]);
+                (dst, one)
+            }
             Keep::Matrix { len, count, a, ld } => {
                 let ldd = bl.ld_of(b, len);
                 bl.ge(b, GeOp::Copy, [len, count, bl.real_c(0.0), a, ld, dst, ldd]);
+                (dst, ldd)
             }
         }
     }
@@ -108,7 +136,7 @@ pub(super) fn save(
     );
     let i64t = Ty::int(bl.int.context(), 64);
     let i8t = Ty::int(bl.int.context(), 8);
-    let mut total = i64t.int_const(8 * (scalars.len() + keeps.len()) as u64);
+    let mut total = i64t.int_const(8 * (scalars.len() + 2 * keeps.len()) as u64);
     let mut offsets = Vec::new();
     for k in &keeps {
         offsets.push(k.as_ref().map(|k| {
@@ -132,15 +160,18 @@ pub(super) fn save(
         b.store(v, p, 8);
     }
     for (j, (k, off)) in keeps.iter().zip(offsets).enumerate() {
-        let p = slot(b, buf, scalars.len() + j);
+        let p = slot(b, buf, scalars.len() + 2 * j);
+        let q = slot(b, buf, scalars.len() + 2 * j + 1);
         match (k, off) {
             (Some(k), Some(off)) => {
                 let dst = b.gep(i8t, buf, &[off], true);
-                b.store(dst, p, 8);
-                k.fill(bl, b, dst);
+                let (at, stride) = k.fill(bl, b, dst);
+                b.store(at, p, 8);
+                b.store(stride, q, 8);
             }
             _ => {
                 b.store(bl.ptr.zero(), p, 8);
+                b.store(bl.int.zero(), q, 8);
             }
         }
     }
@@ -186,14 +217,28 @@ impl Saved {
         out
     }
 
-    /// The copy of keepable array `name` (null when the augmented sweep did not keep it).
+    /// Keepable array `name` as the augmented sweep kept it (a null pointer when it did
+    /// not).
     #[track_caller]
-    pub fn array(&self, b: &mut Builder, s: &Site, name: &str) -> Val {
+    pub fn array(&self, b: &mut Builder, s: &Site, name: &str) -> Kept {
         let j = s.sig.kept_arrays().position(|n| n == name);
         let j = j.unwrap_or_else(|| panic!("BLAS {}: '{name}' is never kept", s.sig.name));
-        let p = slot(b, self.buf, s.sig.scalar_slots() + j);
-        b.load(s.blas.ptr, p, 8)
+        let p = slot(b, self.buf, s.sig.scalar_slots() + 2 * j);
+        let q = slot(b, self.buf, s.sig.scalar_slots() + 2 * j + 1);
+        Kept {
+            at: b.load(s.blas.ptr, p, 8),
+            stride: b.load(s.blas.int, q, 8),
+        }
     }
+}
+
+/// An input array as the adjoint reads it: a contiguous copy (stride 1, or a matrix's
+/// leading dimension the length of its stored rows or columns), or the array itself with its
+/// own stride or leading dimension.
+#[derive(Clone, Copy)]
+pub(super) struct Kept {
+    pub at: Val,
+    pub stride: Val,
 }
 
 /// The adjoint's view of its call: the site and the saved buffer.
