@@ -11,7 +11,9 @@
 #   UMBRA=/path/to/umbra      the driver (default: target/release/umbra of this checkout).
 #
 # An app is built as a user would: clang(++)-22 -O3 -march=native -ffast-math -emit-llvm, then
-# `umbra -O3 --tape-stats`, then linked; the executables go to build/apps/{small,full}/NAME.
+# `umbra -O3 --tape-stats`, then linked (with the libraries its `// APP-LDFLAGS:` line names);
+# the executables go to build/apps/{small,full}/NAME. BLAS runs on one thread
+# (OPENBLAS_NUM_THREADS=1), so that timings compare the gradient with the primal alone.
 # An app with OpenMP pragmas is also built with -fopenmp (NAME-omp) and run with
 # OMP_NUM_THREADS=1 and 2 (rows NAME-omp1, NAME-omp2): its checks must pass, and check mode
 # also compares its gradient's projections with the serial build's (to OMP_TOLERANCE, default
@@ -60,18 +62,20 @@ done
 # build SRC [SUFFIX FLAGS...]: $out/NAME$SUFFIX, built with FLAGS at every step, or a
 # message on stderr and status 1.
 build() {
-  local src=$1 suffix=${2:-} name cc flags
+  local src=$1 suffix=${2:-} name cc flags libs
   shift 2 || shift $#
   name=$(basename "${src%.*}")$suffix
   case $src in
   *.cpp) cc=clang++-22 flags=(-std=c++17) ;;
   *) cc=clang-22 flags=() ;;
   esac
+  read -r -a libs < <(sed -n 's|^// APP-LDFLAGS:||p' "$src" | head -n 1) || true
   "$cc" -O3 -march=native -ffast-math "${flags[@]}" "$@" "${defs[@]}" "${INCLUDES[@]}" \
     -c -emit-llvm "$src" -o "$out/$name.bc" &&
     "$UMBRA" -O3 --tape-stats "$out/$name.bc" -o "$out/$name.o" &&
-    "$cc" "$@" "$out/$name.o" -lm -o "$out/$name"
+    "$cc" "$@" "$out/$name.o" "${libs[@]}" -lm -o "$out/$name"
 }
+export OPENBLAS_NUM_THREADS=1
 
 # same_projections SERIAL_ERR OMP_ERR: the `ad` values of the two runs' checks agree.
 same_projections() {
