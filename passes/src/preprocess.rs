@@ -139,11 +139,18 @@ fn callees(f: Val) -> Vec<Val> {
 /// as an integer.
 const ASAN_FAKE_STACK_SWITCH: &str = "__asan_option_detect_stack_use_after_return";
 
+/// AddressSanitizer's calls that poison the redzones around a variable-length array after its
+/// `alloca`, and unpoison the stack at the function's exits from the last such array up to a
+/// slot of the frame.
+const ASAN_VLA_POISON: &str = "__asan_alloca_poison";
+const ASAN_VLA_UNPOISON: &str = "__asan_allocas_unpoison";
+
 pub(crate) fn canonicalize(f: Val) -> Result<()> {
     let had_optnone = f.has_fn_attr("optnone");
     if had_optnone {
         f.set_fn_attr("optnone", false);
     }
+    drop_vla_redzones(f);
     // A frame that is either the fake stack's (an `inttoptr` of the runtime's integer) or the
     // real alloca has no shadow Umbra can tie to one pointer: in the functions requests reach,
     // the switch reads as off, so the frame is the alloca. These functions lose ASan's
@@ -159,6 +166,29 @@ pub(crate) fn canonicalize(f: Val) -> Result<()> {
         f.set_fn_attr("optnone", true);
     }
     result.map_err(|e| Error::in_function(f, format!("canonicalisation failed: {e}")))
+}
+
+/// Removes ASan's poisoning of the redzones around `f`'s variable-length arrays (and the
+/// unpoisoning at its exits). The exit's range, from the last array up to a frame slot, covers
+/// the arrays only while they are dynamic allocas, each below the one before; in a derived
+/// function specialised for a constant length, re-optimisation makes them fixed-size slots of
+/// the frame, laid out in any order, and the poison of those the range misses outlives the
+/// frame: a later function's in-bounds stack write is reported as an overflow. So the
+/// functions requests reach lose the VLA redzone checks (all of ASan's other checks stay).
+fn drop_vla_redzones(f: Val) {
+    let calls: Vec<Val> = f
+        .blocks()
+        .into_iter()
+        .flat_map(|b| b.instructions())
+        .filter(|i| {
+            i.is_call()
+                && i.called_function()
+                    .is_some_and(|g| [ASAN_VLA_POISON, ASAN_VLA_UNPOISON].contains(&&*g.name()))
+        })
+        .collect();
+    for c in calls {
+        c.erase();
+    }
 }
 
 /// Replaces `f`'s loads of [`ASAN_FAKE_STACK_SWITCH`] by zero; true when there were any.
