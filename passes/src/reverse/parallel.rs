@@ -36,7 +36,8 @@ pub(super) fn atomic_add(b: &mut Builder, sp: Val, d: Val, at: Val) -> Result<()
 /// In a function that runs on several threads at once, calls whose adjoints add into memory
 /// are refused unless they synchronise (the OpenMP rules) or touch only memory private to the
 /// thread (a memory intrinsic whose differentiable pointers all address local variables of
-/// the function, [`crate::openmp::thread_private`]: `float etot[8]` cleared with `memset`);
+/// the function, [`crate::openmp::thread_private`]: `float etot[8]` cleared with `memset`)
+/// or add into shadows other threads share atomically (the BLAS rules);
 /// scalar math, hand-written rules that touch no memory (complex functions, struct-valued
 /// intrinsics such as `llvm.modf`: their adjoints only return values), primal-only calls and
 /// derived callees (themselves differentiated as running in parallel) are fine.
@@ -52,6 +53,9 @@ pub(super) fn check_parallel_callee(
                 a.ty().is_ptr_or_ptr_vector() && is_active(a) && !crate::openmp::thread_private(a)
             })
         }
+        // Rules reading and writing whole arrays (BLAS) add into the shadows other threads
+        // may share atomically (`AdjointCall::shared`).
+        Custom(rule, _) if rule.effects.arrays.is_some() => false,
         Custom(rule, _) => !rule.effects.synchronises && rule.effects.touches_memory(),
         User(_) => true,
         _ => false,

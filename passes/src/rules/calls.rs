@@ -146,6 +146,12 @@ pub struct AdjointCall<'a> {
     /// Nothing reads the shadow bytes this call wrote again in the adjoint sweep
     /// ([`crate::analysis::dead_shadow`]): its adjoint need not clear them.
     pub zeroing_dead: bool,
+    /// Per argument: true for a pointer whose shadow other threads may add into while this
+    /// adjoint runs (the function runs on several threads at once, in an OpenMP region, and
+    /// the memory is not private to the thread). Only rules whose effects say they read and
+    /// write whole arrays ([`crate::rules::Effects::arrays`]) are differentiated there; they add
+    /// into such shadows atomically.
+    pub shared: Vec<bool>,
 }
 
 /// The adjoints of the call's floating-point scalar arguments (`None`: zero or not active);

@@ -177,6 +177,11 @@ impl AdjointFn<'_> {
         } else {
             None
         };
+        let parallel = self.session.runs_in_parallel(self.src);
+        let shared = src_args
+            .iter()
+            .map(|&a| parallel && a.ty().is_ptr() && !crate::openmp::thread_private(a))
+            .collect();
         let mut call = AdjointCall {
             b: &mut self.b,
             env: self.session,
@@ -188,6 +193,7 @@ impl AdjointFn<'_> {
             d_result,
             saved: self.saved,
             zeroing_dead: self.plan.zeroing_dead(i),
+            shared,
         };
         let adjoints = (custom.adjoint)(&mut call)?;
         for (a, d) in src_args.into_iter().zip(adjoints) {

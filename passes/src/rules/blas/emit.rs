@@ -40,6 +40,9 @@ pub(super) enum GeOp {
     Add,
     /// `dst[:, j] *= alpha` (`src` unused)
     Scale,
+    /// `dst[:, j] += src[:, j]` with atomic adds (`alpha` unused): other threads may add into
+    /// `dst` at the same time.
+    AtomicAdd,
 }
 
 impl Blas {
@@ -158,6 +161,7 @@ impl Blas {
             GeOp::Copy => "copy",
             GeOp::Add => "add",
             GeOp::Scale => "scale",
+            GeOp::AtomicAdd => "atomicadd",
         };
         let name = format!("umbra.blas.{}ge{tag}.i{}", self.p, self.int.int_width());
         if let Some(f) = self.m.function(&name) {
@@ -200,6 +204,7 @@ impl Blas {
             GeOp::Copy => self.copy(&mut b, [len, s, one, d, one]),
             GeOp::Add => self.axpy(&mut b, [len, alpha, s, one, d, one]),
             GeOp::Scale => self.scal(&mut b, [len, alpha, d, one]),
+            GeOp::AtomicAdd => self.atomic_add(&mut b, [len, s, d, one]),
         }
         let next = b.add(j, one);
         j.add_incoming(next, body);
@@ -208,6 +213,112 @@ impl Blas {
         b.position_at_end(exit);
         b.ret_void();
         f
+    }
+
+    /// `dst += src` for `n` elements, `src` contiguous and `dst` of stride `inc` (walked as the
+    /// BLAS walk it: from its far end when `inc` is negative), each element with an atomic add:
+    /// `[n, src, dst, inc]`.
+    pub fn atomic_add(&self, b: &mut Builder, a: [Val; 4]) {
+        let f = self.atomic_add_helper();
+        b.call_function(f, &a);
+    }
+
+    fn atomic_add_helper(&self) -> Val {
+        let name = format!("umbra.blas.{}atomicadd.i{}", self.p, self.int.int_width());
+        if let Some(f) = self.m.function(&name) {
+            return f;
+        }
+        let ctx = self.int.context();
+        let (int, ptr) = (self.int, self.ptr);
+        let fty = Ty::function(Ty::void(ctx), &[int, ptr, ptr, int], false);
+        let f = self.m.add_function(&name, fty);
+        f.set_internal();
+        let p = f.params();
+        let (n, src, dst, inc) = (p[0], p[1], p[2], p[3]);
+        let (entry, body, exit) = (
+            f.append_block("entry"),
+            f.append_block("element"),
+            f.append_block("exit"),
+        );
+        let mut b = Builder::new(self.m);
+        b.position_at_end(entry);
+        let i64t = Ty::int(ctx, 64);
+        let (n64, inc64) = (b.sext_or_trunc(n, i64t), b.sext_or_trunc(inc, i64t));
+        // Element k of a vector with a negative stride is at (k - (n - 1)) * inc.
+        let neg = b.icmp(IntPred::LLVMIntSLT, inc64, i64t.zero());
+        let last = b.sub(n64, i64t.int_const(1));
+        let back = b.mul(last, inc64);
+        let back = b.sub(i64t.zero(), back);
+        let start = b.select(neg, back, i64t.zero());
+        let any = b.icmp(IntPred::LLVMIntSGT, n64, i64t.zero());
+        b.cond_br(any, body, exit);
+        b.position_at_end(body);
+        let k = b.phi(i64t);
+        k.add_incoming(i64t.zero(), entry);
+        let s = b.gep(self.elem, src, &[k], false);
+        let v = b.load(self.elem, s, 0);
+        let step = b.mul(k, inc64);
+        let off = b.add(start, step);
+        let d = b.gep(self.elem, dst, &[off], false);
+        b.atomic_fadd(d, v);
+        let next = b.add(k, i64t.int_const(1));
+        k.add_incoming(next, body);
+        let more = b.icmp(IntPred::LLVMIntSLT, next, n64);
+        b.cond_br(more, body, exit);
+        b.position_at_end(exit);
+        b.ret_void();
+        f
+    }
+
+    /// Runs `op(dst, inc)`, which adds into `n` elements of a vector of stride `inc`, on `dst`
+    /// itself, or, when other threads may add into `dst` at the same time (`shared`), on a
+    /// zeroed contiguous scratch vector that is then added into `dst` atomically.
+    pub fn add_into_vector(
+        &self,
+        b: &mut Builder,
+        shared: bool,
+        [n, dst, inc]: [Val; 3],
+        op: impl FnOnce(&mut Builder, Val, Val),
+    ) {
+        if !shared {
+            return op(b, dst, inc);
+        }
+        let one = self.int_c(1);
+        let n64 = self.size64(b, n);
+        let tmp = self.scratch(b, n64);
+        self.zero(b, n, tmp, one);
+        op(b, tmp, one);
+        self.atomic_add(b, [n, tmp, dst, inc]);
+        self.free(b, tmp);
+    }
+
+    /// Runs `op(dst, ld)`, which adds into a matrix of `count` vectors of `len` elements, `ld`
+    /// apart (its storage form), on `dst` itself, or, when other threads may add into `dst` at
+    /// the same time (`shared`), on a zeroed contiguous scratch matrix that is then added into
+    /// `dst` atomically.
+    pub fn add_into_matrix(
+        &self,
+        b: &mut Builder,
+        shared: bool,
+        [len, count, dst, ld]: [Val; 4],
+        op: impl FnOnce(&mut Builder, Val, Val),
+    ) {
+        if !shared {
+            return op(b, dst, ld);
+        }
+        let (l64, c64) = (self.size64(b, len), self.size64(b, count));
+        let elements = b.mul(l64, c64);
+        let tmp = self.scratch(b, elements);
+        let ldt = self.ld_of(b, len);
+        let all = b.mul(len, count);
+        self.zero(b, all, tmp, self.int_c(1));
+        op(b, tmp, ldt);
+        self.ge(
+            b,
+            GeOp::AtomicAdd,
+            [len, count, self.real_c(0.0), tmp, ldt, dst, ld],
+        );
+        self.free(b, tmp);
     }
 
     pub fn malloc(&self, b: &mut Builder, bytes: Val) -> Val {

@@ -122,11 +122,15 @@ fn dot_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         let (n, incx, incy) = (v["n"], v["incx"], v["incy"]);
         if let Some(dx) = s.shadow(&c.shadows, "x") {
             let ys = sv.array(b, &s, "y");
-            bl.axpy(b, [n, dr, ys.at, ys.stride, dx, incx]);
+            bl.add_into_vector(b, s.shared("x"), [n, dx, incx], |b, d, inc| {
+                bl.axpy(b, [n, dr, ys.at, ys.stride, d, inc])
+            });
         }
         if let Some(dy) = s.shadow(&c.shadows, "y") {
             let xs = sv.array(b, &s, "x");
-            bl.axpy(b, [n, dr, xs.at, xs.stride, dy, incy]);
+            bl.add_into_vector(b, s.shared("y"), [n, dy, incy], |b, d, inc| {
+                bl.axpy(b, [n, dr, xs.at, xs.stride, d, inc])
+            });
         }
     }
     bl.free(b, sv.buf);
@@ -175,7 +179,10 @@ fn nrm2_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         let v = sv.scalars(b, &s);
         let q = over_norm(b, dr, v[super::signature::RESULT]);
         let xs = sv.array(b, &s, "x");
-        bl.axpy(b, [v["n"], q, xs.at, xs.stride, dx, v["incx"]]);
+        let (n, incx) = (v["n"], v["incx"]);
+        bl.add_into_vector(b, s.shared("x"), [n, dx, incx], |b, d, inc| {
+            bl.axpy(b, [n, q, xs.at, xs.stride, d, inc])
+        });
     }
     bl.free(b, sv.buf);
     Ok(Vec::new())
@@ -236,7 +243,9 @@ fn axpy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
                 s.give(b, &c.shadows, &mut out, "alpha", da);
             }
             if let Some(dx) = dx {
-                bl.axpy(b, [n, alpha, dy, incy, dx, incx]);
+                bl.add_into_vector(b, s.shared("x"), [n, dx, incx], |b, d, inc| {
+                    bl.axpy(b, [n, alpha, dy, incy, d, inc])
+                });
             }
         }
     }
@@ -355,7 +364,9 @@ fn copy_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
             let v = sv.scalars(b, &s);
             let (n, incx, incy) = (v["n"], v["incx"], v["incy"]);
             if let Some(dx) = dx {
-                bl.axpy(b, [n, bl.real_c(1.0), dy, incy, dx, incx]);
+                bl.add_into_vector(b, s.shared("x"), [n, dx, incx], |b, d, inc| {
+                    bl.axpy(b, [n, bl.real_c(1.0), dy, incy, d, inc])
+                });
             }
             bl.zero(b, n, dy, incy);
         }

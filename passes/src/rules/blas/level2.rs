@@ -158,18 +158,22 @@ fn gemv_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         let plain = is(b, t, NO_TRANS);
         let (u, incu) = (sel(b, plain, dy, x_s.at), sel(b, plain, incy, x_s.stride));
         let (w, incw) = (sel(b, plain, x_s.at, dy), sel(b, plain, x_s.stride, incy));
-        bl.ger(b, [o, m, n, alpha, u, incu, w, incw, d_a, lda]);
+        let (len, count) = storage(b, o, m, n);
+        bl.add_into_matrix(b, s.shared("A"), [len, count, d_a, lda], |b, d, ld| {
+            bl.ger(b, [o, m, n, alpha, u, incu, w, incw, d, ld])
+        });
     }
     if let Some(dx) = dx {
         // dx += alpha op(A)^T dy
         let a_s = sv.array(b, &s, "A");
         let ft = flip(bl, b, t);
-        bl.gemv(
-            b,
-            [
-                o, ft, m, n, alpha, a_s.at, a_s.stride, dy, incy, r1, dx, incx,
-            ],
-        );
+        let (lx, _) = gemv_lens(b, t, m, n);
+        bl.add_into_vector(b, s.shared("x"), [lx, dx, incx], |b, d, inc| {
+            bl.gemv(
+                b,
+                [o, ft, m, n, alpha, a_s.at, a_s.stride, dy, incy, r1, d, inc],
+            )
+        });
     }
     bl.scal(b, [ly, beta, dy, incy]);
     bl.free(b, sv.buf);
@@ -255,19 +259,23 @@ fn ger_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
     }
     if let Some(dx) = dx {
         let y_s = sv.array(b, &s, "y");
-        bl.gemv(
-            b,
-            [
-                o, plain, m, n, alpha, g, lda, y_s.at, y_s.stride, r1, dx, incx,
-            ],
-        );
+        bl.add_into_vector(b, s.shared("x"), [m, dx, incx], |b, d, inc| {
+            bl.gemv(
+                b,
+                [
+                    o, plain, m, n, alpha, g, lda, y_s.at, y_s.stride, r1, d, inc,
+                ],
+            )
+        });
     }
     if let Some(dy) = dy {
         let x_s = sv.array(b, &s, "x");
-        bl.gemv(
-            b,
-            [o, tr, m, n, alpha, g, lda, x_s.at, x_s.stride, r1, dy, incy],
-        );
+        bl.add_into_vector(b, s.shared("y"), [n, dy, incy], |b, d, inc| {
+            bl.gemv(
+                b,
+                [o, tr, m, n, alpha, g, lda, x_s.at, x_s.stride, r1, d, inc],
+            )
+        });
     }
     bl.free(b, sv.buf);
     Ok(out)

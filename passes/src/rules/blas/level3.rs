@@ -169,10 +169,12 @@ fn gemm_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         let (d1, d2) = (sel(b, plain, m, k), sel(b, plain, k, m));
         let (p, ldp) = (sel(b, plain, g, b_s.at), sel(b, plain, ldc, b_s.stride));
         let (q, ldq) = (sel(b, plain, b_s.at, g), sel(b, plain, b_s.stride, ldc));
-        bl.gemm(
-            b,
-            [o, t1, t2, d1, d2, n, alpha, p, ldp, q, ldq, r1, d_a, lda],
-        );
+        // dA has A's shape: op(A) is m x k.
+        let (ra, ca) = stored(b, ta, m, k);
+        let (len, count) = storage(b, o, ra, ca);
+        bl.add_into_matrix(b, s.shared("A"), [len, count, d_a, lda], |b, d, ld| {
+            bl.gemm(b, [o, t1, t2, d1, d2, n, alpha, p, ldp, q, ldq, r1, d, ld])
+        });
     }
     if let Some(d_b) = d_b {
         // op(B) = B: dB += alpha op(A)^T dC;  op(B) = B^T: dB += alpha dC^T op(A).
@@ -184,10 +186,12 @@ fn gemm_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
         let (d1, d2) = (sel(b, plain, k, n), sel(b, plain, n, k));
         let (p, ldp) = (sel(b, plain, a_s.at, g), sel(b, plain, a_s.stride, ldc));
         let (q, ldq) = (sel(b, plain, g, a_s.at), sel(b, plain, ldc, a_s.stride));
-        bl.gemm(
-            b,
-            [o, t1, t2, d1, d2, m, alpha, p, ldp, q, ldq, r1, d_b, ldb],
-        );
+        // dB has B's shape: op(B) is k x n.
+        let (rb, cb) = stored(b, tb, k, n);
+        let (len, count) = storage(b, o, rb, cb);
+        bl.add_into_matrix(b, s.shared("B"), [len, count, d_b, ldb], |b, d, ld| {
+            bl.gemm(b, [o, t1, t2, d1, d2, m, alpha, p, ldp, q, ldq, r1, d, ld])
+        });
     }
     bl.ge(b, GeOp::Scale, [lc, nc, beta, g, ldc, g, ldc]);
     bl.free(b, sv.buf);

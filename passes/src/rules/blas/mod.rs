@@ -17,6 +17,11 @@
 //!   here, so derivative code can be differentiated again (forward over reverse).
 //! - Missing shadows are zero tangents: their terms are skipped. Derivatives flowing into an
 //!   output without a shadow are a compile-time error naming the callee.
+//! - In a function that runs on several threads at once (an OpenMP region), the adjoint adds
+//!   into the shadow of an input that other threads may share (`AdjointCall::shared`) through
+//!   a zeroed scratch array and then element-wise atomic adds (`Blas::add_into_vector`,
+//!   `add_into_matrix`); the output's shadow, which only this thread's call wrote, is
+//!   updated in place.
 //! - The augmented sweep saves, in one `malloc`'d buffer, every scalar argument and, for each
 //!   input array the adjoint will need, either a contiguous copy (taken before the call when
 //!   the call overwrites it) or, when the overwrite analysis proves the array unchanged until

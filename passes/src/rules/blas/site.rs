@@ -11,7 +11,7 @@ use super::emit::{Blas, COL_MAJOR, NO_TRANS, TRANS};
 use super::signature::{Role, Signature};
 use crate::diag::Error;
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
-use crate::rules::calls::{ArgAdjoints, AugmentCall};
+use crate::rules::calls::{AdjointCall, ArgAdjoints, AugmentCall};
 use std::ops::Index;
 
 /// A BLAS call site: its routine's signature, its interface and its arguments.
@@ -21,6 +21,9 @@ pub(super) struct Site {
     args: Vec<Val>,
     /// Per argument: memory the adjoint may read in place (see [`Site::in_place`]).
     in_place: Vec<bool>,
+    /// Per argument: a shadow other threads may add into at the same time (see
+    /// [`Site::shared`]).
+    shared: Vec<bool>,
     pub blas: Blas,
 }
 
@@ -40,8 +43,24 @@ impl Site {
             fortran,
             args: args.to_vec(),
             in_place: Vec::new(),
+            shared: Vec::new(),
             blas: Blas::new(module, single, int, name),
         }
+    }
+
+    /// The site of an adjoint sweep's call, which knows which shadows other threads share.
+    pub fn adjoining(sig: &'static Signature, c: &AdjointCall) -> Site {
+        Site {
+            shared: c.shared.clone(),
+            ..Site::new(sig, c.b.module(), c.src, &c.args)
+        }
+    }
+
+    /// True when other threads may add into the shadow of array or scalar `name` while the
+    /// adjoint runs (in an OpenMP region): the adjoint adds into it atomically.
+    #[track_caller]
+    pub fn shared(&self, name: &str) -> bool {
+        self.shared.get(self.pos(name)) == Some(&true)
     }
 
     /// The site of an augmented sweep's call, which knows which arrays are unchanged until
@@ -200,6 +219,10 @@ impl Site {
         if !self.fortran {
             out[self.pos(name)] = Some(d);
         } else if let Some(s) = self.shadow(shadows, name) {
+            if self.shared(name) {
+                b.atomic_fadd(s, d);
+                return;
+            }
             let old = b.load(self.blas.elem, s, 0);
             let new = b.fadd(old, d);
             b.store(new, s, 0);
