@@ -74,7 +74,7 @@ fn plus(b: &mut Builder, acc: Option<Val>, v: Val) -> Option<Val> {
 }
 
 fn dot_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
-    let s = Site::new(&DOT, c.b.module(), c.src, &c.args);
+    let s = Site::new(&DOT, c.b.module(), c.src, &c.args)?;
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     let (n, incx, incy) = (v["n"], v["incx"], v["incy"]);
@@ -92,7 +92,7 @@ fn dot_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn dot_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::augmenting(&DOT, c);
+    let s = Site::augmenting(&DOT, c)?;
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     let n = v["n"];
@@ -148,7 +148,7 @@ fn over_norm(b: &mut Builder, x: Val, r: Val) -> Val {
 }
 
 fn nrm2_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
-    let s = Site::new(&NRM2, c.b.module(), c.src, &c.args);
+    let s = Site::new(&NRM2, c.b.module(), c.src, &c.args)?;
     let Some(dx) = s.shadow(&c.tangents, "x") else {
         return Ok(None);
     };
@@ -160,7 +160,7 @@ fn nrm2_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn nrm2_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::augmenting(&NRM2, c);
+    let s = Site::augmenting(&NRM2, c)?;
     let call = c.primal_call();
     let b = &mut *c.b;
     let mut v = s.scalars(b, &[]);
@@ -191,7 +191,7 @@ fn nrm2_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
 // ----- axpy: y += alpha x -----
 
 fn axpy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
-    let s = Site::new(&AXPY, c.b.module(), c.src, &c.args);
+    let s = Site::new(&AXPY, c.b.module(), c.src, &c.args)?;
     let b = &mut *c.b;
     let da = s.real_tangent(b, &c.tangents, "alpha");
     let dx = s.shadow(&c.tangents, "x");
@@ -213,7 +213,7 @@ fn axpy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn axpy_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::augmenting(&AXPY, c);
+    let s = Site::augmenting(&AXPY, c)?;
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     // x is needed only for alpha's adjoint.
@@ -264,7 +264,7 @@ fn scal_len(s: &Site, b: &mut Builder) -> Val {
 }
 
 fn scal_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
-    let s = Site::new(&SCAL, c.b.module(), c.src, &c.args);
+    let s = Site::new(&SCAL, c.b.module(), c.src, &c.args)?;
     let Some(dx) = s.shadow(&c.tangents, "x") else {
         return match s.shadow(&c.tangents, "alpha") {
             Some(_) => Err(s.no_shadow(c.src)),
@@ -286,7 +286,7 @@ fn scal_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn scal_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::augmenting(&SCAL, c);
+    let s = Site::augmenting(&SCAL, c)?;
     let b = &mut *c.b;
     let n = scal_len(&s, b);
     let v = s.scalars(b, &[("n", n)]);
@@ -326,7 +326,7 @@ fn scal_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
 // ----- copy: y = x -----
 
 fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
-    let s = Site::new(&COPY, c.b.module(), c.src, &c.args);
+    let s = Site::new(&COPY, c.b.module(), c.src, &c.args)?;
     let dx = s.shadow(&c.tangents, "x");
     let Some(dy) = s.shadow(&c.tangents, "y") else {
         return match dx {
@@ -345,7 +345,7 @@ fn copy_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn copy_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::augmenting(&COPY, c);
+    let s = Site::augmenting(&COPY, c)?;
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     let buf = save(b, &s, &v, &[]);

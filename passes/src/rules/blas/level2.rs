@@ -48,7 +48,7 @@ fn gemv_lens(b: &mut Builder, t: Val, m: Val, n: Val) -> (Val, Val) {
 }
 
 fn gemv_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
-    let s = Site::new(&GEMV, c.b.module(), c.src, &c.args);
+    let s = Site::new(&GEMV, c.b.module(), c.src, &c.args)?;
     let (d_a, dx) = (s.shadow(&c.tangents, "A"), s.shadow(&c.tangents, "x"));
     let Some(dy) = s.shadow(&c.tangents, "y") else {
         return match s.any_input_shadow(&c.tangents) {
@@ -89,7 +89,7 @@ fn gemv_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn gemv_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::augmenting(&GEMV, c);
+    let s = Site::augmenting(&GEMV, c)?;
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     let (o, t, m, n) = (v["order"], v["trans"], v["m"], v["n"]);
@@ -183,7 +183,7 @@ fn gemv_adjoint(c: &mut AdjointCall) -> Result<ArgAdjoints> {
 // ----- ger: A += alpha x y^T -----
 
 fn ger_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
-    let s = Site::new(&GER, c.b.module(), c.src, &c.args);
+    let s = Site::new(&GER, c.b.module(), c.src, &c.args)?;
     let da = s.real_tangent(c.b, &c.tangents, "alpha");
     let (dx, dy) = (s.shadow(&c.tangents, "x"), s.shadow(&c.tangents, "y"));
     let Some(d_a) = s.shadow(&c.tangents, "A") else {
@@ -209,7 +209,7 @@ fn ger_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn ger_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::augmenting(&GER, c);
+    let s = Site::augmenting(&GER, c)?;
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     let out = s.shadow(&c.shadows, "A").is_some();

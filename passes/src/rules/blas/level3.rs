@@ -38,7 +38,7 @@ fn stored(b: &mut Builder, t: Val, r: Val, c: Val) -> (Val, Val) {
 }
 
 fn gemm_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
-    let s = Site::new(&GEMM, c.b.module(), c.src, &c.args);
+    let s = Site::new(&GEMM, c.b.module(), c.src, &c.args)?;
     let (d_a, d_b) = (s.shadow(&c.tangents, "A"), s.shadow(&c.tangents, "B"));
     let Some(d_c) = s.shadow(&c.tangents, "C") else {
         return match s.any_input_shadow(&c.tangents) {
@@ -80,7 +80,7 @@ fn gemm_forward(c: &mut ForwardCall) -> Result<Option<Val>> {
 }
 
 fn gemm_augment(c: &mut AugmentCall) -> Result<Augmented> {
-    let s = Site::augmenting(&GEMM, c);
+    let s = Site::augmenting(&GEMM, c)?;
     let b = &mut *c.b;
     let v = s.scalars(b, &[]);
     let (o, ta, tb) = (v["order"], v["transa"], v["transb"]);

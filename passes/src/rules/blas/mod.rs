@@ -106,12 +106,17 @@ pub fn array_args(call: crate::ir::Val) -> Option<ArrayArgs> {
         .find(|s| s.name == routine)?;
     let fortran = !name.starts_with("cblas_");
     let pos = |p: &str| sig.position(p, fortran);
-    Some(ArrayArgs {
+    let found = ArrayArgs {
         inputs: sig
             .kept_arrays()
             .filter(|&a| Some(a) != sig.output)
             .map(pos)
             .collect(),
         output: sig.output.map(pos),
-    })
+    };
+    // A call through another prototype (too few arguments, an array passed as something
+    // else) is not one whose arrays are known: the analyses then assume the worst.
+    let args = call.call_args();
+    let pointer = |k: &usize| args.get(*k).is_some_and(|a| a.ty().is_ptr());
+    (found.inputs.iter().all(pointer) && found.output.iter().all(pointer)).then_some(found)
 }

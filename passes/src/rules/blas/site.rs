@@ -9,7 +9,7 @@
 
 use super::emit::{Blas, COL_MAJOR, NO_TRANS, TRANS};
 use super::signature::{Role, Signature};
-use crate::diag::Error;
+use crate::diag::{Error, Result};
 use crate::ir::{Builder, IntPred, Module, Opcode, Ty, Val};
 use crate::rules::calls::{AdjointCall, ArgAdjoints, AugmentCall};
 use std::ops::Index;
@@ -28,9 +28,13 @@ pub(super) struct Site {
 }
 
 impl Site {
-    pub fn new(sig: &'static Signature, module: Module, src: Val, args: &[Val]) -> Site {
+    /// The site of call `src` (arguments `args`) to the routine of `sig`; an error naming the
+    /// call when its arguments do not match the routine's parameters (a declaration with
+    /// another prototype).
+    pub fn new(sig: &'static Signature, module: Module, src: Val, args: &[Val]) -> Result<Site> {
         let name = src.called_function().map(|f| f.name()).unwrap_or_default();
         let fortran = !name.starts_with("cblas_");
+        check_arguments(sig, fortran, &name, src, args)?;
         let single = name.trim_start_matches("cblas_").starts_with('s');
         let ctx = module.context();
         let int = if fortran {
@@ -38,22 +42,22 @@ impl Site {
         } else {
             args[sig.first_int()].ty()
         };
-        Site {
+        Ok(Site {
             sig,
             fortran,
             args: args.to_vec(),
             in_place: Vec::new(),
             shared: Vec::new(),
             blas: Blas::new(module, single, int, name),
-        }
+        })
     }
 
     /// The site of an adjoint sweep's call, which knows which shadows other threads share.
-    pub fn adjoining(sig: &'static Signature, c: &AdjointCall) -> Site {
-        Site {
+    pub fn adjoining(sig: &'static Signature, c: &AdjointCall) -> Result<Site> {
+        Ok(Site {
             shared: c.shared.clone(),
-            ..Site::new(sig, c.b.module(), c.src, &c.args)
-        }
+            ..Site::new(sig, c.b.module(), c.src, &c.args)?
+        })
     }
 
     /// True when other threads may add into the shadow of array or scalar `name` while the
@@ -65,11 +69,11 @@ impl Site {
 
     /// The site of an augmented sweep's call, which knows which arrays are unchanged until
     /// the adjoint.
-    pub fn augmenting(sig: &'static Signature, c: &AugmentCall) -> Site {
-        Site {
+    pub fn augmenting(sig: &'static Signature, c: &AugmentCall) -> Result<Site> {
+        Ok(Site {
             in_place: c.in_place.clone(),
-            ..Site::new(sig, c.b.module(), c.src, &c.args)
-        }
+            ..Site::new(sig, c.b.module(), c.src, &c.args)?
+        })
     }
 
     /// True when the adjoint may read input array `name` where it is: the overwrite analysis
@@ -240,6 +244,53 @@ impl Site {
             ),
         )
     }
+}
+
+/// An error unless `args` fit the routine's parameters: through CBLAS, exactly its parameters
+/// (integers for the order, transposes and dimensions, reals of one precision, pointers for
+/// arrays); through Fortran, a pointer for each (and possibly hidden string lengths after
+/// them, which compilers of Fortran pass).
+fn check_arguments(
+    sig: &Signature,
+    fortran: bool,
+    name: &str,
+    src: Val,
+    args: &[Val],
+) -> Result<()> {
+    let params: Vec<_> = sig
+        .params
+        .iter()
+        .filter(|p| !(fortran && p.role == Role::Order))
+        .collect();
+    let count_ok = if fortran {
+        args.len() >= params.len()
+    } else {
+        args.len() == params.len()
+    };
+    let fits = |(p, a): (&&super::signature::Param, &Val)| {
+        let t = a.ty();
+        match p.role {
+            _ if fortran => t.is_ptr(),
+            Role::Vector { .. } | Role::Matrix { .. } => t.is_ptr(),
+            Role::Real => t.is_float(),
+            Role::Order | Role::Trans | Role::Int => t.is_int(),
+        }
+    };
+    if count_ok && params.iter().zip(args).all(fits) {
+        return Ok(());
+    }
+    let names: Vec<&str> = params.iter().map(|p| p.name).collect();
+    Err(Error::at(
+        src,
+        format!(
+            "'{name}' is called with {} arguments that do not match the BLAS routine's {} parameters ({}{}); declare it as {} does",
+            args.len(),
+            params.len(),
+            names.join(", "),
+            if fortran { ", each by pointer" } else { "" },
+            if fortran { "the reference BLAS (f77blas.h)" } else { "cblas.h" }
+        ),
+    ))
 }
 
 /// Scalars by parameter name: read from a call, or back from the saved buffer.

@@ -246,7 +246,7 @@ pub(super) fn adjoint_site(
     sig: &'static super::signature::Signature,
     c: &AdjointCall,
 ) -> Result<(Site, Saved)> {
-    let s = Site::adjoining(sig, c);
+    let s = Site::adjoining(sig, c)?;
     let buf = c.saved.ok_or_else(|| missing_saved(c.src))?;
     Ok((s, Saved { buf }))
 }
