@@ -20,9 +20,10 @@
 use super::{Kind, Oracle, OverwriteContext, Target};
 use crate::ir::Val;
 
-/// Verdicts for every input array of every call among `calls` whose rule has array effects: (call, argument position)
-/// → `Ok` (read in place) or why not. `writes` are the function's writers with their targets
-/// (deferrable frees excluded); `after(c, s)`: `s` may run after `c`.
+/// Verdicts for every input array of every call among `calls` whose rule has array effects:
+/// (call, argument position) → `Ok` (read in place) or why not. `writes` are the function's
+/// writers with their targets (deferrable frees excluded); `after(c, s)`: `s` may run after
+/// `c`.
 pub(super) fn verdicts(
     o: &mut Oracle,
     ctx: &OverwriteContext,
